@@ -1,0 +1,278 @@
+#include "sim/common/yaml_reader.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace partsim::yaml {
+namespace {
+
+std::string scalar_text(const YAML::Node& node) {
+  if (node.IsScalar()) return node.Scalar();
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a map";
+  return "nothing";
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// One step of an override path: a map key followed by zero or more [index].
+struct PathStep {
+  std::string key;
+  std::vector<size_t> indices;
+};
+
+std::vector<PathStep> parse_key_path(std::string_view path, std::string_view assignment) {
+  auto bad = [&](const std::string& why) -> InputError {
+    return InputError("--set " + std::string(assignment) + ": " + why);
+  };
+  std::vector<PathStep> steps;
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t dot = path.find('.', pos);
+    std::string_view part = path.substr(pos, dot == std::string_view::npos ? std::string_view::npos : dot - pos);
+    PathStep step;
+    size_t bracket = part.find('[');
+    step.key = std::string(part.substr(0, bracket));
+    if (step.key.empty()) throw bad("empty key in path '" + std::string(path) + "'");
+    while (bracket != std::string_view::npos) {
+      size_t close = part.find(']', bracket);
+      if (close == std::string_view::npos) throw bad("missing ']' in '" + std::string(part) + "'");
+      std::string_view digits = part.substr(bracket + 1, close - bracket - 1);
+      size_t index = 0;
+      if (digits.empty()) throw bad("empty index in '" + std::string(part) + "'");
+      for (char c : digits) {
+        if (c < '0' || c > '9') throw bad("index must be a whole number in '" + std::string(part) + "'");
+        index = index * 10 + static_cast<size_t>(c - '0');
+      }
+      step.indices.push_back(index);
+      bracket = close + 1 < part.size() ? close + 1 : std::string_view::npos;
+      if (bracket != std::string_view::npos && part[bracket] != '[')
+        throw bad("unexpected text after ']' in '" + std::string(part) + "'");
+    }
+    steps.push_back(std::move(step));
+    if (dot == std::string_view::npos) break;
+    pos = dot + 1;
+  }
+  return steps;
+}
+
+ConfigNode make_root(YAML::Node root, const std::string& file, const std::vector<std::string>& overrides) {
+  auto source = std::make_shared<Source>();
+  source->file = file;
+  for (const auto& o : overrides) source->overrides[apply_override(root, o)] = o;
+  return ConfigNode(root, "", source);
+}
+
+ConfigNode parse_text(const std::string& text, const std::string& name, const std::vector<std::string>& overrides) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ParseError(name, e.mark.line + 1, e.mark.column + 1, "", "YAML syntax error: " + e.msg);
+  }
+  if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  return make_root(root, name, overrides);
+}
+
+}  // namespace
+
+std::string join_path(std::string_view parent, std::string_view key) {
+  if (parent.empty()) return std::string(key);
+  return std::string(parent) + "." + std::string(key);
+}
+
+std::string index_path(std::string_view parent, size_t index) {
+  return std::string(parent) + "[" + std::to_string(index) + "]";
+}
+
+ConfigNode::ConfigNode(YAML::Node node, std::string path, std::shared_ptr<const Source> source)
+    : node_(std::move(node)), path_(std::move(path)), source_(std::move(source)) {}
+
+void ConfigNode::fail(const std::string& message) const {
+  // A value written by --set is reported at the assignment, not at a line of the file.
+  for (const auto& [written, assignment] : source_->overrides) {
+    if (path_ == written || path_.starts_with(written + ".") || path_.starts_with(written + "[")) {
+      throw ParseError("--set " + assignment, 0, 0, path_, message);
+    }
+  }
+  const YAML::Mark mark = node_.Mark();
+  const int line = mark.line >= 0 ? mark.line + 1 : 0;
+  const int column = mark.column >= 0 ? mark.column + 1 : 0;
+  throw ParseError(source_->file, line, column, path_, message);
+}
+
+std::string ConfigNode::as_string() const {
+  if (!node_.IsScalar()) fail("expected a string (got " + scalar_text(node_) + ")");
+  return node_.Scalar();
+}
+
+bool ConfigNode::as_bool() const {
+  if (node_.IsScalar()) {
+    const std::string& s = node_.Scalar();
+    if (s == "true" || s == "yes" || s == "on") return true;
+    if (s == "false" || s == "no" || s == "off") return false;
+  }
+  fail("expected true or false (got " + scalar_text(node_) + ")");
+}
+
+long long ConfigNode::as_int() const {
+  if (node_.IsScalar()) {
+    const std::string& s = node_.Scalar();
+    try {
+      size_t used = 0;
+      long long v = std::stoll(s, &used);
+      if (used == s.size()) return v;
+    } catch (const std::exception&) {
+    }
+  }
+  fail("expected a whole number (got " + scalar_text(node_) + ")");
+}
+
+double ConfigNode::as_double() const {
+  if (node_.IsScalar()) {
+    const std::string& s = node_.Scalar();
+    try {
+      size_t used = 0;
+      double v = std::stod(s, &used);
+      if (used == s.size() && std::isfinite(v)) return v;
+    } catch (const std::exception&) {
+    }
+  }
+  fail("expected a number (got " + scalar_text(node_) + ")");
+}
+
+int ConfigNode::as_positive_int() const {
+  long long v = as_int();
+  if (v <= 0) fail("must be > 0 (got " + std::to_string(v) + ")");
+  if (v > 1'000'000'000) fail("is too large (got " + std::to_string(v) + ")");
+  return static_cast<int>(v);
+}
+
+double ConfigNode::as_quantity(units::Dimension dimension, bool positive) const {
+  if (!node_.IsScalar()) fail("expected " + units::describe(dimension) + " (got " + scalar_text(node_) + ")");
+  std::string error;
+  auto v = units::parse(node_.Scalar(), dimension, &error);
+  if (!v) fail(error);
+  if (positive && *v <= 0.0) fail("must be > 0 (got " + node_.Scalar() + ")");
+  if (!positive && *v < 0.0) fail("must be >= 0 (got " + node_.Scalar() + ")");
+  return *v;
+}
+
+std::string ConfigNode::as_enum(const std::vector<std::string>& allowed) const {
+  if (node_.IsScalar()) {
+    for (const auto& a : allowed)
+      if (node_.Scalar() == a) return a;
+  }
+  fail("must be one of " + join_names(allowed) + " (got " + scalar_text(node_) + ")");
+}
+
+std::vector<ConfigNode> ConfigNode::elements() const {
+  if (!node_.IsSequence()) fail("expected a list (got " + scalar_text(node_) + ")");
+  std::vector<ConfigNode> out;
+  out.reserve(node_.size());
+  for (size_t i = 0; i < node_.size(); ++i) out.emplace_back(node_[i], index_path(path_, i), source_);
+  return out;
+}
+
+std::vector<ConfigNode> ConfigNode::elements(size_t expected, const std::string& what) const {
+  auto out = elements();
+  if (expected > 0 && out.size() != expected)
+    fail("expected " + std::to_string(expected) + " elements, " + what + " (got " + std::to_string(out.size()) + ")");
+  return out;
+}
+
+MapReader::MapReader(const ConfigNode& map) : map_(map) {
+  if (!map.node().IsMap()) map.fail("expected a map of keys (got " + scalar_text(map.node()) + ")");
+}
+
+bool MapReader::has(std::string_view key) {
+  asked_.emplace(key);
+  return map_.node()[std::string(key)].IsDefined();
+}
+
+std::optional<ConfigNode> MapReader::optional(std::string_view key) {
+  asked_.emplace(key);
+  YAML::Node child = map_.node()[std::string(key)];
+  if (!child.IsDefined() || child.IsNull()) return std::nullopt;
+  return ConfigNode(child, join_path(map_.path(), key), map_.source_ptr());
+}
+
+ConfigNode MapReader::required(std::string_view key) {
+  auto child = optional(key);
+  if (!child) {
+    ConfigNode at(map_.node(), join_path(map_.path(), key), map_.source_ptr());
+    // Point at the map that lacks the key (its line), but name the missing key's path.
+    at.fail("missing required key");
+  }
+  return *child;
+}
+
+void MapReader::finish() const {
+  for (const auto& kv : map_.node()) {
+    const std::string key = kv.first.Scalar();
+    if (asked_.find(key) == asked_.end()) {
+      std::vector<std::string> allowed(asked_.begin(), asked_.end());
+      ConfigNode(kv.first, join_path(map_.path(), key), map_.source_ptr())
+          .fail("unknown key (allowed: " + join_names(allowed) + ")");
+    }
+  }
+}
+
+ConfigNode load_file(const std::string& file, const std::vector<std::string>& overrides) {
+  std::ifstream in(file);
+  if (!in) throw InputError(file + ": cannot open file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_text(text.str(), file, overrides);
+}
+
+ConfigNode load_string(const std::string& text, const std::string& name, const std::vector<std::string>& overrides) {
+  return parse_text(text, name, overrides);
+}
+
+std::string apply_override(YAML::Node& root, std::string_view assignment) {
+  const size_t eq = assignment.find('=');
+  if (eq == std::string_view::npos || eq == 0)
+    throw InputError("--set " + std::string(assignment) + ": expected key.path=value, e.g. system.torus.bandwidth[0]=120GB/s");
+  const std::string_view path = assignment.substr(0, eq);
+  const std::string value_text(assignment.substr(eq + 1));
+  const auto steps = parse_key_path(path, assignment);
+
+  YAML::Node value;
+  try {
+    value = YAML::Load(value_text);
+  } catch (const YAML::Exception& e) {
+    throw InputError("--set " + std::string(assignment) + ": value is not valid YAML: " + e.msg);
+  }
+
+  std::string written;
+  YAML::Node cur;
+  cur.reset(root);  // reset() rebinds; operator= would overwrite the node in the tree
+  for (const auto& step : steps) {
+    if (!(cur.IsMap() || cur.IsNull() || !cur.IsDefined()))
+      throw InputError("--set " + std::string(assignment) + ": '" + (written.empty() ? "<root>" : written) +
+                       "' is not a map, cannot set key '" + step.key + "'");
+    written = join_path(written, step.key);
+    YAML::Node next = cur[step.key];
+    cur.reset(next);
+    for (size_t index : step.indices) {
+      if (!cur.IsSequence())
+        throw InputError("--set " + std::string(assignment) + ": '" + written + "' is not a list");
+      if (index >= cur.size())
+        throw InputError("--set " + std::string(assignment) + ": index " + std::to_string(index) + " is past the end of '" +
+                         written + "' (" + std::to_string(cur.size()) + " elements)");
+      written = index_path(written, index);
+      YAML::Node element = cur[index];
+      cur.reset(element);
+    }
+  }
+  cur = value;
+  return written;
+}
+
+}  // namespace partsim::yaml

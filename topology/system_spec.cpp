@@ -1,0 +1,27 @@
+#include "topology/system_spec.hpp"
+
+namespace partsim::topology {
+
+int bytes_per_element(Precision p) {
+  switch (p) {
+    case Precision::fp32: return 4;
+    case Precision::fp16: return 2;
+    case Precision::bf16: return 2;
+    case Precision::int8: return 1;
+  }
+  return 4;
+}
+
+const DeviceGroup* SystemSpec::find_group(const std::string& group_name) const {
+  for (const auto& g : groups)
+    if (g.name == group_name) return &g;
+  return nullptr;
+}
+
+double SystemSpec::peak_flops() const {
+  double total = 0;
+  for (int i = 0; i < device_count(); ++i) total += device_type(i).peak_flops();
+  return total;
+}
+
+}  // namespace partsim::topology

@@ -1,0 +1,169 @@
+#pragma once
+// The platform spec: a validated, unit-resolved description of a multi-accelerator system.
+// Parsed from YAML by parse_system() (system_parser.hpp); consumed by the topology graph, the
+// SimGrid platform builder, the cost models and the planners. Nothing here knows YAML or SimGrid.
+//
+// Units: every quantity is SI: bytes, seconds, bytes/s, Hz, FLOP/s. Bandwidths are per link and per
+// direction (links are full duplex) unless a field says otherwise.
+//
+// The hardware template is DeepSpatialMatrix's (seed 003 §II-B): PE -> PE array -> core -> chip ->
+// system. Roofline devices (TPU-v2/v3, FPGA designs of seed 000 and 004) are described by peaks.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace partsim::topology {
+
+// ---- Devices --------------------------------------------------------------------------------
+
+/// Processing element: a SIMD array of multiply-accumulate lanes and a register file (seed 003 Fig. 3).
+struct PeSpec {
+  int simd_lanes = 1;               // MACs per cycle per PE
+  double register_file_bytes = 0;  // bytes
+};
+
+/// A systolic 2-D array of PEs.
+struct PeArraySpec {
+  int rows = 1;
+  int cols = 1;
+};
+
+/// Core: PE arrays, special-function processors (SFPs), private scratchpad (seed 003 §II-B).
+struct CoreSpec {
+  PeSpec pe;
+  PeArraySpec array;
+  int arrays = 1;                      // PE arrays per core
+  int sfus = 1;                        // special-function processors per core
+  int sfu_lanes = 1;                   // element operations per cycle per SFP
+  double scratchpad_bytes = 0;         // bytes
+  double scratchpad_bandwidth = 0;     // bytes/s between PE arrays/SFPs and the scratchpad
+  double frequency_hz = 0;             // Hz
+
+  int macs_per_cycle() const { return pe.simd_lanes * array.rows * array.cols * arrays; }
+  /// Peak FLOP/s of one core: 2 FLOP per MAC.
+  double peak_flops() const { return 2.0 * macs_per_cycle() * frequency_hz; }
+};
+
+enum class OnChipInterconnect { ring, split_bus };
+
+/// Chip: cores on an on-chip ring or split bus, attached to an external memory.
+struct TemplateDevice {
+  CoreSpec core;
+  int cores = 1;
+  OnChipInterconnect interconnect = OnChipInterconnect::ring;
+  double core_to_core_bandwidth = 0;  // bytes/s per on-chip link and direction
+  double on_chip_latency = 0;         // s per on-chip hop
+  double memory_bytes = 0;            // external memory capacity, bytes
+  double memory_bandwidth = 0;        // peak external memory bandwidth, bytes/s
+  double memory_efficiency = 1.0;     // fraction of the peak that is achieved, (0, 1]
+  double memory_latency = 0;          // s
+
+  double peak_flops() const { return core.peak_flops() * cores; }
+  double effective_memory_bandwidth() const { return memory_bandwidth * memory_efficiency; }
+};
+
+/// Roofline device: peak compute, memory and network (TPU-v2/v3 of seed 000 Table 7, FPGA designs).
+struct RooflineDevice {
+  double peak_flops = 0;         // FLOP/s at the system's precision
+  double memory_bytes = 0;       // bytes
+  double memory_bandwidth = 0;   // bytes/s
+  double network_bandwidth = 0;  // bytes/s per direction, the device's b_i in AccPar eq. 7
+};
+
+struct DeviceType {
+  std::string name;
+  std::string description;
+  std::variant<TemplateDevice, RooflineDevice> model;
+
+  bool is_template() const { return std::holds_alternative<TemplateDevice>(model); }
+  double peak_flops() const {
+    if (const auto* t = std::get_if<TemplateDevice>(&model)) return t->peak_flops();
+    return std::get<RooflineDevice>(model).peak_flops;
+  }
+  double memory_bytes() const {
+    return std::visit([](const auto& m) { return m.memory_bytes; }, model);
+  }
+};
+
+// ---- Topologies -----------------------------------------------------------------------------
+
+/// N-dimensional torus of devices; a ring is the 1-D case. Device index i has coordinates
+/// c[0] = i % dims[0], c[1] = (i / dims[0]) % dims[1], ... (dimension 0 varies fastest, "X").
+/// Routing is dimension-order (X first). Every device has a link to its +1 neighbour in every
+/// dimension, and also to its -1 neighbour when bidirectional (a dimension of size 2 has one
+/// neighbour, reached by one link pair; a dimension of size 1 has no links).
+struct TorusTopology {
+  std::vector<int> dims;            // devices along each dimension; product == device count
+  std::vector<double> bandwidth;    // bytes/s per link and direction, one per dimension
+  std::vector<double> latency;      // s per link, one per dimension
+  bool bidirectional = true;        // false: links only towards +1 (seed 002's uni-directional ring)
+};
+
+enum class NodeKind { device, switch_node, host };
+
+/// A node of an explicit graph: devices are numbered in the order they appear.
+struct GraphNode {
+  std::string name;
+  NodeKind kind = NodeKind::device;
+  std::string device_type;  // devices only
+};
+
+/// A link between two nodes. Full duplex: `bandwidth` in each direction, unless `directed`,
+/// in which case it carries traffic from `a` to `b` only.
+struct GraphLink {
+  std::string a;
+  std::string b;
+  double bandwidth = 0;  // bytes/s per direction
+  double latency = 0;    // s
+  bool directed = false;
+};
+
+/// Explicit graph of devices, switches and hosts (e.g. an AWS F1 instance). Routing: the path that
+/// minimises the sum over its links of 1/bandwidth (seconds per byte), ties broken towards lower
+/// node indices, so routes are deterministic and prefer fast links (F1: inside a group over the
+/// ring, between groups through the host). The YAML shorthand `star` (every device on one switch,
+/// link bandwidth = the device's network_bandwidth) is stored as a GraphTopology too.
+struct GraphTopology {
+  std::vector<GraphNode> nodes;
+  std::vector<GraphLink> links;
+};
+
+/// A named set of devices (by device index), used by heterogeneous arrays and the planners.
+struct DeviceGroup {
+  std::string name;
+  std::vector<int> devices;
+};
+
+enum class Precision { fp32, fp16, bf16, int8 };
+int bytes_per_element(Precision p);  // fp32: 4, fp16/bf16: 2, int8: 1
+
+// ---- The system -----------------------------------------------------------------------------
+
+struct SystemSpec {
+  std::string name;         // from the file's `name:` key
+  std::string source_file;  // path it was read from ("" when built in code)
+  std::string description;  // where the numbers come from
+  Precision precision = Precision::fp16;
+
+  std::map<std::string, DeviceType> device_types;
+  /// Device i is of type device_types.at(device_type_of[i]). For a torus, devices are the torus
+  /// positions in index order; for a graph, the graph's device nodes in order of appearance.
+  std::vector<std::string> device_type_of;
+  std::vector<DeviceGroup> groups;  // always at least one group, "all", unless the file names others
+
+  std::variant<TorusTopology, GraphTopology> topology;
+
+  int device_count() const { return static_cast<int>(device_type_of.size()); }
+  const DeviceType& device_type(int device) const { return device_types.at(device_type_of.at(device)); }
+  bool is_torus() const { return std::holds_alternative<TorusTopology>(topology); }
+  const TorusTopology& torus() const { return std::get<TorusTopology>(topology); }
+  const GraphTopology& graph() const { return std::get<GraphTopology>(topology); }
+  const DeviceGroup* find_group(const std::string& group_name) const;
+  /// Sum of the devices' peak FLOP/s.
+  double peak_flops() const;
+};
+
+}  // namespace partsim::topology
