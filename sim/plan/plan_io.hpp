@@ -1,0 +1,26 @@
+#pragma once
+// plan.json: reading and writing Plans (schema in docs/plan-format.md).
+//
+// Contract: plan_to_json() writes keys in a fixed order, so equal plans give byte-identical files.
+// plan_from_json() checks the structure and every value, throwing InputError naming the file and the
+// JSON path ("plan.json: /layers/3/levels/0/type: must be one of I, II, III (got "IV")").
+// Checking a plan against the workload and platform it names is a separate step (the planners' and
+// the replay's), since it needs both.
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "sim/plan/plan.hpp"
+
+namespace partsim::plan {
+
+nlohmann::ordered_json plan_to_json(const Plan& plan);
+Plan plan_from_json(const nlohmann::json& json, const std::string& file);
+
+/// Serialised text (2-space indent, trailing newline).
+std::string plan_to_text(const Plan& plan);
+/// Reads and parses a plan file; a syntax error names the file and byte offset.
+Plan load_plan(const std::string& file);
+
+}  // namespace partsim::plan
