@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Configures and builds partsim. Usage: scripts/build.sh [release|sanitize] (default release).
+# Release goes to build/, the ASan+UBSan build to build-sanitize/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kind=${1:-release}
+jobs=${PARTSIM_JOBS:-$(nproc)}
+case "$kind" in
+  release) dir=build; flags=(-DCMAKE_BUILD_TYPE=Release) ;;
+  sanitize) dir=build-sanitize; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPARTSIM_SANITIZE=ON -DPARTSIM_BUILD_BENCH=OFF) ;;
+  *) echo "build.sh: unknown build kind '$kind' (allowed: release, sanitize)" >&2; exit 2 ;;
+esac
+cmake -S . -B "$dir" "${flags[@]}" >/dev/null
+cmake --build "$dir" -j"$jobs"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages partsim needs to build, test and plot. Idempotent and quiet when
+# everything is already there; needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git
+  libsimgrid-dev          # SimGrid 3.32: the replay
+  libboost-graph-dev      # Boost.Graph: workload DAGs, topology graphs
+  libyaml-cpp-dev         # platform and workload files
+  nlohmann-json3-dev      # plan and result files
+  libcli11-dev            # command lines
+  libgtest-dev            # tests
+  libbenchmark-dev        # micro-benchmarks
+  python3-matplotlib      # scripts/plot_*.py
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install_deps: installing ${missing[*]}" >&2
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
