@@ -1,0 +1,28 @@
+#include "sim/program/closed_form.hpp"
+
+#include <algorithm>
+
+namespace partsim::program {
+
+ClosedFormEvaluator::ClosedFormEvaluator(TransferTime transfer_time) : transfer_time_(std::move(transfer_time)) {}
+
+Evaluation ClosedFormEvaluator::evaluate(const Program& program) {
+  Evaluation result;
+  result.tasks.resize(program.size());
+  // Tasks are in topological order (Program::add), so one forward pass is the longest-path recursion:
+  // start(t) = max over predecessors p of finish(p); finish(t) = start(t) + duration(t).
+  for (size_t i = 0; i < program.size(); ++i) {
+    const Task& task = program.tasks()[i];
+    double start = 0;
+    for (int dep : task.after) start = std::max(start, result.tasks[static_cast<size_t>(dep)].finish);
+    double duration = task.seconds;
+    if (task.kind == TaskKind::transfer)
+      duration = task.src == task.dst ? 0.0 : transfer_time_(task.src, task.dst, task.bytes);
+    result.tasks[i] = {start, start + duration};
+    result.makespan_s = std::max(result.makespan_s, start + duration);
+  }
+  result.activities = static_cast<long long>(program.size());
+  return result;
+}
+
+}  // namespace partsim::program
