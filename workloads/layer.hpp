@@ -1,0 +1,178 @@
+#pragma once
+// One layer of a DNN workload: what the user (or a zoo builder) writes, the tensor shapes inferred
+// along the graph, and the quantities the planners' cost models read, in each paper's notation.
+//
+// Contract:
+// - A LayerSpec is the layer as written: name, kind, named inputs and the kind's attributes.
+// - A Layer is a LayerSpec after Graph::finalize(): input and output shapes are known and
+//   `q` (LayerQuantities) is filled for the graph's minibatch size.
+// - Shapes are PER SAMPLE (batch excluded): channels x height x width. Image tensors use all three;
+//   sequence tensors put the feature width in `c` and the sequence length (timesteps, tokens) in
+//   `h`, with w = 1; token-id tensors are 1 x S x 1. Flat vectors are C x 1 x 1.
+// - All counts in LayerQuantities are for the WHOLE minibatch (B samples) unless a field says
+//   "per sample". FLOP and MAC counts are doubles (they exceed 2^53 only for absurd inputs).
+// - Tensor sizes are element counts; bytes = elements * bytes_per_element (tensor_bytes()).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace partsim::workloads {
+
+enum class LayerKind {
+  input,       // a graph input: attribute `shape`; no computation
+  conv,        // 2-D convolution: out_channels, kernel, stride, padding, groups, bias
+  fc,          // fully connected over the channel dim, applied at every h x w position
+  matmul,      // activation x activation: in0 (K x M), in1 (N x K) -> (N x M); no weights
+  pool,        // max/avg pooling: window, stride, padding; `global` pools the whole h x w
+  activation,  // element-wise relu / sigmoid / tanh / gelu
+  batch_norm,  // per-channel normalisation over (B, h, w); 2*C parameters (gamma, beta)
+  layer_norm,  // per-position normalisation over C; 2*C parameters
+  softmax,     // over the channel dim at every position
+  add,         // element-wise sum of 2+ inputs of equal shape (residual)
+  concat,      // along channels; inputs agree in h and w
+  flatten,     // C x H x W -> (C*H*W) x 1 x 1; no computation
+  lstm,        // hidden, timesteps (= input h), bidirectional; one 4*hidden bias per direction
+  embedding,   // vocab x dim table; input 1 x S x 1 token ids -> dim x S x 1
+  attention,   // multi-head attention, heads; 1 input = self, 2 inputs = (query, key/value memory)
+};
+
+enum class PoolOp { max, avg };
+enum class ActivationFn { relu, sigmoid, tanh, gelu };
+
+/// "conv", "fc", ... (the names used in workload YAML files and in describe output).
+std::string_view to_string(LayerKind kind);
+std::string_view to_string(PoolOp op);
+std::string_view to_string(ActivationFn fn);
+/// All layer kind names, in declaration order (for "allowed: ..." messages).
+const std::vector<std::string>& layer_kind_names();
+
+/// A per-sample tensor shape: channels x height x width (see the file comment for sequences).
+struct Shape {
+  std::int64_t c = 1;
+  std::int64_t h = 1;
+  std::int64_t w = 1;
+
+  std::int64_t elements() const { return c * h * w; }  // per sample
+  std::int64_t spatial() const { return h * w; }       // h * w, AccPar's "2-D feature map size"
+  bool operator==(const Shape&) const = default;
+};
+/// "64x56x56".
+std::string to_string(const Shape& shape);
+
+/// Kind-specific attributes. Only the fields of the layer's kind are read; 0 means "not given"
+/// for the optional checks (in_channels, timesteps, seq_len).
+struct LayerAttributes {
+  Shape shape;                       // input: per-sample shape
+  std::int64_t out_channels = 0;     // conv: output channels; fc: output features
+  std::int64_t in_channels = 0;      // conv/fc/lstm/batch_norm: expected input channels (0 = any)
+  std::int64_t kernel_h = 1, kernel_w = 1;    // conv, pool: window (pool: 0 with global)
+  std::int64_t stride_h = 1, stride_w = 1;    // conv, pool
+  std::int64_t pad_h = 0, pad_w = 0;          // conv, pool: zero padding on each side
+  std::int64_t groups = 1;           // conv: grouped convolution (depthwise = in_channels)
+  bool bias = true;                  // conv/fc: has a bias vector
+  PoolOp pool = PoolOp::max;         // pool
+  bool global = false;               // pool: window = the whole input h x w
+  ActivationFn function = ActivationFn::relu;  // activation
+  std::int64_t hidden = 0;           // lstm: hidden size per direction
+  std::int64_t timesteps = 0;        // lstm: expected input sequence length (0 = take input h)
+  bool bidirectional = false;        // lstm: output is 2*hidden (both directions concatenated)
+  std::int64_t vocab = 0;            // embedding: rows of the table
+  std::int64_t dim = 0;              // embedding: width of a row (output channels)
+  std::int64_t heads = 1;            // attention: number of heads (must divide the model width)
+  std::int64_t seq_len = 0;          // attention: expected query sequence length (0 = any)
+};
+
+/// The layer as written by the user or a zoo builder.
+struct LayerSpec {
+  std::string name;
+  LayerKind kind = LayerKind::input;
+  std::vector<std::string> inputs;   // names of the producing layers, in order
+  LayerAttributes attr;
+};
+
+/// FLOP or MAC counts of the three training passes (AccPar §2: forward, backward, gradient;
+/// DeepSpatialMatrix calls them FWD, BWD, UPD). UPD is the weight-gradient computation, not the
+/// optimiser step.
+struct PassCounts {
+  double fwd = 0;
+  double bwd = 0;
+  double upd = 0;
+  double total() const { return fwd + bwd + upd; }
+  PassCounts& operator+=(const PassCounts& o) {
+    fwd += o.fwd; bwd += o.bwd; upd += o.upd;
+    return *this;
+  }
+};
+
+/// Everything a cost model needs about one layer at minibatch size B. See docs/model.md
+/// "Workloads" for how each kind is counted.
+struct LayerQuantities {
+  // --- AccPar (seed 000 §3.1, §4.3, Table 6). A layer is viewed as F_{l+1} = F_l x W_l with
+  // F_l: (B, D_i, [feature_in_2d]), W_l: (D_i, [kernel_2d], D_o), F_{l+1}: (B, D_o, [feature_out_2d]).
+  std::int64_t B = 0;                // minibatch size
+  std::int64_t D_i = 0;              // input channels / features (LSTM: input + hidden)
+  std::int64_t D_o = 0;              // output channels / features (LSTM: 4 * hidden gates)
+  std::int64_t feature_in_2d = 1;    // h*w of the input feature map (FC on vectors: 1; seq: S)
+  std::int64_t feature_out_2d = 1;   // h*w of the output feature map
+  std::int64_t kernel_2d = 1;        // kernel_h * kernel_w (FC: 1)
+  double A_F_in = 0;                 // A(F_l): elements of all inputs, whole minibatch
+  double A_F_out = 0;                // A(F_{l+1}) = A(E_{l+1}): elements of the output
+  double A_W = 0;                    // A(W_l): weight elements (= params without biases)
+
+  // --- DeepSpatialMatrix (seed 003 §II-A). Input = N_in*N_mb*N_ij, Kernel = N_out*N_in*N_kij,
+  // Output = N_out*N_mb*N_ij (per timestep for LSTMs).
+  std::int64_t N_in = 0;             // input features (LSTM: effectively N_in + hidden)
+  std::int64_t N_out = 0;            // output features (LSTM: 4*hidden*directions gate outputs)
+  std::int64_t N_ij = 1;             // N_i*N_j: size of each input feature (FC, LSTM: 1; seq FC: S)
+  std::int64_t N_kij = 1;            // N_ki*N_kj: kernel size (FC, LSTM: 1)
+  std::int64_t N_mb = 0;             // minibatch size
+  std::int64_t N_stride = 1;         // convolution stride (the larger of h and w)
+  std::int64_t N_ts = 1;             // timesteps (LSTM); 1 otherwise
+  std::int64_t N_ws = 0;             // pooling window size kernel_h*kernel_w (pool only)
+
+  // --- DeePa (seed 001 §3): the parallelisable dimensions of the OUTPUT tensor.
+  std::int64_t n = 0;                // images (= B)
+  std::int64_t c = 0;                // channels
+  std::int64_t h = 0;                // height (sequence length for sequence tensors)
+  std::int64_t w = 0;                // width
+
+  // --- Work. FLOP counted as in AccPar Table 6: every multiply-accumulate product with P terms
+  // costs 2P-1 FLOP per output element, i.e. 2*MACs - (output elements) per matrix product.
+  bool primary = false;              // seed 003: conv/matmul-like layer run on the PE arrays
+  PassCounts macs;                   // primary multiply-accumulates per pass
+  PassCounts primary_flops;          // Table 6 FLOP of the primary products per pass
+  PassCounts aux_flops;              // auxiliary ops (bias, activation, pool, norm, softmax, add)
+  PassCounts flops() const {         // primary + auxiliary
+    PassCounts t = primary_flops;
+    t += aux_flops;
+    return t;
+  }
+
+  // --- Storage.
+  std::int64_t params = 0;           // trainable parameters (weights + biases + norm gamma/beta)
+  double input_elements = 0;         // elements of all input tensors, whole minibatch
+  double output_elements = 0;        // elements of the output tensor (the activation), minibatch
+  double weight_elements = 0;        // = params (the gradient has the same size)
+};
+
+/// Bytes of `elements` values at `bytes_per_element` (4 for fp32, 2 for fp16/bf16).
+inline double tensor_bytes(double elements, double bytes_per_element) { return elements * bytes_per_element; }
+
+/// A layer after shape inference and derivation (Graph::finalize()).
+struct Layer : LayerSpec {
+  std::vector<Shape> input_shapes;   // one per input, in the order of `inputs`
+  Shape output_shape;                // per sample
+  LayerQuantities q;                 // at the graph's minibatch size
+};
+
+/// Shape inference for one layer. Throws InputError naming the layer and both shapes on a
+/// mismatch ("layer 'conv2' (conv): expects 64 input channels but input 'pool1' is 3x28x28").
+Shape infer_shape(const LayerSpec& spec, const std::vector<Shape>& inputs);
+
+/// The derived quantities of a layer whose shapes are known, at minibatch size `batch`.
+LayerQuantities derive_quantities(const LayerSpec& spec, const std::vector<Shape>& inputs,
+                                  const Shape& output, std::int64_t batch);
+
+}  // namespace partsim::workloads
