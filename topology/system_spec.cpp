@@ -24,4 +24,10 @@ double SystemSpec::peak_flops() const {
   return total;
 }
 
+int SystemSpec::device_index(const std::string& device_name) const {
+  for (size_t i = 0; i < device_names.size(); ++i)
+    if (device_names[i] == device_name) return static_cast<int>(i);
+  return -1;
+}
+
 }  // namespace partsim::topology

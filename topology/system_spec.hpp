@@ -23,12 +23,16 @@ namespace partsim::topology {
 struct PeSpec {
   int simd_lanes = 1;               // MACs per cycle per PE
   double register_file_bytes = 0;  // bytes
+
+  bool operator==(const PeSpec&) const = default;
 };
 
 /// A systolic 2-D array of PEs.
 struct PeArraySpec {
   int rows = 1;
   int cols = 1;
+
+  bool operator==(const PeArraySpec&) const = default;
 };
 
 /// Core: PE arrays, special-function processors (SFPs), private scratchpad (seed 003 §II-B).
@@ -45,6 +49,8 @@ struct CoreSpec {
   int macs_per_cycle() const { return pe.simd_lanes * array.rows * array.cols * arrays; }
   /// Peak FLOP/s of one core: 2 FLOP per MAC.
   double peak_flops() const { return 2.0 * macs_per_cycle() * frequency_hz; }
+
+  bool operator==(const CoreSpec&) const = default;
 };
 
 enum class OnChipInterconnect { ring, split_bus };
@@ -63,6 +69,8 @@ struct TemplateDevice {
 
   double peak_flops() const { return core.peak_flops() * cores; }
   double effective_memory_bandwidth() const { return memory_bandwidth * memory_efficiency; }
+
+  bool operator==(const TemplateDevice&) const = default;
 };
 
 /// Roofline device: peak compute, memory and network (TPU-v2/v3 of seed 000 Table 7, FPGA designs).
@@ -71,6 +79,8 @@ struct RooflineDevice {
   double memory_bytes = 0;       // bytes
   double memory_bandwidth = 0;   // bytes/s
   double network_bandwidth = 0;  // bytes/s per direction, the device's b_i in AccPar eq. 7
+
+  bool operator==(const RooflineDevice&) const = default;
 };
 
 struct DeviceType {
@@ -86,6 +96,8 @@ struct DeviceType {
   double memory_bytes() const {
     return std::visit([](const auto& m) { return m.memory_bytes; }, model);
   }
+
+  bool operator==(const DeviceType&) const = default;
 };
 
 // ---- Topologies -----------------------------------------------------------------------------
@@ -100,6 +112,8 @@ struct TorusTopology {
   std::vector<double> bandwidth;    // bytes/s per link and direction, one per dimension
   std::vector<double> latency;      // s per link, one per dimension
   bool bidirectional = true;        // false: links only towards +1 (seed 002's uni-directional ring)
+
+  bool operator==(const TorusTopology&) const = default;
 };
 
 enum class NodeKind { device, switch_node, host };
@@ -109,6 +123,8 @@ struct GraphNode {
   std::string name;
   NodeKind kind = NodeKind::device;
   std::string device_type;  // devices only
+
+  bool operator==(const GraphNode&) const = default;
 };
 
 /// A link between two nodes. Full duplex: `bandwidth` in each direction, unless `directed`,
@@ -119,6 +135,8 @@ struct GraphLink {
   double bandwidth = 0;  // bytes/s per direction
   double latency = 0;    // s
   bool directed = false;
+
+  bool operator==(const GraphLink&) const = default;
 };
 
 /// Explicit graph of devices, switches and hosts (e.g. an AWS F1 instance). Routing: the path that
@@ -129,12 +147,16 @@ struct GraphLink {
 struct GraphTopology {
   std::vector<GraphNode> nodes;
   std::vector<GraphLink> links;
+
+  bool operator==(const GraphTopology&) const = default;
 };
 
 /// A named set of devices (by device index), used by heterogeneous arrays and the planners.
 struct DeviceGroup {
   std::string name;
   std::vector<int> devices;
+
+  bool operator==(const DeviceGroup&) const = default;
 };
 
 enum class Precision { fp32, fp16, bf16, int8 };
@@ -153,6 +175,9 @@ struct SystemSpec {
   /// positions in index order; for a graph, the graph's device nodes in order of appearance.
   std::vector<std::string> device_type_of;
   std::vector<DeviceGroup> groups;  // always at least one group, "all", unless the file names others
+  /// Device i is called device_names[i] (unique; groups and graph links name devices by it).
+  /// Default "d<i>" unless the file names them. Same length as device_type_of.
+  std::vector<std::string> device_names;
 
   std::variant<TorusTopology, GraphTopology> topology;
 
@@ -164,6 +189,10 @@ struct SystemSpec {
   const DeviceGroup* find_group(const std::string& group_name) const;
   /// Sum of the devices' peak FLOP/s.
   double peak_flops() const;
+  /// Index of the device called `device_name`, or -1.
+  int device_index(const std::string& device_name) const;
+
+  bool operator==(const SystemSpec&) const = default;
 };
 
 }  // namespace partsim::topology

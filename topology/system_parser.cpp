@@ -1,0 +1,668 @@
+#include "topology/system_parser.hpp"
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/connected_components.hpp>
+#include <boost/graph/strong_components.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "sim/common/units.hpp"
+#include "topology/device_presets.hpp"
+
+namespace partsim::topology {
+namespace {
+
+using units::Dimension;
+using yaml::ConfigNode;
+using yaml::MapReader;
+
+// ---- Small readers ----------------------------------------------------------------------------
+// Every field of a device type is read the same way: the file's value if given, else the preset's
+// value when there is a preset (`base`), else the schema default when there is one, else "missing
+// required key".
+
+double read_quantity(MapReader& r, std::string_view key, Dimension dim, std::optional<double> base,
+                     bool positive = true) {
+  if (auto n = r.optional(key)) return n->as_quantity(dim, positive);
+  if (base) return *base;
+  return r.required(key).as_quantity(dim, positive);  // throws "missing required key"
+}
+
+int read_count(MapReader& r, std::string_view key, std::optional<int> base) {
+  if (auto n = r.optional(key)) return n->as_positive_int();
+  if (base) return *base;
+  return r.required(key).as_positive_int();
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+/// A scalar or a list of strings, each element non-empty.
+std::vector<std::pair<std::string, ConfigNode>> read_names(const ConfigNode& list) {
+  std::vector<std::pair<std::string, ConfigNode>> out;
+  for (const auto& e : list.elements()) {
+    std::string s = e.as_string();
+    if (s.empty()) e.fail("a name must not be empty");
+    out.emplace_back(std::move(s), e);
+  }
+  return out;
+}
+
+const std::vector<std::string> kPrecisions{"fp32", "fp16", "bf16", "int8"};
+const std::vector<std::string> kInterconnects{"ring", "split_bus"};
+const std::vector<std::string> kKinds{"template", "roofline"};
+
+Precision precision_from(const std::string& s) {
+  if (s == "fp32") return Precision::fp32;
+  if (s == "bf16") return Precision::bf16;
+  if (s == "int8") return Precision::int8;
+  return Precision::fp16;
+}
+
+std::string precision_name(Precision p) {
+  switch (p) {
+    case Precision::fp32: return "fp32";
+    case Precision::fp16: return "fp16";
+    case Precision::bf16: return "bf16";
+    case Precision::int8: return "int8";
+  }
+  return "fp16";
+}
+
+// ---- Device types -----------------------------------------------------------------------------
+
+TemplateDevice read_template(MapReader& r, const TemplateDevice* base) {
+  TemplateDevice d = base ? *base : TemplateDevice{};
+  const bool b = base != nullptr;
+  auto opt = [&](double v) { return b ? std::optional<double>(v) : std::nullopt; };
+  auto opt_or = [&](double v, double dflt) { return std::optional<double>(b ? v : dflt); };
+  auto opti = [&](int v) { return b ? std::optional<int>(v) : std::nullopt; };
+  auto opti_or = [&](int v, int dflt) { return std::optional<int>(b ? v : dflt); };
+
+  // Each level of seed 003's template (§II-B, Fig. 3) is one map; a missing map is read as empty,
+  // so a preset's values (or the defaults) stand.
+  auto section = [&](std::string_view key) {
+    if (auto n = r.optional(key)) return MapReader(*n);
+    // An empty map at this key, so "missing required key" names e.g. system.device_types.x.pe_array.rows.
+    ConfigNode empty(YAML::Node(YAML::NodeType::Map), yaml::join_path(r.node().path(), key), r.node().source_ptr());
+    return MapReader(empty);
+  };
+
+  MapReader pe = section("pe");
+  d.core.pe.simd_lanes = read_count(pe, "simd_lanes", opti_or(d.core.pe.simd_lanes, 1));
+  d.core.pe.register_file_bytes =
+      read_quantity(pe, "register_file", Dimension::bytes, opt_or(d.core.pe.register_file_bytes, 0.0), false);
+  pe.finish();
+
+  MapReader arr = section("pe_array");
+  d.core.array.rows = read_count(arr, "rows", opti(d.core.array.rows));
+  d.core.array.cols = read_count(arr, "cols", opti(d.core.array.cols));
+  arr.finish();
+
+  MapReader core = section("core");
+  d.core.arrays = read_count(core, "pe_arrays", opti_or(d.core.arrays, 1));
+  d.core.sfus = read_count(core, "sfus", opti_or(d.core.sfus, 1));
+  d.core.sfu_lanes = read_count(core, "sfu_lanes", opti_or(d.core.sfu_lanes, 1));
+  d.core.scratchpad_bytes = read_quantity(core, "scratchpad", Dimension::bytes, opt(d.core.scratchpad_bytes));
+  d.core.scratchpad_bandwidth =
+      read_quantity(core, "scratchpad_bandwidth", Dimension::bandwidth, opt(d.core.scratchpad_bandwidth));
+  d.core.frequency_hz = read_quantity(core, "frequency", Dimension::frequency, opt(d.core.frequency_hz));
+  core.finish();
+
+  MapReader chip = section("chip");
+  d.cores = read_count(chip, "cores", opti(d.cores));
+  if (auto n = chip.optional("interconnect"))
+    d.interconnect = n->as_enum(kInterconnects) == "ring" ? OnChipInterconnect::ring : OnChipInterconnect::split_bus;
+  else if (!b)
+    d.interconnect = OnChipInterconnect::ring;
+  d.core_to_core_bandwidth =
+      read_quantity(chip, "core_to_core_bandwidth", Dimension::bandwidth, opt(d.core_to_core_bandwidth));
+  d.on_chip_latency = read_quantity(chip, "on_chip_latency", Dimension::time, opt_or(d.on_chip_latency, 0.0), false);
+  d.memory_bytes = read_quantity(chip, "memory", Dimension::bytes, opt(d.memory_bytes));
+  d.memory_bandwidth = read_quantity(chip, "memory_bandwidth", Dimension::bandwidth, opt(d.memory_bandwidth));
+  if (auto n = chip.optional("memory_efficiency")) {
+    const double e = n->as_double();
+    if (!(e > 0.0 && e <= 1.0)) n->fail("must be in (0, 1] (got " + n->node().Scalar() + ")");
+    d.memory_efficiency = e;
+  } else if (!b) {
+    d.memory_efficiency = 1.0;
+  }
+  d.memory_latency = read_quantity(chip, "memory_latency", Dimension::time, opt_or(d.memory_latency, 0.0), false);
+  chip.finish();
+  return d;
+}
+
+RooflineDevice read_roofline(MapReader& r, const RooflineDevice* base) {
+  RooflineDevice d = base ? *base : RooflineDevice{};
+  const bool b = base != nullptr;
+  auto opt = [&](double v) { return b ? std::optional<double>(v) : std::nullopt; };
+  d.peak_flops = read_quantity(r, "peak", Dimension::flop_rate, opt(d.peak_flops));
+  d.memory_bytes = read_quantity(r, "memory", Dimension::bytes, opt(d.memory_bytes));
+  d.memory_bandwidth = read_quantity(r, "memory_bandwidth", Dimension::bandwidth, opt(d.memory_bandwidth));
+  // Optional: 0 means "not given"; only the star topology needs it.
+  if (auto n = r.optional("network_bandwidth")) d.network_bandwidth = n->as_quantity(Dimension::bandwidth);
+  return d;
+}
+
+DeviceType read_device_type(const std::string& name, const ConfigNode& node) {
+  MapReader r(node);
+  const DeviceType* preset = nullptr;
+  if (auto p = r.optional("preset")) {
+    const std::string preset_name = p->as_string();
+    preset = find_device_preset(preset_name);
+    if (!preset) p->fail("unknown preset '" + preset_name + "' (valid: " + device_preset_names() + ")");
+  }
+  std::string kind;
+  if (auto k = r.optional("kind")) {
+    kind = k->as_enum(kKinds);
+    if (preset && (kind == "template") != preset->is_template())
+      k->fail("preset '" + preset->name + "' is a " + (preset->is_template() ? "template" : "roofline") +
+              " device (got kind " + kind + ")");
+  } else if (preset) {
+    kind = preset->is_template() ? "template" : "roofline";
+  } else {
+    r.required("kind");  // throws: missing required key
+  }
+
+  DeviceType type;
+  type.name = name;
+  if (auto d = r.optional("description"))
+    type.description = d->as_string();
+  else if (preset)
+    type.description = preset->description;
+  if (kind == "template")
+    type.model = read_template(r, preset ? &std::get<TemplateDevice>(preset->model) : nullptr);
+  else
+    type.model = read_roofline(r, preset ? &std::get<RooflineDevice>(preset->model) : nullptr);
+  r.finish();
+  return type;
+}
+
+void read_device_types(const ConfigNode& node, SystemSpec& spec) {
+  if (!node.is_map()) node.fail("expected a map from device type names to device types");
+  for (const auto& kv : node.node()) {
+    const ConfigNode key(kv.first, node.path(), node.source_ptr());
+    const std::string name = key.as_string();
+    const ConfigNode at_key(kv.first, yaml::join_path(node.path(), name), node.source_ptr());
+    if (name.empty()) at_key.fail("a device type name must not be empty");
+    if (spec.device_types.count(name)) at_key.fail("duplicate device type name '" + name + "'");
+    spec.device_types[name] = read_device_type(name, ConfigNode(kv.second, at_key.path(), node.source_ptr()));
+  }
+}
+
+// ---- Devices and groups -----------------------------------------------------------------------
+
+struct DeviceGroupsFromEntries {
+  std::vector<std::string> order;  // group names in order of first appearance
+  std::map<std::string, std::vector<int>> devices;
+};
+
+DeviceGroupsFromEntries read_devices(const ConfigNode& node, SystemSpec& spec) {
+  DeviceGroupsFromEntries groups;
+  auto entries = node.elements();
+  if (entries.empty()) node.fail("must list at least one device");
+  std::map<std::string, int> seen_names;
+  for (const auto& entry : entries) {
+    MapReader r(entry);
+    const ConfigNode type_node = r.required("type");
+    const std::string type = type_node.as_string();
+    if (!spec.device_types.count(type)) {
+      // A preset can be placed directly by its name.
+      if (const DeviceType* p = find_device_preset(type)) {
+        spec.device_types[type] = *p;
+      } else {
+        std::vector<std::string> defined;
+        for (const auto& [n, t] : spec.device_types) defined.push_back(n);
+        type_node.fail("unknown device type '" + type + "' (defined: " + (defined.empty() ? "none" : join(defined)) +
+                       "; presets: " + device_preset_names() + ")");
+      }
+    }
+    int count = 1;
+    if (auto c = r.optional("count")) count = c->as_positive_int();
+    if (count > 1'000'000) r.required("count").fail("is too large (got " + std::to_string(count) + ", at most 1000000)");
+    const int first = spec.device_count();
+    std::vector<std::string> names;
+    if (auto n = r.optional("names")) {
+      auto listed = n->elements(static_cast<size_t>(count), "one per device (count)");
+      for (const auto& e : listed) {
+        std::string s = e.as_string();
+        if (s.empty()) e.fail("a device name must not be empty");
+        if (seen_names.count(s)) e.fail("duplicate device name '" + s + "'");
+        seen_names[s] = 1;
+        names.push_back(std::move(s));
+      }
+    } else {
+      for (int i = 0; i < count; ++i) {
+        std::string s = "d" + std::to_string(first + i);
+        if (seen_names.count(s)) entry.fail("duplicate device name '" + s + "' (the default name of device " +
+                                            std::to_string(first + i) + ")");
+        seen_names[s] = 1;
+        names.push_back(std::move(s));
+      }
+    }
+    for (int i = 0; i < count; ++i) {
+      spec.device_type_of.push_back(type);
+      spec.device_names.push_back(names[static_cast<size_t>(i)]);
+    }
+    if (auto g = r.optional("group")) {
+      const std::string group = g->as_string();
+      if (group.empty()) g->fail("a group name must not be empty");
+      if (!groups.devices.count(group)) groups.order.push_back(group);
+      for (int i = 0; i < count; ++i) groups.devices[group].push_back(first + i);
+    }
+    r.finish();
+  }
+  return groups;
+}
+
+void read_groups(std::optional<ConfigNode> node, DeviceGroupsFromEntries from_entries, SystemSpec& spec) {
+  for (const auto& name : from_entries.order) spec.groups.push_back({name, from_entries.devices[name]});
+  if (node) {
+    for (const auto& entry : node->elements()) {
+      MapReader r(entry);
+      const ConfigNode name_node = r.required("name");
+      const std::string name = name_node.as_string();
+      if (name.empty()) name_node.fail("a group name must not be empty");
+      if (spec.find_group(name)) name_node.fail("duplicate group name '" + name + "'");
+      DeviceGroup group{name, {}};
+      std::set<int> members;
+      for (const auto& [device, at] : read_names(r.required("devices"))) {
+        const int index = spec.device_index(device);
+        if (index < 0) at.fail("unknown device '" + device + "' (devices are " + spec.device_names.front() + " ... " +
+                               spec.device_names.back() + ")");
+        if (!members.insert(index).second) at.fail("device '" + device + "' is listed twice");
+        group.devices.push_back(index);
+      }
+      if (group.devices.empty()) r.required("devices").fail("a group must list at least one device");
+      r.finish();
+      spec.groups.push_back(std::move(group));
+    }
+  }
+  if (spec.groups.empty()) {
+    DeviceGroup all{"all", {}};
+    for (int i = 0; i < spec.device_count(); ++i) all.devices.push_back(i);
+    spec.groups.push_back(std::move(all));
+  }
+}
+
+// ---- Topologies -------------------------------------------------------------------------------
+
+/// One value per torus dimension: a list of exactly `dims` elements, or one value for all.
+std::vector<double> per_dimension(const ConfigNode& node, size_t dims, Dimension dim, bool positive) {
+  std::vector<double> out;
+  if (node.is_scalar()) {
+    out.assign(dims, node.as_quantity(dim, positive));
+  } else {
+    for (const auto& e : node.elements(dims, "one per torus dimension")) out.push_back(e.as_quantity(dim, positive));
+  }
+  return out;
+}
+
+TorusTopology read_torus(const ConfigNode& node, const SystemSpec& spec) {
+  MapReader r(node);
+  TorusTopology t;
+  const ConfigNode dims_node = r.required("dims");
+  auto dims = dims_node.elements();
+  if (dims.empty()) dims_node.fail("must list at least one dimension");
+  long long product = 1;
+  for (const auto& d : dims) {
+    t.dims.push_back(d.as_positive_int());
+    product *= t.dims.back();
+    if (product > 1'000'000'000) dims_node.fail("product of dims is too large");
+  }
+  if (product != spec.device_count())
+    dims_node.fail("product of dims is " + std::to_string(product) + ", but the system has " +
+                   std::to_string(spec.device_count()) + " devices");
+  t.bandwidth = per_dimension(r.required("bandwidth"), t.dims.size(), Dimension::bandwidth, true);
+  t.latency = per_dimension(r.required("latency"), t.dims.size(), Dimension::time, false);
+  if (auto b = r.optional("bidirectional")) t.bidirectional = b->as_bool();
+  r.finish();
+  return t;
+}
+
+/// Every device must reach every other, and no switch or host may stand apart (Boost.Graph
+/// connected_components on the undirected view, strong_components on the directed one).
+void check_connected(const GraphTopology& g, const ConfigNode& at) {
+  const size_t n = g.nodes.size();
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < n; ++i) index[g.nodes[i].name] = i;
+
+  boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS> undirected(n);
+  boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS> directed(n);
+  for (const auto& l : g.links) {
+    const size_t a = index.at(l.a), b = index.at(l.b);
+    boost::add_edge(a, b, undirected);
+    boost::add_edge(a, b, directed);
+    if (!l.directed) boost::add_edge(b, a, directed);
+  }
+  std::vector<int> component(n);
+  if (n > 0 && boost::connected_components(undirected, component.data()) > 1) {
+    for (size_t i = 1; i < n; ++i)
+      if (component[i] != component[0])
+        at.fail("graph is disconnected: no path between '" + g.nodes[0].name + "' and '" + g.nodes[i].name + "'");
+  }
+  std::vector<int> strong(n);
+  boost::strong_components(directed, strong.data());
+  std::optional<size_t> first_device;
+  for (size_t i = 0; i < n; ++i) {
+    if (g.nodes[i].kind != NodeKind::device) continue;
+    if (!first_device) {
+      first_device = i;
+    } else if (strong[i] != strong[*first_device]) {
+      at.fail("graph is not strongly connected: directed links give no path in both directions between '" +
+              g.nodes[*first_device].name + "' and '" + g.nodes[i].name + "'");
+    }
+  }
+}
+
+GraphTopology read_graph(const ConfigNode& node, const SystemSpec& spec) {
+  MapReader r(node);
+  GraphTopology g;
+  std::map<std::string, size_t> index;
+  for (int i = 0; i < spec.device_count(); ++i) {
+    index[spec.device_names[static_cast<size_t>(i)]] = g.nodes.size();
+    g.nodes.push_back({spec.device_names[static_cast<size_t>(i)], NodeKind::device, spec.device_type_of[static_cast<size_t>(i)]});
+  }
+  auto add_nodes = [&](std::string_view key, NodeKind kind) {
+    if (auto list = r.optional(key)) {
+      for (const auto& [name, at] : read_names(*list)) {
+        if (index.count(name)) at.fail("duplicate node name '" + name + "'");
+        index[name] = g.nodes.size();
+        g.nodes.push_back({name, kind, ""});
+      }
+    }
+  };
+  add_nodes("switches", NodeKind::switch_node);
+  add_nodes("hosts", NodeKind::host);
+  double default_latency = 0.0;
+  if (auto l = r.optional("latency")) default_latency = l->as_quantity(Dimension::time, false);
+
+  const ConfigNode links_node = r.required("links");
+  std::set<std::tuple<std::string, std::string, std::string>> seen;
+  for (const auto& entry : links_node.elements()) {
+    MapReader lr(entry);
+    GraphLink link;
+    for (auto [key, field] : {std::pair{"a", &link.a}, std::pair{"b", &link.b}}) {
+      const ConfigNode end = lr.required(key);
+      *field = end.as_string();
+      if (!index.count(*field)) {
+        std::vector<std::string> names;
+        for (const auto& nd : g.nodes) names.push_back(nd.name);
+        end.fail("unknown node '" + *field + "' (nodes: " + join(names) + ")");
+      }
+    }
+    if (link.a == link.b) lr.required("b").fail("a link must join two different nodes (got '" + link.a + "' twice)");
+    link.bandwidth = lr.required("bandwidth").as_quantity(Dimension::bandwidth);
+    link.latency = default_latency;
+    if (auto l = lr.optional("latency")) link.latency = l->as_quantity(Dimension::time, false);
+    if (auto d = lr.optional("directed")) link.directed = d->as_bool();
+    lr.finish();
+    // At most one link per unordered pair, or one per direction when directed.
+    const auto pair = std::minmax(link.a, link.b);
+    const bool duplicate = link.directed ? seen.count({pair.first, pair.second, ""}) || seen.count({link.a, link.b, "d"})
+                                         : seen.count({pair.first, pair.second, ""}) || seen.count({link.a, link.b, "d"}) ||
+                                               seen.count({link.b, link.a, "d"});
+    if (duplicate) entry.fail("duplicate link between '" + link.a + "' and '" + link.b + "'");
+    if (link.directed)
+      seen.insert({link.a, link.b, "d"});
+    else
+      seen.insert({pair.first, pair.second, ""});
+    g.links.push_back(std::move(link));
+  }
+  if (g.links.empty()) links_node.fail("must list at least one link");
+  r.finish();
+  check_connected(g, node);
+  return g;
+}
+
+/// `star`: every device on one switch, at the device's network_bandwidth (AccPar eq. 7's b_i) unless
+/// `bandwidth` gives one for all.
+GraphTopology read_star(const ConfigNode& node, const SystemSpec& spec) {
+  MapReader r(node);
+  GraphTopology g;
+  std::optional<double> bandwidth;
+  if (auto b = r.optional("bandwidth")) bandwidth = b->as_quantity(Dimension::bandwidth);
+  const double latency = r.required("latency").as_quantity(Dimension::time, false);
+  std::string switch_name = "switch";
+  if (auto s = r.optional("switch")) {
+    switch_name = s->as_string();
+    if (switch_name.empty()) s->fail("a switch name must not be empty");
+    if (spec.device_index(switch_name) >= 0) s->fail("duplicate node name '" + switch_name + "' (a device has it)");
+  } else if (spec.device_index(switch_name) >= 0) {
+    node.fail("a device is called 'switch'; give the switch another name with star.switch");
+  }
+  r.finish();
+  for (int i = 0; i < spec.device_count(); ++i) {
+    const auto& name = spec.device_names[static_cast<size_t>(i)];
+    g.nodes.push_back({name, NodeKind::device, spec.device_type_of[static_cast<size_t>(i)]});
+  }
+  g.nodes.push_back({switch_name, NodeKind::switch_node, ""});
+  for (int i = 0; i < spec.device_count(); ++i) {
+    double bw = 0;
+    if (bandwidth) {
+      bw = *bandwidth;
+    } else {
+      const DeviceType& t = spec.device_type(i);
+      if (const auto* rd = std::get_if<RooflineDevice>(&t.model)) bw = rd->network_bandwidth;
+      if (bw <= 0)
+        node.fail("device '" + spec.device_names[static_cast<size_t>(i)] + "' (type " + t.name +
+                  ") has no network_bandwidth; give one in its device type or star.bandwidth");
+    }
+    g.links.push_back({spec.device_names[static_cast<size_t>(i)], switch_name, bw, latency, false});
+  }
+  return g;
+}
+
+// ---- Emitting ---------------------------------------------------------------------------------
+
+std::string q(double v, Dimension d) { return units::format(v, d); }
+
+void emit_template(YAML::Emitter& out, const TemplateDevice& d) {
+  out << YAML::Key << "kind" << YAML::Value << "template";
+  out << YAML::Key << "pe" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "simd_lanes" << YAML::Value << d.core.pe.simd_lanes;
+  out << YAML::Key << "register_file" << YAML::Value << q(d.core.pe.register_file_bytes, Dimension::bytes);
+  out << YAML::EndMap;
+  out << YAML::Key << "pe_array" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "rows" << YAML::Value << d.core.array.rows;
+  out << YAML::Key << "cols" << YAML::Value << d.core.array.cols;
+  out << YAML::EndMap;
+  out << YAML::Key << "core" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "pe_arrays" << YAML::Value << d.core.arrays;
+  out << YAML::Key << "sfus" << YAML::Value << d.core.sfus;
+  out << YAML::Key << "sfu_lanes" << YAML::Value << d.core.sfu_lanes;
+  out << YAML::Key << "scratchpad" << YAML::Value << q(d.core.scratchpad_bytes, Dimension::bytes);
+  out << YAML::Key << "scratchpad_bandwidth" << YAML::Value << q(d.core.scratchpad_bandwidth, Dimension::bandwidth);
+  out << YAML::Key << "frequency" << YAML::Value << q(d.core.frequency_hz, Dimension::frequency);
+  out << YAML::EndMap;
+  out << YAML::Key << "chip" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "cores" << YAML::Value << d.cores;
+  out << YAML::Key << "interconnect" << YAML::Value
+      << (d.interconnect == OnChipInterconnect::ring ? "ring" : "split_bus");
+  out << YAML::Key << "core_to_core_bandwidth" << YAML::Value << q(d.core_to_core_bandwidth, Dimension::bandwidth);
+  out << YAML::Key << "on_chip_latency" << YAML::Value << q(d.on_chip_latency, Dimension::time);
+  out << YAML::Key << "memory" << YAML::Value << q(d.memory_bytes, Dimension::bytes);
+  out << YAML::Key << "memory_bandwidth" << YAML::Value << q(d.memory_bandwidth, Dimension::bandwidth);
+  out << YAML::Key << "memory_efficiency" << YAML::Value << q(d.memory_efficiency, Dimension::count);
+  out << YAML::Key << "memory_latency" << YAML::Value << q(d.memory_latency, Dimension::time);
+  out << YAML::EndMap;
+}
+
+void emit_roofline(YAML::Emitter& out, const RooflineDevice& d) {
+  out << YAML::Key << "kind" << YAML::Value << "roofline";
+  out << YAML::Key << "peak" << YAML::Value << q(d.peak_flops, Dimension::flop_rate);
+  out << YAML::Key << "memory" << YAML::Value << q(d.memory_bytes, Dimension::bytes);
+  out << YAML::Key << "memory_bandwidth" << YAML::Value << q(d.memory_bandwidth, Dimension::bandwidth);
+  if (d.network_bandwidth > 0)
+    out << YAML::Key << "network_bandwidth" << YAML::Value << q(d.network_bandwidth, Dimension::bandwidth);
+}
+
+void emit_quantities(YAML::Emitter& out, const std::vector<double>& values, Dimension d) {
+  out << YAML::Flow << YAML::BeginSeq;
+  for (double v : values) out << q(v, d);
+  out << YAML::EndSeq;
+}
+
+}  // namespace
+
+// ---- Public API -------------------------------------------------------------------------------
+
+SystemSpec parse_system(const ConfigNode& root) {
+  MapReader top(root);
+  const ConfigNode system_node = top.required("system");
+  top.finish();
+
+  MapReader r(system_node);
+  SystemSpec spec;
+  spec.source_file = root.source().file;
+  const ConfigNode name_node = r.required("name");
+  spec.name = name_node.as_string();
+  if (spec.name.empty()) name_node.fail("must not be empty");
+  if (auto d = r.optional("description")) spec.description = d->as_string();
+  if (auto p = r.optional("precision")) spec.precision = precision_from(p->as_enum(kPrecisions));
+
+  if (auto t = r.optional("device_types")) read_device_types(*t, spec);
+  auto groups = read_devices(r.required("devices"), spec);
+  read_groups(r.optional("groups"), std::move(groups), spec);
+
+  // Exactly one topology.
+  static const std::vector<std::string> kTopologies{"torus", "graph", "star"};
+  std::optional<ConfigNode> chosen;
+  std::string chosen_key;
+  for (const auto& key : kTopologies) {
+    if (auto n = r.optional(key)) {
+      if (chosen) n->fail("only one topology may be given (already have " + chosen_key + ")");
+      chosen = n;
+      chosen_key = key;
+    }
+  }
+  r.finish();
+  if (!chosen) system_node.fail("missing topology: give one of torus, graph, star");
+  if (chosen_key == "torus")
+    spec.topology = read_torus(*chosen, spec);
+  else if (chosen_key == "graph")
+    spec.topology = read_graph(*chosen, spec);
+  else
+    spec.topology = read_star(*chosen, spec);
+  return spec;
+}
+
+SystemSpec load_system(const std::string& file, const std::vector<std::string>& overrides) {
+  return parse_system(yaml::load_file(file, overrides));
+}
+
+std::string system_to_yaml(const SystemSpec& spec) {
+  YAML::Emitter out;
+  out << YAML::BeginMap << YAML::Key << "system" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << spec.name;
+  if (!spec.description.empty()) out << YAML::Key << "description" << YAML::Value << spec.description;
+  out << YAML::Key << "precision" << YAML::Value << precision_name(spec.precision);
+
+  out << YAML::Key << "device_types" << YAML::Value << YAML::BeginMap;
+  for (const auto& [name, type] : spec.device_types) {
+    out << YAML::Key << name << YAML::Value << YAML::BeginMap;
+    if (!type.description.empty()) out << YAML::Key << "description" << YAML::Value << type.description;
+    if (const auto* t = std::get_if<TemplateDevice>(&type.model))
+      emit_template(out, *t);
+    else
+      emit_roofline(out, std::get<RooflineDevice>(type.model));
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+
+  // Devices as runs of one type; names written only where they differ from the default "d<i>".
+  out << YAML::Key << "devices" << YAML::Value << YAML::BeginSeq;
+  const int n = spec.device_count();
+  for (int first = 0; first < n;) {
+    int last = first;
+    while (last + 1 < n && spec.device_type_of[static_cast<size_t>(last + 1)] == spec.device_type_of[static_cast<size_t>(first)])
+      ++last;
+    bool default_names = true;
+    for (int i = first; i <= last; ++i)
+      default_names = default_names && spec.device_names[static_cast<size_t>(i)] == "d" + std::to_string(i);
+    out << YAML::BeginMap;
+    out << YAML::Key << "type" << YAML::Value << spec.device_type_of[static_cast<size_t>(first)];
+    out << YAML::Key << "count" << YAML::Value << (last - first + 1);
+    if (!default_names) {
+      out << YAML::Key << "names" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (int i = first; i <= last; ++i) out << spec.device_names[static_cast<size_t>(i)];
+      out << YAML::EndSeq;
+    }
+    out << YAML::EndMap;
+    first = last + 1;
+  }
+  out << YAML::EndSeq;
+
+  // Groups: left out when they are only the default "all" (every device, in order).
+  bool default_groups = spec.groups.size() == 1 && spec.groups[0].name == "all" &&
+                        static_cast<int>(spec.groups[0].devices.size()) == n;
+  for (int i = 0; default_groups && i < n; ++i) default_groups = spec.groups[0].devices[static_cast<size_t>(i)] == i;
+  if (!default_groups) {
+    out << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
+    for (const auto& g : spec.groups) {
+      out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << g.name;
+      out << YAML::Key << "devices" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (int d : g.devices) out << spec.device_names.at(static_cast<size_t>(d));
+      out << YAML::EndSeq << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
+
+  if (spec.is_torus()) {
+    const auto& t = spec.torus();
+    out << YAML::Key << "torus" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "dims" << YAML::Value << YAML::Flow << t.dims;
+    out << YAML::Key << "bandwidth" << YAML::Value;
+    emit_quantities(out, t.bandwidth, Dimension::bandwidth);
+    out << YAML::Key << "latency" << YAML::Value;
+    emit_quantities(out, t.latency, Dimension::time);
+    out << YAML::Key << "bidirectional" << YAML::Value << t.bidirectional;
+    out << YAML::EndMap;
+  } else {
+    const auto& g = spec.graph();
+    out << YAML::Key << "graph" << YAML::Value << YAML::BeginMap;
+    for (auto [key, kind] : {std::pair{"switches", NodeKind::switch_node}, std::pair{"hosts", NodeKind::host}}) {
+      std::vector<std::string> names;
+      for (const auto& node : g.nodes)
+        if (node.kind == kind) names.push_back(node.name);
+      if (!names.empty()) out << YAML::Key << key << YAML::Value << YAML::Flow << names;
+    }
+    out << YAML::Key << "links" << YAML::Value << YAML::BeginSeq;
+    for (const auto& l : g.links) {
+      out << YAML::Flow << YAML::BeginMap;
+      out << YAML::Key << "a" << YAML::Value << l.a << YAML::Key << "b" << YAML::Value << l.b;
+      out << YAML::Key << "bandwidth" << YAML::Value << q(l.bandwidth, Dimension::bandwidth);
+      out << YAML::Key << "latency" << YAML::Value << q(l.latency, Dimension::time);
+      if (l.directed) out << YAML::Key << "directed" << YAML::Value << true;
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq << YAML::EndMap;
+  }
+  out << YAML::EndMap << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+std::string content_hash(const SystemSpec& spec) {
+  // FNV-1a, 64 bit.
+  std::uint64_t h = 14695981039346656037ULL;
+  for (unsigned char c : system_to_yaml(spec)) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace partsim::topology

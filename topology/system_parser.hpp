@@ -1,0 +1,32 @@
+#pragma once
+// Platform files: YAML -> validated SystemSpec, and back (--dump-config).
+//
+// Contract: load_system/parse_system either return a complete, validated spec (units resolved to SI,
+// every device typed and named, groups resolved to device indices, the topology consistent with the
+// device count and connected) or throw a ParseError "file:line:col: key.path: message" (or
+// "--set assignment: key.path: message" for a value written by an override). The schema is
+// documented key by key in configs/README.md.
+
+#include <string>
+#include <vector>
+
+#include "sim/common/yaml_reader.hpp"
+#include "topology/system_spec.hpp"
+
+namespace partsim::topology {
+
+/// Reads a platform file, applying "--set key.path=value" overrides first.
+SystemSpec load_system(const std::string& file, const std::vector<std::string>& overrides = {});
+
+/// Reads a platform document (its root map holds `system:`).
+SystemSpec parse_system(const yaml::ConfigNode& root);
+
+/// The fully resolved platform as YAML (presets expanded, defaults written, star written as the graph
+/// it stands for, quantities with units::format). load_system() reads it back to an identical spec
+/// (except source_file, which is not written).
+std::string system_to_yaml(const SystemSpec& spec);
+
+/// 16 lower-case hex digits: FNV-1a 64 of system_to_yaml(spec). Plans record it.
+std::string content_hash(const SystemSpec& spec);
+
+}  // namespace partsim::topology
