@@ -68,6 +68,7 @@ class Graph {
 
   const std::string& name() const noexcept { return name_; }
   const std::string& description() const noexcept { return description_; }
+  void set_description(std::string description) { description_ = std::move(description); }
   std::int64_t batch() const noexcept { return batch_; }
 
   /// Layers in topological order (after finalize(); before it, in insertion order).
