@@ -155,7 +155,9 @@ RooflineDevice read_roofline(MapReader& r, const RooflineDevice* base) {
   return d;
 }
 
-DeviceType read_device_type(const std::string& name, const ConfigNode& node) {
+}  // namespace
+
+DeviceType parse_device_type(const std::string& name, const ConfigNode& node) {
   MapReader r(node);
   const DeviceType* preset = nullptr;
   if (auto p = r.optional("preset")) {
@@ -172,7 +174,8 @@ DeviceType read_device_type(const std::string& name, const ConfigNode& node) {
   } else if (preset) {
     kind = preset->is_template() ? "template" : "roofline";
   } else {
-    r.required("kind");  // throws: missing required key
+    ConfigNode(node.node(), yaml::join_path(node.path(), "kind"), node.source_ptr())
+        .fail("missing required key: give kind (template or roofline) or a preset (valid: " + device_preset_names() + ")");
   }
 
   DeviceType type;
@@ -189,6 +192,8 @@ DeviceType read_device_type(const std::string& name, const ConfigNode& node) {
   return type;
 }
 
+namespace {
+
 void read_device_types(const ConfigNode& node, SystemSpec& spec) {
   if (!node.is_map()) node.fail("expected a map from device type names to device types");
   for (const auto& kv : node.node()) {
@@ -197,7 +202,7 @@ void read_device_types(const ConfigNode& node, SystemSpec& spec) {
     const ConfigNode at_key(kv.first, yaml::join_path(node.path(), name), node.source_ptr());
     if (name.empty()) at_key.fail("a device type name must not be empty");
     if (spec.device_types.count(name)) at_key.fail("duplicate device type name '" + name + "'");
-    spec.device_types[name] = read_device_type(name, ConfigNode(kv.second, at_key.path(), node.source_ptr()));
+    spec.device_types[name] = parse_device_type(name, ConfigNode(kv.second, at_key.path(), node.source_ptr()));
   }
 }
 

@@ -21,6 +21,10 @@ SystemSpec load_system(const std::string& file, const std::vector<std::string>& 
 /// Reads a platform document (its root map holds `system:`).
 SystemSpec parse_system(const yaml::ConfigNode& root);
 
+/// Reads one device type (a value of `system.device_types`, schema in configs/README.md) called
+/// `name`. Used for the files' device types and for the built-in presets (device_presets.cpp).
+DeviceType parse_device_type(const std::string& name, const yaml::ConfigNode& node);
+
 /// The fully resolved platform as YAML (presets expanded, defaults written, star written as the graph
 /// it stands for, quantities with units::format). load_system() reads it back to an identical spec
 /// (except source_file, which is not written).

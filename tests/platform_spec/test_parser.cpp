@@ -1,0 +1,152 @@
+// Parser behaviour beyond the shipped configs: presets, overrides (--set), defaults, shorthands.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "topology/device_presets.hpp"
+#include "topology/system_parser.hpp"
+
+namespace {
+
+using namespace partsim::topology;
+
+std::string config(const std::string& name) { return std::string(PARTSIM_SOURCE_DIR) + "/configs/" + name; }
+
+SystemSpec parse(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  return parse_system(partsim::yaml::load_string(text, "t.yaml", overrides));
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const partsim::InputError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+TEST(Presets, RegistryHasThePapersDevices) {
+  for (const char* name : {"dsm_chip_8pf", "tpu_v2", "tpu_v3", "f1_superlip", "f1_systolic", "f1_winograd"}) {
+    const DeviceType* p = find_device_preset(name);
+    ASSERT_NE(p, nullptr) << name;
+    EXPECT_EQ(p->name, name);
+    EXPECT_FALSE(p->description.empty());
+    EXPECT_NE(device_preset_names().find(name), std::string::npos);
+  }
+  EXPECT_EQ(find_device_preset("tpu_v4"), nullptr);
+  // seed 000 Table 7: TPU-v2 180 TFLOP/s; 8 Gb/s = 1e9 B/s.
+  const auto& v2 = std::get<RooflineDevice>(find_device_preset("tpu_v2")->model);
+  EXPECT_DOUBLE_EQ(v2.peak_flops, 180e12);
+  EXPECT_DOUBLE_EQ(v2.network_bandwidth, 1e9);
+  // seed 003 Fig. 10 chip: 32 x 1024 x 2 x 2e9 = 1.31072e14 FLOP/s.
+  EXPECT_DOUBLE_EQ(find_device_preset("dsm_chip_8pf")->peak_flops(), 1.31072e14);
+}
+
+TEST(Presets, FieldsOverrideThePresetAndTheRestStays) {
+  const SystemSpec s = parse(
+      "system:\n"
+      "  name: p\n"
+      "  device_types:\n"
+      "    fast_v3: {preset: tpu_v3, peak: 500TFLOP/s}\n"
+      "    big_chip:\n"
+      "      preset: dsm_chip_8pf\n"
+      "      core: {scratchpad: 4MiB}\n"
+      "      chip: {memory_efficiency: 0.5}\n"
+      "  devices:\n"
+      "    - {type: fast_v3, count: 2}\n"
+      "    - {type: big_chip, count: 2}\n"
+      "  star: {latency: 1us, bandwidth: 10GB/s}\n");
+  const auto& v3 = std::get<RooflineDevice>(s.device_types.at("fast_v3").model);
+  EXPECT_DOUBLE_EQ(v3.peak_flops, 500e12);
+  EXPECT_DOUBLE_EQ(v3.memory_bandwidth, 4800e9);  // from the preset
+  const auto& chip = std::get<TemplateDevice>(s.device_types.at("big_chip").model);
+  EXPECT_DOUBLE_EQ(chip.core.scratchpad_bytes, 4 * 1048576.0);
+  EXPECT_DOUBLE_EQ(chip.memory_efficiency, 0.5);
+  EXPECT_EQ(chip.cores, 32);                         // from the preset
+  EXPECT_DOUBLE_EQ(chip.core.scratchpad_bandwidth, 128e9);
+  EXPECT_EQ(s.device_type(0).description, find_device_preset("tpu_v3")->description);
+  // star.bandwidth overrides the devices' own network bandwidth (template chips have none).
+  EXPECT_DOUBLE_EQ(s.graph().links[3].bandwidth, 10e9);
+}
+
+TEST(Defaults, TemplateDeviceDefaultsAndScalarPerDimensionValues) {
+  const SystemSpec s = parse(
+      "system:\n"
+      "  name: d\n"
+      "  device_types:\n"
+      "    c:\n"
+      "      kind: template\n"
+      "      pe_array: {rows: 4, cols: 4}\n"
+      "      core: {scratchpad: 256KiB, scratchpad_bandwidth: 64GB/s, frequency: 1GHz}\n"
+      "      chip: {cores: 2, core_to_core_bandwidth: 32GB/s, memory: 1GiB, memory_bandwidth: 16GB/s}\n"
+      "  devices: [{type: c, count: 6}]\n"
+      "  torus: {dims: [2, 3], bandwidth: 10GB/s, latency: 1us, bidirectional: false}\n");
+  const auto& c = std::get<TemplateDevice>(s.device_type(0).model);
+  EXPECT_EQ(c.core.pe.simd_lanes, 1);
+  EXPECT_DOUBLE_EQ(c.core.pe.register_file_bytes, 0);
+  EXPECT_EQ(c.core.arrays, 1);
+  EXPECT_EQ(c.core.sfus, 1);
+  EXPECT_EQ(c.core.sfu_lanes, 1);
+  EXPECT_EQ(c.interconnect, OnChipInterconnect::ring);
+  EXPECT_DOUBLE_EQ(c.memory_efficiency, 1.0);
+  EXPECT_DOUBLE_EQ(c.on_chip_latency, 0.0);
+  // 2 cores x 16 MACs x 2 FLOP x 1e9 Hz = 6.4e10 FLOP/s per chip.
+  EXPECT_DOUBLE_EQ(c.peak_flops(), 6.4e10);
+  EXPECT_EQ(s.precision, Precision::fp16);
+  EXPECT_EQ(s.torus().bandwidth, (std::vector<double>{10e9, 10e9}));
+  EXPECT_EQ(s.torus().latency, (std::vector<double>{1e-6, 1e-6}));
+  EXPECT_FALSE(s.torus().bidirectional);
+  EXPECT_EQ(bytes_per_element(s.precision), 2);
+}
+
+TEST(Overrides, SetChangesTheSpecAndTheHash) {
+  const SystemSpec base = load_system(config("torus_8pf.yaml"));
+  const SystemSpec swept = load_system(config("torus_8pf.yaml"), {"system.torus.bandwidth[1]=40GB/s"});
+  EXPECT_EQ(swept.torus().bandwidth, (std::vector<double>{80e9, 40e9}));
+  EXPECT_NE(content_hash(swept), content_hash(base));
+  // A key that the file leaves to a preset can still be set (the override creates it).
+  const SystemSpec spad =
+      load_system(config("torus_8pf_asym.yaml"), {"system.device_types.dsm_chip.core.scratchpad=2MiB"});
+  EXPECT_DOUBLE_EQ(std::get<TemplateDevice>(spad.device_type(0).model).core.scratchpad_bytes, 2 * 1048576.0);
+  // Whole lists too.
+  const SystemSpec dims = load_system(config("torus_8pf.yaml"), {"system.torus.dims=[8,8]"});
+  EXPECT_EQ(dims.torus().dims, (std::vector<int>{8, 8}));
+}
+
+TEST(Overrides, BadValuesAreReportedAtTheAssignment) {
+  EXPECT_EQ(error_of([] { load_system(config("torus_8pf.yaml"), {"system.torus.bandwidth[1]=0GB/s"}); }),
+            "--set system.torus.bandwidth[1]=0GB/s: system.torus.bandwidth[1]: must be > 0 (got 0GB/s)");
+  EXPECT_EQ(error_of([] { load_system(config("torus_8pf.yaml"), {"system.torus.dims=[8,4]"}); }),
+            "--set system.torus.dims=[8,4]: system.torus.dims: product of dims is 32, but the system has 64 devices");
+  EXPECT_EQ(error_of([] { load_system(config("torus_8pf.yaml"), {"system.torus.bandwidth[2]=1GB/s"}); }),
+            "--set system.torus.bandwidth[2]=1GB/s: index 2 is past the end of 'system.torus.bandwidth' (2 elements)");
+  EXPECT_EQ(error_of([] { load_system(config("torus_8pf.yaml"), {"system.torus.bandwith=1GB/s"}); }),
+            "--set system.torus.bandwith=1GB/s: system.torus.bandwith: unknown key (allowed: bandwidth, "
+            "bidirectional, dims, latency)");
+}
+
+TEST(Errors, MissingFileIsAnInputError) {
+  EXPECT_EQ(error_of([] { load_system("/nonexistent/x.yaml"); }), "/nonexistent/x.yaml: cannot open file");
+}
+
+TEST(Dump, StarIsWrittenAsItsGraphAndReadBackEqual) {
+  const SystemSpec s = parse("system:\n  name: s\n  devices: [{type: tpu_v2, count: 3}]\n  star: {latency: 0s}\n");
+  const std::string text = system_to_yaml(s);
+  EXPECT_NE(text.find("graph:"), std::string::npos);
+  EXPECT_EQ(text.find("star:"), std::string::npos);
+  SystemSpec back = parse(text);
+  EXPECT_EQ(back, s);
+}
+
+TEST(Dump, HashIsFnv1aOfTheDump) {
+  const SystemSpec s = load_system(config("mcm_ring36.yaml"));
+  // FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3) over the dump's bytes.
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : system_to_yaml(s)) h = (h ^ c) * 0x100000001b3ULL;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  EXPECT_EQ(content_hash(s), buf);
+}
+
+}  // namespace
