@@ -1,0 +1,70 @@
+// simsweep end to end with stand-in simplan/simrun scripts, so the sweep driver (points, parallel
+// processes, CSV, failures) is tested apart from the planners and the replay.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+void write_script(const fs::path& p, const std::string& body) {
+  std::ofstream(p) << "#!/bin/sh\n" << body;
+  fs::permissions(p, fs::perms::owner_all);
+}
+}  // namespace
+
+TEST(Simsweep, RunsEveryPointAndWritesTheCsv) {
+  const fs::path dir = fs::temp_directory_path() / ("partsim_simsweep_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "bin");
+  // simplan: writes a plan naming the --set values. simrun: predicted = the bandwidth number,
+  // simulated = twice it; it fails (exit 2, one line) when the scratchpad is 2MiB.
+  write_script(dir / "bin" / "simplan",
+               "out=''; while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done; echo '{}' > \"$out\"\n");
+  write_script(dir / "bin" / "simrun",
+               "out=''; bw=''; sp=''\n"
+               "while [ $# -gt 0 ]; do case \"$1\" in --out) out=$2;; --set) case \"$2\" in bw=*) bw=${2#bw=};; "
+               "sp=*) sp=${2#sp=};; esac;; esac; shift; done\n"
+               "[ \"$sp\" = 2MiB ] && { echo 'simrun: error: scratchpad too small'; exit 2; }\n"
+               "n=${bw%GB/s}\n"
+               "printf '{\"predicted_iteration_s\": %s, \"closed_form_iteration_s\": %s, \"simulated_iteration_s\": %s, "
+               "\"utilization\": 0.5}' $n $n $((n*2)) > \"$out\"\n");
+  const fs::path config = fs::path(PARTSIM_SOURCE_DIR) / "configs" / "torus_8pf.yaml";
+  const std::string cmd = std::string(PARTSIM_BIN_DIR) + "/simsweep --config " + config.string() +
+                          " --workload vgg16 --batch 8 --strategy dsm --vary bw=10GB/s..40GB/s*2 --vary sp=1MiB,2MiB" +
+                          " --bin-dir " + (dir / "bin").string() + " --out " + (dir / "sweep.csv").string() +
+                          " -j 2 2>" + (dir / "stderr.txt").string();
+  const int rc = std::system(cmd.c_str());
+  EXPECT_NE(rc, 0);  // some points failed
+  const std::string csv = read(dir / "sweep.csv");
+  EXPECT_EQ(csv,
+            "bw,sp,status,predicted_s,closed_form_s,simulated_s,utilization,error\n"
+            "10GB/s,1MiB,ok,10,10,20,0.5,\n"
+            "10GB/s,2MiB,failed,,,,,simrun: error: scratchpad too small\n"
+            "20GB/s,1MiB,ok,20,20,40,0.5,\n"
+            "20GB/s,2MiB,failed,,,,,simrun: error: scratchpad too small\n"
+            "40GB/s,1MiB,ok,40,40,80,0.5,\n"
+            "40GB/s,2MiB,failed,,,,,simrun: error: scratchpad too small\n");
+  EXPECT_TRUE(fs::exists(dir / "sweep.csv.d" / "point-0" / "plan.json"));
+  fs::remove_all(dir);
+}
+
+TEST(Simsweep, BadVaryIsOneLineAndExitTwo) {
+  const fs::path config = fs::path(PARTSIM_SOURCE_DIR) / "configs" / "torus_8pf.yaml";
+  const fs::path out = fs::temp_directory_path() / ("partsim_bad_sweep_" + std::to_string(::getpid()) + ".csv");
+  const std::string cmd = std::string(PARTSIM_BIN_DIR) + "/simsweep --config " + config.string() +
+                          " --workload vgg16 --batch 8 --strategy dsm --vary bw=8..1*2 --out " + out.string() +
+                          " 2>/dev/null";
+  const int rc = std::system(cmd.c_str());
+  EXPECT_TRUE(WIFEXITED(rc));
+  EXPECT_EQ(WEXITSTATUS(rc), 2);
+  EXPECT_FALSE(fs::exists(out));  // nothing written
+}

@@ -1,0 +1,38 @@
+#include <gtest/gtest.h>
+
+#include "sim/common/error.hpp"
+#include "sim/sweep/sweep_axis.hpp"
+
+using namespace partsim::sweep;
+
+TEST(SweepAxis, ListsAndRanges) {
+  auto list = parse_vary("system.torus.bandwidth[0]=30GB/s,60GB/s");
+  EXPECT_EQ(list.key, "system.torus.bandwidth[0]");
+  EXPECT_EQ(list.values, (std::vector<std::string>{"30GB/s", "60GB/s"}));
+
+  // 30 * 2^i up to 240: 30, 60, 120, 240 (the example).
+  EXPECT_EQ(parse_vary("k=30GB/s..240GB/s*2").values,
+            (std::vector<std::string>{"30GB/s", "60GB/s", "120GB/s", "240GB/s"}));
+  // Arithmetic: 0.5, 1, 1.5, ..., 4 MiB (seed 003 Fig. 15's scratchpad range).
+  auto spad = parse_vary("k=0.5MiB..4MiB+0.5MiB").values;
+  ASSERT_EQ(spad.size(), 8u);
+  EXPECT_EQ(spad.front(), "0.5MiB");
+  EXPECT_EQ(spad.back(), "4MiB");
+  // The end is the start's unit when left out; 3 does not reach past 10 by *3 beyond 9.
+  EXPECT_EQ(parse_vary("k=1..10*3").values, (std::vector<std::string>{"1", "3", "9"}));
+}
+
+TEST(SweepAxis, RejectsMalformedArguments) {
+  for (const char* bad : {"noequals", "=1,2", "k=", "k=1,,2", "k=1..8", "k=1GB/s..8MB/s*2", "k=8..1*2", "k=1..8*1",
+                          "k=0..8*2", "k=1..8+0", "k=a..8*2", "k=1..1e9+1e-3"}) {
+    EXPECT_THROW(parse_vary(bad), partsim::InputError) << bad;
+  }
+}
+
+TEST(SweepAxis, CartesianProductLastAxisFastest) {
+  auto points = sweep_points({parse_vary("a=1,2"), parse_vary("b=x,y,z")});
+  ASSERT_EQ(points.size(), 6u);
+  EXPECT_EQ(points[1], (SweepPoint{{"a", "1"}, {"b", "y"}}));
+  EXPECT_EQ(points[3], (SweepPoint{{"a", "2"}, {"b", "x"}}));
+  EXPECT_TRUE(sweep_points({}).empty());
+}
