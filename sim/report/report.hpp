@@ -1,0 +1,82 @@
+#pragma once
+// The cross-check report: for every layer and pass, the planner's prediction, the closed-form
+// evaluation of the lowered Program and the simulated time, with where the time went; then totals
+// and how well prediction and simulation agree (DESIGN.md principle 2).
+//
+// Rows follow the plan's granularity: a plan that predicts per pass (dsm) gives one row per layer
+// and pass; a plan that predicts per layer (the AccPar family) gives one row per layer with pass
+// "all", whose evaluated times are the sum of the layer's pass spans.
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "sim/plan/plan.hpp"
+#include "sim/program/evaluation.hpp"
+
+namespace partsim::report {
+
+struct Row {
+  std::string layer;
+  std::string pass;           // fwd | bwd | upd | all
+  double predicted_s = 0;     // the planner's own number, from plan.json
+  double closed_form_s = 0;   // the Program timed without contention
+  double simulated_s = 0;     // the Program replayed on SimGrid
+  double compute_s = 0;       // compute busy time in the simulation (most-loaded device)
+  double exposed_s = 0;       // simulated_s - compute_s: communication and memory not hidden
+  /// (simulated - predicted) / predicted; 0 when both are 0.
+  double rel_error() const;
+};
+
+struct CrossCheck {
+  double mean_abs_rel_error = 0;  // over rows with a non-zero prediction or simulation
+  double max_abs_rel_error = 0;
+  std::string max_error_row;      // "layer/pass" of the largest error
+  double pearson_r = 0;           // of predicted vs simulated over rows; 0 if undefined (< 2 rows
+                                  // or no variance), so it never prints NaN
+};
+
+/// Per-link load in the simulation: the fraction of the iteration the link was busy.
+struct LinkUsage {
+  std::string link;
+  double bytes = 0;
+  double busy_fraction = 0;
+};
+
+struct Report {
+  std::string strategy;
+  std::string config;
+  std::string workload;
+  long long batch = 0;
+  std::string granularity;
+  double predicted_iteration_s = 0;
+  double closed_form_iteration_s = 0;
+  double simulated_iteration_s = 0;
+  double utilization = 0;  // useful FLOP / (peak FLOP/s x simulated time)
+  long long activities = 0;
+  double wall_s = 0;
+  std::vector<Row> rows;
+  std::vector<LinkUsage> links;
+  CrossCheck cross_check;
+};
+
+/// Pearson correlation of two equally long series; 0 when undefined.
+double pearson(const std::vector<double>& x, const std::vector<double>& y);
+
+/// Cross-check statistics over rows.
+CrossCheck cross_check(const std::vector<Row>& rows);
+
+/// Builds the rows and totals. `useful_flops` is the workload's FLOP for one iteration, `peak_flops`
+/// the platform's; both only serve the utilization.
+Report build_report(const plan::Plan& plan, const program::Program& program, const program::Evaluation& closed_form,
+                    const program::Evaluation& simulated, double useful_flops, double peak_flops);
+
+/// results.json (schema in docs/results-format.md).
+nlohmann::ordered_json report_json(const Report& report);
+/// The per-layer table and the totals, as simrun prints them.
+std::string report_table(const Report& report, size_t worst_rows = 5);
+/// One line per row: layer,pass,predicted_s,closed_form_s,simulated_s,compute_s,exposed_s,rel_error.
+std::string report_csv(const Report& report);
+
+}  // namespace partsim::report

@@ -1,0 +1,77 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/program/closed_form.hpp"
+#include "sim/report/report.hpp"
+
+using namespace partsim;
+using plan::Pass;
+
+TEST(Report, PearsonByHand) {
+  // x = 1,2,3; y = 2,4,7: mean x 2, mean y 13/3; sxy = (-1)(-7/3) + 0 + (1)(8/3) = 5;
+  // sxx = 2; syy = 49/9 + 1/9 + 64/9 = 114/9; r = 5 / sqrt(2 * 114/9) = 0.99339927...
+  EXPECT_NEAR(report::pearson({1, 2, 3}, {2, 4, 7}), 5.0 / std::sqrt(2.0 * 114.0 / 9.0), 1e-12);
+  EXPECT_EQ(report::pearson({1}, {2}), 0.0);
+  EXPECT_EQ(report::pearson({1, 1}, {2, 3}), 0.0);  // no variance: undefined, reported as 0
+}
+
+TEST(Report, CrossCheckStatistics) {
+  std::vector<report::Row> rows{{"a", "fwd", 1.0, 1.0, 1.1, 0, 0}, {"b", "fwd", 2.0, 2.0, 1.5, 0, 0},
+                                {"c", "bwd", 0.0, 0.0, 0.0, 0, 0}};
+  auto c = report::cross_check(rows);
+  // Errors: +10 %, -25 %; the all-zero row is left out: mean 17.5 %, max 25 % at b/fwd.
+  EXPECT_NEAR(c.mean_abs_rel_error, 0.175, 1e-12);
+  EXPECT_NEAR(c.max_abs_rel_error, 0.25, 1e-12);
+  EXPECT_EQ(c.max_error_row, "b/fwd");
+}
+
+TEST(Report, RowsFollowThePlansGranularity) {
+  // Layer "x" predicted per pass (dsm-like), layer "y" per layer (AccPar-like).
+  plan::Plan p;
+  p.strategy = "test";
+  p.predicted_iteration_s = 6e-3;
+  plan::LayerPlan x;
+  x.name = "x";
+  plan::DsmPassPlan f;
+  f.pass = Pass::fwd;
+  f.predicted.total_s = 1e-3;
+  plan::DsmPassPlan b = f;
+  b.pass = Pass::bwd;
+  b.predicted.total_s = 2e-3;
+  x.passes = {f, b};
+  plan::LayerPlan y;
+  y.name = "y";
+  y.predicted.total_s = 3e-3;
+  p.layers = {x, y};
+
+  program::Program prog;
+  const int lx = prog.add_layer("x");
+  const int ly = prog.add_layer("y");
+  const int t0 = prog.add_compute(lx, Pass::fwd, "c", {0}, 1e-3, {});
+  const int t1 = prog.add_transfer(lx, Pass::fwd, "t", {0}, {1}, 1e6, {t0});  // 1 MB at 1 GB/s = 1 ms
+  const int t2 = prog.add_compute(ly, Pass::fwd, "c", {1}, 1e-3, {t1});
+  const int t3 = prog.add_compute(ly, Pass::bwd, "c", {1}, 2e-3, {t2});
+  prog.add_compute(lx, Pass::bwd, "c", {0}, 2e-3, {t3});
+
+  program::ClosedFormEvaluator closed([](const auto&, const auto&, double bytes) { return bytes / 1e9; });
+  const auto e = closed.evaluate(prog);
+  // Use the closed form as the "simulation" too, with 1e12 FLOP of useful work on a 1e15 FLOP/s platform.
+  const auto r = report::build_report(p, prog, e, e, 1e12, 1e15);
+  ASSERT_EQ(r.rows.size(), 3u);
+  EXPECT_EQ(r.rows[0].pass, "fwd");
+  EXPECT_NEAR(r.rows[0].simulated_s, 2e-3, 1e-15);  // compute 1 ms + transfer 1 ms
+  EXPECT_NEAR(r.rows[0].compute_s, 1e-3, 1e-15);
+  EXPECT_NEAR(r.rows[0].exposed_s, 1e-3, 1e-15);
+  EXPECT_EQ(r.rows[2].layer, "y");
+  EXPECT_EQ(r.rows[2].pass, "all");
+  EXPECT_NEAR(r.rows[2].simulated_s, 3e-3, 1e-15);  // y fwd 1 ms + y bwd 2 ms
+  EXPECT_NEAR(r.simulated_iteration_s, 7e-3, 1e-15);
+  EXPECT_NEAR(r.utilization, 1e12 / (1e15 * 7e-3), 1e-12);
+  const auto j = report::report_json(r);
+  for (const char* key : {"schema", "predicted_iteration_s", "closed_form_iteration_s", "simulated_iteration_s",
+                          "utilization", "activities", "wall_s", "layers", "links", "cross_check"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_NE(report::report_table(r).find("largest disagreements"), std::string::npos);
+  EXPECT_EQ(report::report_csv(r).substr(0, 6), "layer,");
+}
