@@ -1,0 +1,107 @@
+#pragma once
+// The data transfers of seed 003 Fig. 5, each as the bytes it puts on the links it uses, and the
+// data-transfer group rule of §II-D: concurrent transfers are timed by their slowest link.
+//
+// Chip-to-chip closed forms (ring reduce-scatter / all-gather / all-to-all along one torus axis)
+// are written here as small functions: H2's sim/collectives/ did not exist when this was written.
+// They follow the platform reading of configs/torus_8pf.yaml (docs/model.md, "Platform"): a ring
+// collective drives each ring in ONE direction, so a chip sends at most bw_x + bw_y.
+// TODO(swap): replace the three ring_* functions by sim/collectives' closed forms once they land.
+
+#include "sim/dsm/hardware.hpp"
+
+namespace partsim::dsm {
+
+/// ChipD parallelism type (seed 003 §II-C, §III-A Fig. 7).
+enum class ChipSplit { data, model, data_x_model_y, model_x_data_y };
+const char* to_string(ChipSplit split);
+/// Throws InputError listing the four names.
+ChipSplit chip_split_from_string(const std::string& name);
+
+/// How a ChipSplit divides work over the torus: chips sharing the minibatch and the out dimension.
+struct ChipFactors {
+  int mb = 1;         // ChipD.mb = N_mb / mb
+  int out = 1;        // ChipD.out = N_out / out
+  bool x_data = true;  // X axis splits mb (true) or out (false)
+  bool y_data = true;
+};
+ChipFactors chip_factors(ChipSplit split, int M, int N);
+
+// ---- ring collectives along one axis (one direction per ring) -------------------------------
+
+/// Bytes on each link (one direction) of a p-chip ring in a reduce-scatter of `bytes` per chip:
+/// p-1 steps of bytes/p.
+double ring_reduce_scatter_link_bytes(double bytes, int p);
+/// Same for an all-gather that ends with `bytes` per chip.
+double ring_all_gather_link_bytes(double bytes, int p);
+/// Bytes on each link of a p-chip ring in an all-to-all where every chip holds `bytes`, one piece
+/// of bytes/p for every chip, sent along the ring direction: piece * (1 + 2 + ... + p-1).
+double ring_all_to_all_link_bytes(double bytes, int p);
+
+// ---- data-transfer groups -------------------------------------------------------------------
+
+/// Bytes a group of concurrent transfers puts on each kind of link (per link and direction, the
+/// busiest link of each kind), plus the latency of its sequential steps.
+struct LinkLoads {
+  double memory = 0;    // bytes through the chip's external-memory port
+  double on_chip = 0;   // bytes on the busiest on-chip ring link (one direction)
+  double x = 0;         // bytes on the busiest X link (one direction)
+  double y = 0;         // bytes on the busiest Y link
+  double latency = 0;   // s of step latencies that cannot overlap
+  LinkLoads& operator+=(const LinkLoads& o);
+};
+
+/// Per-link times of a group.
+struct LinkTimes {
+  double memory = 0, on_chip = 0, x = 0, y = 0;
+  double slowest() const;
+};
+LinkTimes link_times(const LinkLoads& loads, const DsmSystem& system);
+/// seed 003 §II-D: a data-transfer group takes as long as its slowest link (plus step latencies).
+double group_time(const LinkLoads& loads, const DsmSystem& system);
+
+// ---- Core <-> external memory (FetchInp / FetchKer / WriteOut) -----------------------------
+
+/// Bytes on the busiest on-chip ring link when `chip_bytes` of one tensor move between the memory
+/// port and the cores, the tensor being split `split` ways over the cores (the other cores share a
+/// part and get it multicast, seed 003 §II-D). Bidirectional ring, port on one core: with split 1
+/// every core needs everything, so both first links carry all of it; with split >= 2 each half of
+/// the ring needs (about) half.
+double on_chip_fetch_link_bytes(double chip_bytes, long long split, int cores);
+
+// ---- Core <-> core (PartialSumAcc) ----------------------------------------------------------
+
+/// Time to reduce-scatter partial sums of `tile_bytes` per core among `k` cores on the on-chip ring
+/// (seed 003 Fig. 5 PartialSumAcc): (k-1)/k * tile / bw + (k-1) hops. Not overlapped.
+double partial_sum_time(double tile_bytes, long long k, const DsmSystem& system);
+
+// ---- Chip <-> chip ----------------------------------------------------------------------------
+
+/// Gradient reduction and weight distribution of `grad_bytes` per chip (seed 003 §II-D, Fig. 5):
+/// SumofGradAlongX, SumofGradAlongY, BroadcastWAlongY, BroadcastWAlongX for the data axes of
+/// `split`, pipelined: one group (X links, Y links, memory, on-chip) timed by its slowest link.
+struct GradientTraffic {
+  double sum_x = 0;        // bytes per X link: reduce-scatter along X
+  double sum_y = 0;        // bytes per Y link: reduce-scatter of the 1/M-sized remainder along Y
+  double broadcast_y = 0;  // all-gather along Y
+  double broadcast_x = 0;  // all-gather along X
+  LinkLoads loads;         // the whole group
+};
+GradientTraffic gradient_reduction(double grad_bytes, ChipSplit split, const DsmSystem& system);
+
+/// Activation/error rotation in model parallelism (seed 003 §II-D): the compute is broken into
+/// M*N iterations; features move once along X per iteration and once along Y every M iterations.
+struct RotationSteps {
+  int x = 0;
+  int y = 0;
+};
+RotationSteps rotation_steps(ChipSplit split, int M, int N);
+/// Time of all rotation steps of a `chunk_bytes` feature chunk (RotateAlongX/Y): sequential steps.
+double rotation_time(double chunk_bytes, ChipSplit split, const DsmSystem& system);
+
+/// Activation/error relayout when adjacent layers use different parallelism (RelayoutAlongX/Y):
+/// an all-to-all along every axis whose split kind changes, of the `tensor_bytes` (whole system)
+/// feature tensor; memory reads and writes the chip's share. Zero when nothing changes.
+LinkLoads relayout(double tensor_bytes, ChipSplit from, ChipSplit to, const DsmSystem& system);
+
+}  // namespace partsim::dsm
