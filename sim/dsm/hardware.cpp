@@ -33,6 +33,7 @@ DsmSystem make_dsm_system(const topology::SystemSpec& spec) {
     s.bw_y = torus.bandwidth.at(1);
     s.lat_y = torus.latency.size() > 1 ? torus.latency.at(1) : 0.0;
   }
+  s.bidirectional = torus.bidirectional;
   s.bytes_per_element = topology::bytes_per_element(spec.precision);
   return s;
 }

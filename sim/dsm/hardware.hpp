@@ -18,6 +18,7 @@ struct DsmSystem {
   double bw_y = 0;             // bytes/s per Y link and direction
   double lat_x = 0;            // s per X link
   double lat_y = 0;            // s per Y link
+  bool bidirectional = true;   // torus links in both directions (collectives split over both)
   double bytes_per_element = 2;
 
   int chips() const { return M * N; }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "sim/collectives/formulas.hpp"
 #include "sim/common/error.hpp"
 
 namespace partsim::dsm {
@@ -34,17 +35,27 @@ ChipFactors chip_factors(ChipSplit split, int M, int N) {
   return f;
 }
 
-double ring_reduce_scatter_link_bytes(double bytes, int p) {
+namespace {
+int directions(int p, bool bidirectional) { return bidirectional && p > 2 ? 2 : 1; }
+collectives::AxisRing axis_x(const DsmSystem& s) { return {s.M, s.lat_x, s.bw_x, s.bidirectional}; }
+collectives::AxisRing axis_y(const DsmSystem& s) { return {s.N, s.lat_y, s.bw_y, s.bidirectional}; }
+}  // namespace
+
+double ring_reduce_scatter_link_bytes(double bytes, int p, bool bidirectional) {
   if (p <= 1) return 0;
-  return bytes * (p - 1) / p;
+  return bytes * (p - 1) / (static_cast<double>(p) * directions(p, bidirectional));
 }
 
-double ring_all_gather_link_bytes(double bytes, int p) { return ring_reduce_scatter_link_bytes(bytes, p); }
+double ring_all_gather_link_bytes(double bytes, int p, bool bidirectional) {
+  return ring_reduce_scatter_link_bytes(bytes, p, bidirectional);
+}
 
-double ring_all_to_all_link_bytes(double bytes, int p) {
+double ring_all_to_all_link_bytes(double bytes, int p, bool bidirectional) {
   if (p <= 1) return 0;
   const double piece = bytes / p;
-  return piece * p * (p - 1) / 2.0;  // the piece for distance d crosses d links
+  double hops = 0;
+  for (int k = 1; k < p; ++k) hops += bidirectional ? std::min(k, p - k) : k;
+  return piece * hops;
 }
 
 LinkLoads& LinkLoads::operator+=(const LinkLoads& o) {
@@ -52,18 +63,18 @@ LinkLoads& LinkLoads::operator+=(const LinkLoads& o) {
   on_chip += o.on_chip;
   x += o.x;
   y += o.y;
+  chip_time += o.chip_time;
   latency += o.latency;
   return *this;
 }
 
-double LinkTimes::slowest() const { return std::max({memory, on_chip, x, y}); }
+double LinkTimes::slowest() const { return std::max({memory, on_chip, chip}); }
 
 LinkTimes link_times(const LinkLoads& l, const DsmSystem& s) {
   LinkTimes t;
   t.memory = l.memory > 0 ? l.memory / s.memory_bandwidth() : 0;
   t.on_chip = l.on_chip > 0 ? l.on_chip / s.chip.core_to_core_bandwidth : 0;
-  t.x = l.x > 0 ? l.x / s.bw_x : 0;
-  t.y = l.y > 0 ? l.y / s.bw_y : 0;
+  t.chip = l.chip_time;
   return t;
 }
 
@@ -89,17 +100,25 @@ GradientTraffic gradient_reduction(double grad_bytes, ChipSplit split, const Dsm
   const int py = f.y_data ? s.N : 1;
   if (px * py <= 1) return g;
   // seed 003 §II-D: accumulate along X first; the partial gradients shrink by px before Y (§III-A).
-  g.sum_x = ring_reduce_scatter_link_bytes(grad_bytes, px);
-  g.sum_y = ring_reduce_scatter_link_bytes(grad_bytes / px, py);
-  g.broadcast_y = ring_all_gather_link_bytes(grad_bytes / px, py);
-  g.broadcast_x = ring_all_gather_link_bytes(grad_bytes, px);
+  const bool bi = s.bidirectional;
+  g.sum_x = ring_reduce_scatter_link_bytes(grad_bytes, px, bi);
+  g.sum_y = ring_reduce_scatter_link_bytes(grad_bytes / px, py, bi);
+  g.broadcast_y = ring_all_gather_link_bytes(grad_bytes / px, py, bi);
+  g.broadcast_x = ring_all_gather_link_bytes(grad_bytes, px, bi);
   g.loads.x = g.sum_x + g.broadcast_x;
   g.loads.y = g.sum_y + g.broadcast_y;
+  // "in a pipelined manner": the X and Y rings work concurrently on successive chunks, so the
+  // group takes the slower axis (each axis: reduce-scatter then all-gather, sim/collectives).
+  collectives::AxisRing ax = axis_x(s), ay = axis_y(s);
+  ax.p = px;
+  ay.p = py;
+  const double tx = px > 1 ? collectives::ring_all_reduce_time(ax, grad_bytes) : 0.0;
+  const double ty = py > 1 ? collectives::ring_all_reduce_time(ay, grad_bytes / px) : 0.0;
+  g.loads.chip_time = std::max(tx, ty);
   // Partial gradients are read from external memory once and the new weights written once; both
   // cross the on-chip interconnect between the memory port and the chip-to-chip interface.
   g.loads.memory = 2 * grad_bytes;
   g.loads.on_chip = grad_bytes;
-  g.loads.latency = 2.0 * (px - 1) * s.lat_x + 2.0 * (py - 1) * s.lat_y;
   return g;
 }
 
@@ -116,8 +135,8 @@ RotationSteps rotation_steps(ChipSplit split, int M, int N) {
 double rotation_time(double chunk_bytes, ChipSplit split, const DsmSystem& s) {
   const RotationSteps r = rotation_steps(split, s.M, s.N);
   double t = 0;
-  if (r.x > 0) t += r.x * (chunk_bytes / s.bw_x + s.lat_x);
-  if (r.y > 0) t += r.y * (chunk_bytes / s.bw_y + s.lat_y);
+  if (r.x > 0) t += r.x * collectives::rotate_time(axis_x(s), chunk_bytes);
+  if (r.y > 0) t += r.y * collectives::rotate_time(axis_y(s), chunk_bytes);
   return t;
 }
 
@@ -133,12 +152,12 @@ LinkLoads relayout(double tensor_bytes, ChipSplit from, ChipSplit to, const DsmS
   // the pieces already sorted by column are exchanged within the column (seed 003 §II-D: "broken
   // into M*N portions, one distinct portion is sent to every other chip").
   if (change_x) {
-    l.x = ring_all_to_all_link_bytes(per_chip, s.M);
-    l.latency += (s.M - 1) * s.lat_x;
+    l.x = ring_all_to_all_link_bytes(per_chip, s.M, s.bidirectional);
+    l.chip_time += collectives::ring_all_to_all_time(axis_x(s), per_chip);
   }
   if (change_y) {
-    l.y = ring_all_to_all_link_bytes(per_chip, s.N);
-    l.latency += (s.N - 1) * s.lat_y;
+    l.y = ring_all_to_all_link_bytes(per_chip, s.N, s.bidirectional);
+    l.chip_time += collectives::ring_all_to_all_time(axis_y(s), per_chip);  // after X (sim/collectives)
   }
   l.memory = 2 * per_chip;  // read the old layout, write the new one
   l.on_chip = per_chip;

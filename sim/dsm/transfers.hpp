@@ -2,11 +2,11 @@
 // The data transfers of seed 003 Fig. 5, each as the bytes it puts on the links it uses, and the
 // data-transfer group rule of §II-D: concurrent transfers are timed by their slowest link.
 //
-// Chip-to-chip closed forms (ring reduce-scatter / all-gather / all-to-all along one torus axis)
-// are written here as small functions: H2's sim/collectives/ did not exist when this was written.
-// They follow the platform reading of configs/torus_8pf.yaml (docs/model.md, "Platform"): a ring
-// collective drives each ring in ONE direction, so a chip sends at most bw_x + bw_y.
-// TODO(swap): replace the three ring_* functions by sim/collectives' closed forms once they land.
+// Chip-to-chip TIMES come from the collectives' closed forms (sim/collectives/formulas.hpp: ring
+// reduce-scatter / all-gather / all-to-all / rotation along one torus axis), so the planner and the
+// lowering agree; the ring_*_link_bytes functions below give the matching BYTES per link (for the
+// reports and the §III-A 1/M check) under the same rule (payload split over both directions of a
+// bidirectional axis with p > 2, shortest way for all-to-all).
 
 #include "sim/dsm/hardware.hpp"
 
@@ -31,12 +31,13 @@ ChipFactors chip_factors(ChipSplit split, int M, int N);
 
 /// Bytes on each link (one direction) of a p-chip ring in a reduce-scatter of `bytes` per chip:
 /// p-1 steps of bytes/p.
-double ring_reduce_scatter_link_bytes(double bytes, int p);
+/// p-1 steps of bytes/(p * directions).
+double ring_reduce_scatter_link_bytes(double bytes, int p, bool bidirectional);
 /// Same for an all-gather that ends with `bytes` per chip.
-double ring_all_gather_link_bytes(double bytes, int p);
+double ring_all_gather_link_bytes(double bytes, int p, bool bidirectional);
 /// Bytes on each link of a p-chip ring in an all-to-all where every chip holds `bytes`, one piece
-/// of bytes/p for every chip, sent along the ring direction: piece * (1 + 2 + ... + p-1).
-double ring_all_to_all_link_bytes(double bytes, int p);
+/// of bytes/p for every chip: piece * sum over shifts k of the hops min(k, p-k) (bidirectional) or k.
+double ring_all_to_all_link_bytes(double bytes, int p, bool bidirectional);
 
 // ---- data-transfer groups -------------------------------------------------------------------
 
@@ -47,17 +48,19 @@ struct LinkLoads {
   double on_chip = 0;   // bytes on the busiest on-chip ring link (one direction)
   double x = 0;         // bytes on the busiest X link (one direction)
   double y = 0;         // bytes on the busiest Y link
-  double latency = 0;   // s of step latencies that cannot overlap
+  double chip_time = 0; // s of the chip-to-chip part (collectives' closed forms, latency included)
+  double latency = 0;   // s of other step latencies that cannot overlap
   LinkLoads& operator+=(const LinkLoads& o);
 };
 
 /// Per-link times of a group.
 struct LinkTimes {
-  double memory = 0, on_chip = 0, x = 0, y = 0;
+  double memory = 0, on_chip = 0, chip = 0;
   double slowest() const;
 };
 LinkTimes link_times(const LinkLoads& loads, const DsmSystem& system);
-/// seed 003 §II-D: a data-transfer group takes as long as its slowest link (plus step latencies).
+/// seed 003 §II-D: a data-transfer group takes as long as its slowest link (plus step latencies);
+/// the chip-to-chip links count with their collective's time.
 double group_time(const LinkLoads& loads, const DsmSystem& system);
 
 // ---- Core <-> external memory (FetchInp / FetchKer / WriteOut) -----------------------------

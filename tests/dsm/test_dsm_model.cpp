@@ -157,18 +157,23 @@ TEST(DsmTransfers, RotationOverlappedInFwdUpdNotBwd) {
 TEST(DsmTransfers, RelayoutIsAnAllToAllAlongTheAxesThatChange) {
   // FC output 128 el = 256 B; 64 B per chip.
   // data -> model: both axes change. X: all-to-all of 64 B among 2: piece 32 B crosses 1 link
-  // -> 32 B / 4 GB/s = 8 ns; Y: 32 B / 1 GB/s = 32 ns; memory 2*64 B / 8 = 16 ns -> 32 ns.
+  // -> 32 B / 4 GB/s = 8 ns; then Y: 32 B / 1 GB/s = 32 ns (axes one after the other, as
+  // sim/collectives' torus all-to-all); memory 2*64 B / 8 GB/s = 16 ns -> max(8 + 32, 16) = 40 ns.
   LinkLoads l = relayout(256, ChipSplit::data, ChipSplit::model, kSys);
   EXPECT_DOUBLE_EQ(l.x, 32);
   EXPECT_DOUBLE_EQ(l.y, 32);
-  EXPECT_NEAR(group_time(l, kSys), 32 * kNs, 1e-15);
+  EXPECT_NEAR(group_time(l, kSys), 40 * kNs, 1e-15);
   // data -> DataXModelY: only Y changes.
   LinkLoads h = relayout(256, ChipSplit::data, ChipSplit::data_x_model_y, kSys);
   EXPECT_DOUBLE_EQ(h.x, 0);
   EXPECT_DOUBLE_EQ(h.y, 32);
   EXPECT_DOUBLE_EQ(relayout(256, ChipSplit::model, ChipSplit::model, kSys).memory, 0);
-  // All-to-all along a ring of 4 (one direction): piece b/4 crosses 1+2+3 links: 6/4 b.
-  EXPECT_DOUBLE_EQ(ring_all_to_all_link_bytes(400, 4), 600);
+  // All-to-all along a ring of 4, one direction: piece b/4 crosses 1+2+3 links: 6/4 b; both
+  // directions (shortest way): 1+2+1 hops: b.
+  EXPECT_DOUBLE_EQ(ring_all_to_all_link_bytes(400, 4, false), 600);
+  EXPECT_DOUBLE_EQ(ring_all_to_all_link_bytes(400, 4, true), 400);
+  // Reduce-scatter on a bidirectional ring of 4 splits over both directions: 3/4 * 400 / 2.
+  EXPECT_DOUBLE_EQ(ring_reduce_scatter_link_bytes(400, 4, true), 150);
 }
 
 TEST(DsmTransfers, MemoryReuseFlagsRemoveFetches) {
