@@ -1,0 +1,203 @@
+#include "sim/replay/replay.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <cmath>
+#include <set>
+#include <unordered_map>
+
+#include "sim/common/error.hpp"
+
+namespace partsim::replay {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+bool g_engine_created = false;  // SimGrid allows one Engine (one simulation) per process
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+std::string simgrid_link_name(const topology::TopologyGraph& graph, int link_id) {
+  const auto& l = graph.link(link_id);
+  if (l.reverse < 0) return l.physical;
+  return l.physical + (link_id < l.reverse ? "_UP" : "_DOWN");
+}
+
+std::vector<std::pair<int, int>> communicating_pairs(const collectives::Schedule& s) {
+  std::set<std::pair<int, int>> pairs;
+  for (const auto& t : s.transfers)
+    if (t.src != t.dst) pairs.emplace(t.src, t.dst);
+  return {pairs.begin(), pairs.end()};
+}
+
+struct Simulation::Impl {
+  const topology::TopologyGraph& graph;
+  std::unique_ptr<sg4::Engine> engine;
+  std::vector<sg4::Host*> hosts;                    // per node (nullptr for routers)
+  std::vector<simgrid::kernel::routing::NetPoint*> netpoints;  // per node
+  std::vector<sg4::LinkInRoute> link_in_route;      // per link id
+  bool ran = false;
+
+  explicit Impl(const topology::TopologyGraph& g) : graph(g) {}
+};
+
+Simulation::Simulation(const topology::TopologyGraph& graph, const std::vector<std::pair<int, int>>& pairs)
+    : impl_(std::make_unique<Impl>(graph)) {
+  if (g_engine_created) throw Error("replay: only one SimGrid simulation can run per process");
+  g_engine_created = true;
+  // The Engine reads --cfg=/--log= from argv and answers --help: give it a synthetic command line.
+  std::string prog = "partsim";
+  std::string log = "--log=root.thres:warning";
+  std::vector<char*> argv = {prog.data(), log.data(), nullptr};
+  int argc = 2;
+  impl_->engine = std::make_unique<sg4::Engine>(&argc, argv.data());
+  // Before any zone: changing the model later aborts (notes/simgrid-3.32.md).
+  sg4::Engine::set_config("network/model:CM02");
+  sg4::Engine::set_config("network/crosstraffic:0");
+  sg4::Engine::set_config("network/TCP-gamma:0");
+
+  auto* zone = sg4::create_full_zone("partsim");
+  const int n = graph.node_count();
+  impl_->hosts.assign(n, nullptr);
+  impl_->netpoints.assign(n, nullptr);
+  for (int id = 0; id < n; ++id) {
+    const auto& node = graph.node(id);
+    if (node.is_endpoint()) {
+      impl_->hosts[id] = zone->create_host(node.name, 1e9);  // speed unused: transfers only
+      impl_->netpoints[id] = impl_->hosts[id]->get_netpoint();
+    } else {
+      impl_->netpoints[id] = zone->create_router(node.name);
+    }
+  }
+  impl_->link_in_route.reserve(graph.link_count());
+  std::vector<sg4::SplitDuplexLink*> duplex(graph.link_count(), nullptr);
+  for (int id = 0; id < graph.link_count(); ++id) {
+    const auto& l = graph.link(id);
+    if (l.reverse < 0) {
+      auto* link = zone->create_link(l.physical, l.bandwidth)->set_latency(l.latency)->seal();
+      impl_->link_in_route.emplace_back(link);
+    } else if (id < l.reverse) {
+      const auto& back = graph.link(l.reverse);
+      if (back.bandwidth != l.bandwidth || back.latency != l.latency)
+        throw Error("replay: the two directions of link " + l.physical + " differ");
+      duplex[id] = zone->create_split_duplex_link(l.physical, l.bandwidth);
+      duplex[id]->set_latency(l.latency)->seal();
+      impl_->link_in_route.emplace_back(duplex[id], sg4::LinkInRoute::Direction::UP);
+    } else {
+      impl_->link_in_route.emplace_back(duplex[l.reverse], sg4::LinkInRoute::Direction::DOWN);
+    }
+  }
+  // Routes for the pairs that communicate only: a full zone holds n^2 routes at most.
+  std::vector<sg4::LinkInRoute> links;
+  for (const auto& [src, dst] : pairs) {
+    if (src == dst) continue;
+    links.clear();
+    for (int l : graph.route(src, dst)) links.push_back(impl_->link_in_route[l]);
+    zone->add_route(impl_->netpoints[src], impl_->netpoints[dst], nullptr, nullptr, links, false);
+  }
+  zone->seal();
+}
+
+Simulation::~Simulation() = default;
+
+int Simulation::host_count() const {
+  int count = 0;
+  for (auto* h : impl_->hosts) count += h != nullptr;
+  return count;
+}
+
+std::vector<std::string> Simulation::route_link_names(int src, int dst, double* latency) const {
+  std::vector<sg4::Link*> links;
+  double lat = 0;
+  impl_->hosts.at(src)->route_to(impl_->hosts.at(dst), links, &lat);
+  if (latency != nullptr) *latency = lat;
+  std::vector<std::string> names;
+  for (auto* l : links) names.push_back(l->get_name());
+  return names;
+}
+
+ReplayStats Simulation::run(const collectives::Schedule& s) {
+  if (impl_->ran) throw Error("replay: a Simulation runs once");
+  impl_->ran = true;
+  if (!s.on_nodes) throw Error("replay: the schedule must be lowered to nodes first");
+  const auto& ts = s.transfers;
+  const std::size_t n = ts.size();
+  const auto deps = collectives::dependencies(s);
+  std::vector<int> waiting(n, 0);
+  std::vector<std::vector<int>> successors(n);
+  for (std::size_t t = 0; t < n; ++t) {
+    waiting[t] = static_cast<int>(deps[t].size());
+    for (int d : deps[t]) successors[d].push_back(static_cast<int>(t));
+  }
+
+  ReplayStats stats;
+  std::vector<sg4::CommPtr> comms(n);
+  std::unordered_map<const sg4::Activity*, int> index_of;
+  std::vector<int> to_release;  // comms finished in earlier callbacks: safe to drop now
+  std::vector<int> ready;
+
+  // Starts transfer t (and, for an empty transfer, finishes it at once).
+  std::function<void(int)> finish;
+  auto start = [&](int t) {
+    const auto& tr = ts[t];
+    if (tr.src == tr.dst) {
+      finish(t);
+      return;
+    }
+    auto bytes = static_cast<std::uint64_t>(std::llround(tr.bytes));
+    comms[t] = sg4::Comm::sendto_async(impl_->hosts.at(tr.src), impl_->hosts.at(tr.dst), bytes);
+    index_of[comms[t].get()] = t;
+    ++stats.activities;
+  };
+  finish = [&](int t) {
+    for (int succ : successors[t])
+      if (--waiting[succ] == 0) start(succ);
+  };
+  // SimGrid keeps its callbacks for the life of the process: route them through a handler that is
+  // emptied when run() returns, so no callback can reach this frame afterwards.
+  auto handler = std::make_shared<std::function<void(sg4::Activity const&)>>();
+  sg4::Activity::on_completion_cb([handler](sg4::Activity const& activity) {
+    if (*handler) (*handler)(activity);
+  });
+  *handler = [&](sg4::Activity const& activity) {
+    for (int r : to_release) comms[r] = nullptr;  // keeps few finished comms alive (memory)
+    to_release.clear();
+    auto it = index_of.find(&activity);
+    if (it == index_of.end()) return;
+    const int t = it->second;
+    index_of.erase(it);
+    to_release.push_back(t);
+    finish(t);
+  };
+
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::size_t t = 0; t < n; ++t)
+    if (waiting[t] == 0) start(static_cast<int>(t));
+  impl_->engine->run();
+  stats.wall_s = seconds_since(t0);
+  stats.simulated_s = sg4::Engine::get_clock();
+  *handler = nullptr;
+  if (!index_of.empty()) throw Error("replay: " + std::to_string(index_of.size()) + " transfers never finished");
+  for (std::size_t t = 0; t < n; ++t)
+    if (waiting[t] > 0) throw Error("replay: a transfer never became ready (dependency cycle)");
+  return stats;
+}
+
+ReplayStats replay(const topology::TopologyGraph& graph, const collectives::Schedule& node_schedule) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Simulation sim(graph, communicating_pairs(node_schedule));
+  const double setup = seconds_since(t0);
+  ReplayStats stats = sim.run(node_schedule);
+  stats.setup_wall_s = setup;
+  return stats;
+}
+
+}  // namespace partsim::replay

@@ -1,0 +1,67 @@
+#pragma once
+// The SimGrid replay: the platform of a TopologyGraph built in SimGrid 3.32, and a schedule of
+// point-to-point transfers executed on it. This library is the ONLY place that uses SimGrid (its
+// Engine is a process singleton): one Simulation per process.
+//
+// Platform: one SimGrid host per endpoint node of the graph (device at chip granularity; core and
+// external memory at core granularity), a router per bus or switch node, one SimGrid link per
+// physical link (split-duplex when it has two directions: UP = the direction with the lower link
+// id), and for every pair of nodes that communicates the route of TopologyGraph::route(), link by
+// link. Settings (notes/simgrid-3.32.md): network/model CM02, network/crosstraffic 0 and
+// network/TCP-gamma 0, set right after the Engine is constructed, so that an uncontended transfer
+// takes exactly latency + bytes / bandwidth.
+//
+// Execution: transfers are actor-free SimGrid comms (Comm::sendto_async), started lazily when the
+// transfers they depend on (collectives::dependencies) have finished.
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/collectives/schedule.hpp"
+#include "topology/topology_graph.hpp"
+
+namespace partsim::replay {
+
+struct ReplayStats {
+  double simulated_s = 0;      // simulated makespan, s
+  std::size_t activities = 0;  // SimGrid comms started
+  double wall_s = 0;           // wall-clock time of Engine::run, s
+  double setup_wall_s = 0;     // wall-clock time to build the platform, s
+};
+
+/// The SimGrid name of link `link_id` of `graph` as SimGrid reports it on a route
+/// (split-duplex halves are called <physical>_UP and <physical>_DOWN).
+std::string simgrid_link_name(const topology::TopologyGraph& graph, int link_id);
+
+/// Every (src, dst) node pair of a node schedule with src != dst, without repeats.
+std::vector<std::pair<int, int>> communicating_pairs(const collectives::Schedule& node_schedule);
+
+class Simulation {
+ public:
+  /// Builds the SimGrid platform of `graph` with routes for `pairs` (node ids). Throws Error if a
+  /// Simulation was already created in this process.
+  Simulation(const topology::TopologyGraph& graph, const std::vector<std::pair<int, int>>& pairs);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  /// The route SimGrid holds from node src to node dst: link names in order, and its latency (s).
+  std::vector<std::string> route_link_names(int src_node, int dst_node, double* latency = nullptr) const;
+
+  /// Runs the node schedule to completion (once per Simulation).
+  ReplayStats run(const collectives::Schedule& node_schedule);
+
+  int host_count() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Builds the platform for the schedule's pairs and runs it: the one-call form.
+ReplayStats replay(const topology::TopologyGraph& graph, const collectives::Schedule& node_schedule);
+
+}  // namespace partsim::replay
