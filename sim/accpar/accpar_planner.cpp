@@ -1,0 +1,260 @@
+#include "sim/accpar/accpar_planner.hpp"
+
+#include <algorithm>
+
+#include "sim/accpar/search.hpp"
+#include "sim/common/error.hpp"
+
+namespace partsim::accpar {
+namespace {
+
+/// At one level, a candidate choice for the node being typed and its inputs' types.
+struct Override {
+  int level = -1;
+  LevelChoice self;
+  const std::vector<Type>* inputs = nullptr;
+};
+
+class Evaluator {
+ public:
+  Evaluator(const Problem& p, const Hierarchy& h, const Typing& typing) : p_(p), h_(h), typing_(typing) {}
+
+  /// The slowest device's time for node v, counting the levels above `depth_limit` (groups at
+  /// that depth compute as one aggregate device).
+  LayerTime layer_time(int v, int depth_limit, const Override& o) const {
+    const Node& n = p_.nodes[static_cast<size_t>(v)];
+    return recurse(v, n, 0, 0, depth_limit, n.dims, 1.0, 1.0, LayerTime{}, o);
+  }
+
+  /// Elements exchanged at `level` by all groups that split there (HyPar's objective).
+  double level_volume(int v, int level, const Override& o) const {
+    const Node& n = p_.nodes[static_cast<size_t>(v)];
+    return volume(v, n, 0, 0, level, n.dims, 1.0, o);
+  }
+
+  /// Eq. 10 on the first group that splits at `level` (leftmost in the hierarchy).
+  double eq10_alpha(int v, int level, Type t) const {
+    const Node& n = p_.nodes[static_cast<size_t>(v)];
+    LayerDims dims = n.dims;
+    double aux_scale = 1.0;
+    const int g = find_split(0, level, v, dims, aux_scale);
+    if (g < 0) return 0.5;
+    const Group& G = h_.groups[static_cast<size_t>(g)];
+    const Group& A = h_.groups[static_cast<size_t>(G.a)];
+    const Group& B = h_.groups[static_cast<size_t>(G.b)];
+    if (!n.weighted) return A.flops / (A.flops + B.flops);  // eq. 10 with E_cm = 0
+    const double flops = mode_flops(table6_flops(dims), p_.mode) + n.aux_flops * aux_scale;
+    const double cm = e_cm(intra_layer_elements(t, dims, p_.mode), p_.bytes_per_element, h_.cut_bandwidth(G));
+    return alpha_eq10(flops / A.flops, cm, flops / B.flops, cm);
+  }
+
+  /// Per-device (equal) share of side a of the first group that splits at `level`.
+  double device_share(int level) const {
+    LayerDims dims;
+    double aux = 1.0;
+    const int g = find_split(0, level, -1, dims, aux);
+    return g < 0 ? 0.5 : h_.device_share(h_.groups[static_cast<size_t>(g)]);
+  }
+
+ private:
+  LevelChoice choice(int v, int level, const Override& o) const {
+    if (level == o.level) return o.self;
+    return typing_[static_cast<size_t>(v)][static_cast<size_t>(level)];
+  }
+  Type input_type(int v, size_t i, int level, const Override& o) const {
+    if (level == o.level) return (*o.inputs)[i];
+    const int from = p_.nodes[static_cast<size_t>(v)].inputs[i].from;
+    return typing_[static_cast<size_t>(from)][static_cast<size_t>(level)].type;
+  }
+
+  /// Elements `side` fetches at a split of level `level`: Table 4 + Table 5 (as layout conversions).
+  void split_comm(int v, const Node& n, int level, const LayerDims& dims, double edge_scale, Side side,
+                  const Override& o, double& intra, double& inter) const {
+    const LevelChoice c = choice(v, level, o);
+    intra = n.weighted ? intra_layer_elements(c.type, dims, p_.mode) : 0.0;
+    inter = 0.0;
+    const Layout in = node_input_layout(n, c.type);
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const Edge& e = n.inputs[i];
+      const Node& pred = p_.nodes[static_cast<size_t>(e.from)];
+      const Layout out = node_output_layout(pred, input_type(v, i, level, o));
+      const double elements = e.elements * edge_scale;
+      inter += conversion_fraction(out, in, c.ratio, side) * elements;  // forward: F
+      if (p_.mode == Mode::training && !pred.input)
+        inter += conversion_fraction(in, out, c.ratio, side) * elements;  // backward: E
+    }
+  }
+
+  LayerTime recurse(int v, const Node& n, int g, int level, int depth_limit, const LayerDims& dims, double aux_scale,
+                    double edge_scale, LayerTime acc, const Override& o) const {
+    const Group& G = h_.groups[static_cast<size_t>(g)];
+    if (G.is_leaf() || level >= depth_limit) {
+      acc.compute_s = n.weighted ? mode_flops(table6_flops(dims), p_.mode) / G.flops : 0.0;  // eq. 8
+      acc.aux_s = n.aux_flops * aux_scale / G.flops;
+      acc.total_s = acc.compute_s + acc.aux_s + acc.intra_s + acc.inter_s;
+      return acc;
+    }
+    const LevelChoice c = choice(v, level, o);
+    const double bw = h_.cut_bandwidth(G);
+    LayerTime worst;
+    bool first = true;
+    for (Side side : {Side::a, Side::b}) {
+      if (side == Side::b && G.mirrored && c.ratio == 0.5) break;  // the mirror image of side a
+      const double share = side == Side::a ? c.ratio : 1.0 - c.ratio;
+      double intra = 0, inter = 0;
+      split_comm(v, n, level, dims, edge_scale, side, o, intra, inter);
+      LayerTime next = acc;
+      next.intra_s += e_cm(intra, p_.bytes_per_element, bw);  // eq. 7
+      next.inter_s += e_cm(inter, p_.bytes_per_element, bw);
+      const LayerDims sub = n.weighted ? split_dims(dims, c.type, share) : dims;
+      const double sub_aux = aux_scale * (n.weighted ? share : layout_share(node_output_layout(n, c.type), share));
+      const double sub_edge = edge_scale * layout_share(node_input_layout(n, c.type), share);
+      const LayerTime r = recurse(v, n, side == Side::a ? G.a : G.b, level + 1, depth_limit, sub, sub_aux, sub_edge,
+                                  next, o);
+      if (first || r.total_s > worst.total_s) worst = r;
+      first = false;
+    }
+    return worst;
+  }
+
+  double volume(int v, const Node& n, int g, int level, int target, const LayerDims& dims, double edge_scale,
+                const Override& o) const {
+    const Group& G = h_.groups[static_cast<size_t>(g)];
+    if (G.is_leaf()) return 0.0;
+    const LevelChoice c = choice(v, level, o);
+    if (level == target) {
+      double total = 0;
+      for (Side side : {Side::a, Side::b}) {
+        double intra = 0, inter = 0;
+        split_comm(v, n, level, dims, edge_scale, side, o, intra, inter);
+        total += intra + inter;
+      }
+      return total;
+    }
+    double total = 0;
+    for (Side side : {Side::a, Side::b}) {
+      const double share = side == Side::a ? c.ratio : 1.0 - c.ratio;
+      if (side == Side::b && G.mirrored && c.ratio == 0.5) return 2 * total;
+      const LayerDims sub = n.weighted ? split_dims(dims, c.type, share) : dims;
+      total += volume(v, n, side == Side::a ? G.a : G.b, level + 1, target, sub,
+                      edge_scale * layout_share(node_input_layout(n, c.type), share), o);
+    }
+    return total;
+  }
+
+  /// The leftmost group at depth `level` that splits, and node v's sub-layer there (v < 0: none).
+  int find_split(int g, int level, int v, LayerDims& dims, double& aux_scale) const {
+    const Group& G = h_.groups[static_cast<size_t>(g)];
+    if (G.is_leaf()) return -1;
+    if (G.depth == level) return g;
+    const Node* n = v >= 0 ? &p_.nodes[static_cast<size_t>(v)] : nullptr;
+    for (Side side : {Side::a, Side::b}) {
+      LayerDims sub = dims;
+      double sub_aux = aux_scale;
+      if (n) {
+        const LevelChoice c = typing_[static_cast<size_t>(v)][static_cast<size_t>(G.depth)];
+        const double share = side == Side::a ? c.ratio : 1.0 - c.ratio;
+        if (n->weighted) sub = split_dims(dims, c.type, share);
+        sub_aux *= n->weighted ? share : layout_share(node_output_layout(*n, c.type), share);
+      }
+      const int found = find_split(side == Side::a ? G.a : G.b, level, v, sub, sub_aux);
+      if (found >= 0) {
+        dims = sub;
+        aux_scale = sub_aux;
+        return found;
+      }
+    }
+    return -1;
+  }
+
+  const Problem& p_;
+  const Hierarchy& h_;
+  const Typing& typing_;
+};
+
+Allowed allowed_types(const Problem& p, Strategy s) {
+  Allowed allowed;
+  for (const auto& n : p.nodes) {
+    if (!n.weighted) {
+      allowed.push_back(s == Strategy::dp ? std::vector<Type>{Type::I} : std::vector<Type>{Type::I, Type::II, Type::III});
+      continue;
+    }
+    switch (s) {
+      case Strategy::dp: allowed.push_back({Type::I}); break;
+      case Strategy::owt: allowed.push_back({n.conv ? Type::I : Type::II}); break;
+      case Strategy::hypar: allowed.push_back({Type::I, Type::II}); break;
+      case Strategy::accpar: allowed.push_back({Type::I, Type::II, Type::III}); break;
+    }
+  }
+  return allowed;
+}
+
+}  // namespace
+
+Strategy strategy_from_name(const std::string& name) {
+  if (name == "dp") return Strategy::dp;
+  if (name == "owt") return Strategy::owt;
+  if (name == "hypar") return Strategy::hypar;
+  if (name == "accpar") return Strategy::accpar;
+  throw UnknownNameError("AccPar strategy", name, "dp, owt, hypar, accpar");
+}
+
+std::string to_string(Strategy s) {
+  switch (s) {
+    case Strategy::dp: return "dp";
+    case Strategy::owt: return "owt";
+    case Strategy::hypar: return "hypar";
+    case Strategy::accpar: return "accpar";
+  }
+  return "dp";
+}
+
+PlanResult evaluate_typing(const Problem& problem, const Hierarchy& hierarchy, const Typing& typing) {
+  if (typing.size() != problem.nodes.size()) throw Error("evaluate_typing: one entry per node expected");
+  for (const auto& levels : typing)
+    if (static_cast<int>(levels.size()) < hierarchy.depth) throw Error("evaluate_typing: too few levels");
+  Evaluator ev(problem, hierarchy, typing);
+  PlanResult r;
+  r.typing = typing;
+  for (size_t v = 0; v < problem.nodes.size(); ++v) {
+    r.layers.push_back(ev.layer_time(static_cast<int>(v), hierarchy.depth, Override{}));
+    r.iteration_s += r.layers.back().total_s;
+  }
+  return r;
+}
+
+PlanResult plan_layers(const Problem& problem, const Hierarchy& hierarchy, Strategy strategy,
+                       const PlanOptions& options) {
+  const int depth = hierarchy.depth;
+  const int searched = options.levels < 0 ? depth : options.levels;
+  if (searched > depth)
+    throw InputError("--levels " + std::to_string(searched) + ": the platform's hierarchy has only " +
+                     std::to_string(depth) + " levels (" + std::to_string(hierarchy.groups[0].devices.size()) +
+                     " devices)");
+  const size_t n = problem.nodes.size();
+  Typing typing(n, std::vector<LevelChoice>(static_cast<size_t>(depth)));
+  Evaluator ev(problem, hierarchy, typing);
+  const Allowed allowed = allowed_types(problem, strategy);
+
+  for (int level = 0; level < depth; ++level) {
+    const double equal = ev.device_share(level);
+    auto ratio = [&](int v, Type t) {
+      return strategy == Strategy::accpar ? ev.eq10_alpha(v, level, t) : equal;
+    };
+    if (level < searched) {
+      const NodeCost cost = [&](int v, Type t, const std::vector<Type>& inputs) {
+        Override o{level, LevelChoice{t, ratio(v, t)}, &inputs};
+        // HyPar minimises communication volume; AccPar (and the fixed strategies) time (eq. 9).
+        return strategy == Strategy::hypar ? ev.level_volume(v, level, o) : ev.layer_time(v, level + 1, o).total_s;
+      };
+      const auto types = search_types(problem, allowed, cost);
+      for (size_t v = 0; v < n; ++v) typing[v][static_cast<size_t>(level)] = {types[v], ratio(static_cast<int>(v), types[v])};
+    } else {
+      for (size_t v = 0; v < n; ++v)
+        typing[v][static_cast<size_t>(level)] = {Type::I, ratio(static_cast<int>(v), Type::I)};
+    }
+  }
+  return evaluate_typing(problem, hierarchy, typing);
+}
+
+}  // namespace partsim::accpar

@@ -1,0 +1,49 @@
+#pragma once
+// The device hierarchy of AccPar's recursive partition (seed 000 §5.1): at every level each group
+// of devices splits in two. The first split of a heterogeneous array is by device group (e.g.
+// tpu_v2 | tpu_v3), every later split halves a homogeneous group in device-index order.
+//
+// Contract: groups are plain aggregates (compute = sum of c_i, bandwidth = sum of b_i) so the cost
+// model never touches the SystemSpec. A split's cut bandwidth is min(sum b over side a, sum b over
+// side b): on the star every cross transfer pairs a device of each side and runs at the slower of
+// the two links (docs/model.md "AccPar cost model").
+
+#include <string>
+#include <vector>
+
+#include "topology/system_spec.hpp"
+
+namespace partsim::accpar {
+
+struct Group {
+  std::vector<int> devices;   // device indices, ascending
+  double flops = 0;           // sum of c_i, FLOP/s
+  double bandwidth = 0;       // sum of b_i, bytes/s
+  int depth = 0;              // 0 = the whole array
+  int a = -1;                 // child groups (index into Hierarchy::groups); -1 = leaf
+  int b = -1;
+  bool mirrored = false;      // a and b have the same size and device types (a 50/50 split is symmetric)
+  bool is_leaf() const { return a < 0; }
+};
+
+struct Hierarchy {
+  std::vector<Group> groups;  // groups[0] is the root
+  int depth = 0;              // number of levels: the deepest split's depth + 1
+  double cut_bandwidth(const Group& g) const;
+  /// Natural (per-device equal) share of side a of group g: |a| / |g|.
+  double device_share(const Group& g) const;
+};
+
+/// b_i of device i: a roofline device's network_bandwidth; otherwise the bandwidth of the device's
+/// own links (torus: every link it has, graph: every link touching it), bytes/s per direction.
+double device_bandwidth(const topology::SystemSpec& spec, int device);
+
+/// The full binary hierarchy down to single devices.
+Hierarchy build_hierarchy(const topology::SystemSpec& spec);
+
+/// For hand-built tests: devices with the given c_i (FLOP/s) and b_i (bytes/s), split first by the
+/// `group_of` labels if they differ, then in halves.
+Hierarchy build_hierarchy(const std::vector<double>& flops, const std::vector<double>& bandwidth,
+                          const std::vector<std::string>& group_of);
+
+}  // namespace partsim::accpar

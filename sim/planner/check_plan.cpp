@@ -1,0 +1,54 @@
+#include "sim/planner/check_plan.hpp"
+
+#include "sim/common/error.hpp"
+#include "topology/system_parser.hpp"
+
+namespace partsim::planner {
+
+void check_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph,
+                const StrategyRegistry& registry, const std::string& file) {
+  auto fail = [&](const std::string& message) { throw InputError(file + ": " + message); };
+  if (plan.config.name != spec.name)
+    fail("made for platform '" + plan.config.name + "' but the platform is '" + spec.name + "' (re-run simplan)");
+  const std::string hash = topology::content_hash(spec);
+  if (plan.config.hash != hash)
+    fail("made for a different version of platform '" + spec.name + "' (config hash " + plan.config.hash +
+         ", now " + hash + "; --set overrides count too): re-run simplan");
+  if (plan.workload.batch != graph.batch())
+    fail("made for batch " + std::to_string(plan.workload.batch) + " but the workload is at batch " +
+         std::to_string(graph.batch()));
+  const bool is_file = plan.workload.name.find('/') != std::string::npos ||
+                       plan.workload.name.find(".yaml") != std::string::npos ||
+                       plan.workload.name.find(".yml") != std::string::npos;
+  if (!is_file && !graph.name().empty() && plan.workload.name != graph.name())
+    fail("made for workload '" + plan.workload.name + "' but the workload is '" + graph.name() + "'");
+  // Every layer, in the workload's topological order.
+  const size_t n = std::min(plan.layers.size(), graph.size());
+  for (size_t i = 0; i < n; ++i)
+    if (plan.layers[i].name != graph.layer(i).name) {
+      const auto in_graph = graph.index_of(plan.layers[i].name);
+      if (!in_graph)
+        fail("/layers/" + std::to_string(i) + ": layer '" + plan.layers[i].name + "' is not in workload '" +
+             graph.name() + "'");
+      fail("/layers/" + std::to_string(i) + ": expected layer '" + graph.layer(i).name + "' (the workload's order) but found '" +
+           plan.layers[i].name + "'");
+    }
+  if (plan.layers.size() < graph.size())
+    fail("layer '" + graph.layer(plan.layers.size()).name + "' of workload '" + graph.name() +
+         "' is missing from the plan (" + std::to_string(plan.layers.size()) + " of " + std::to_string(graph.size()) +
+         " layers)");
+  if (plan.layers.size() > graph.size())
+    fail("/layers/" + std::to_string(graph.size()) + ": layer '" + plan.layers[graph.size()].name +
+         "' is not in workload '" + graph.name() + "' (it has " + std::to_string(graph.size()) + " layers)");
+  for (size_t i = 0; i < plan.layers.size(); ++i)
+    for (int d : plan.layers[i].devices)
+      if (d < 0 || d >= spec.device_count())
+        fail("/layers/" + std::to_string(i) + "/devices: device " + std::to_string(d) + " does not exist (platform '" +
+             spec.name + "' has " + std::to_string(spec.device_count()) + " devices)");
+  if (!registry.contains(plan.strategy))
+    fail("/strategy: unknown strategy '" + plan.strategy + "' (valid: " + registry.names() + ")");
+  const auto& info = registry.find(plan.strategy);
+  if (info.check) info.check(plan, spec, graph, file);
+}
+
+}  // namespace partsim::planner

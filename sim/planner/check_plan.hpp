@@ -1,0 +1,19 @@
+#pragma once
+// Checking a loaded plan against the platform and workload it names (plan.json is validated on
+// load, DESIGN "Partition plans"): same platform (name and content hash), same workload (batch and
+// every layer, in order), valid device indices, then the strategy's own checks (registry).
+//
+// Contract: returns normally or throws InputError "FILE: what is wrong (what to do)", one line.
+
+#include "sim/plan/plan.hpp"
+#include "sim/planner/registry.hpp"
+#include "topology/system_spec.hpp"
+#include "workloads/graph.hpp"
+
+namespace partsim::planner {
+
+/// `file` names the plan in messages ("plan.json"). The strategy must be in `registry`.
+void check_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph,
+                const StrategyRegistry& registry, const std::string& file = "plan");
+
+}  // namespace partsim::planner

@@ -1,0 +1,21 @@
+#include "sim/planner/strategies.hpp"
+
+#include "sim/accpar/strategies.hpp"
+
+namespace partsim::planner {
+
+const StrategyRegistry& builtin_strategies() {
+  static const StrategyRegistry registry = [] {
+    StrategyRegistry r;
+    accpar::register_strategies(r);  // dp, owt, hypar, accpar (seed 000)
+    return r;
+  }();
+  return registry;
+}
+
+void check_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph,
+                const std::string& file) {
+  check_plan(plan, spec, graph, builtin_strategies(), file);
+}
+
+}  // namespace partsim::planner

@@ -1,0 +1,18 @@
+#pragma once
+// Every strategy partsim has, in one registry. Each family adds itself with one line in
+// strategies.cpp.
+
+#include "sim/plan/plan.hpp"
+#include "sim/planner/check_plan.hpp"
+#include "sim/planner/registry.hpp"
+
+namespace partsim::planner {
+
+/// The registry of all built-in strategies (built once).
+const StrategyRegistry& builtin_strategies();
+
+/// check_plan() against the built-in strategies.
+void check_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph,
+                const std::string& file = "plan");
+
+}  // namespace partsim::planner
