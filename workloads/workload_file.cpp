@@ -149,6 +149,9 @@ std::string unique_name(const yaml::ConfigNode& node, const std::map<std::string
 
 Graph parse_workload(const yaml::ConfigNode& root, std::int64_t batch, const std::string& default_name) {
   yaml::MapReader top(root);
+  // A misspelt top-level key is reported as such, before the key it was meant to be is missed.
+  for (std::string_view key : {"name", "description", "inputs", "layers"}) top.has(key);
+  top.finish();
   std::string name = default_name;
   if (auto n = top.optional("name")) name = n->as_string();
   std::string description;

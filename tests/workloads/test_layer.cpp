@@ -1,0 +1,164 @@
+// FLOP, MAC and parameter counts of single layers, computed by hand from the papers' equations.
+#include <gtest/gtest.h>
+
+#include "workloads/net_builder.hpp"
+
+using namespace partsim::workloads;
+
+namespace {
+
+const Layer& only(const Graph& g, const std::string& name) { return g.layer(name); }
+
+}  // namespace
+
+// A 3x3 convolution 32 -> 64 channels, stride 1, padding 1 on 56x56, batch B = 2, no bias.
+// AccPar seed 000 Table 6 with §4.3: each FLOP entry is (output elements) * (2P - 1) where
+// P = (channel of the product) * (2-D kernel or feature map size).
+//   A(F_{l+1}) = B*D_o*56*56 = 2*64*3136 = 401,408; P_fwd = D_i*3*3 = 288
+//   FWD = 401,408 * (2*288 - 1) = 401,408 * 575 = 230,809,600
+//   A(E_l) = B*D_i*56*56 = 2*32*3136 = 200,704; P_bwd = D_o*3*3 = 576
+//   BWD = 200,704 * (2*576 - 1) = 200,704 * 1151 = 231,010,304
+//   A(W) = D_i*D_o*3*3 = 18,432; P_upd = B * (2-D output feature map) = 2*3136 = 6272
+//   UPD = 18,432 * (2*6272 - 1) = 18,432 * 12,543 = 231,192,576
+//   MACs (every pass) = 401,408 * 288 = 115,605,504
+TEST(LayerFlops, ConvMatchesAccParTable6) {
+  NetBuilder b("t", "");
+  b.conv("conv", b.input("x", {32, 56, 56}), 64, 3, 1, 1, /*bias=*/false);
+  const Graph g = b.build(2);
+  const LayerQuantities& q = only(g, "conv").q;
+  EXPECT_DOUBLE_EQ(q.primary_flops.fwd, 230'809'600.0);
+  EXPECT_DOUBLE_EQ(q.primary_flops.bwd, 231'010'304.0);
+  EXPECT_DOUBLE_EQ(q.primary_flops.upd, 231'192'576.0);
+  EXPECT_DOUBLE_EQ(q.macs.fwd, 115'605'504.0);
+  EXPECT_DOUBLE_EQ(q.macs.bwd, 115'605'504.0);
+  EXPECT_DOUBLE_EQ(q.macs.upd, 115'605'504.0);
+  EXPECT_DOUBLE_EQ(q.aux_flops.total(), 0.0);  // no bias
+  EXPECT_EQ(q.params, 18'432);
+  EXPECT_TRUE(q.primary);
+  // AccPar notation.
+  EXPECT_EQ(q.B, 2);
+  EXPECT_EQ(q.D_i, 32);
+  EXPECT_EQ(q.D_o, 64);
+  EXPECT_EQ(q.kernel_2d, 9);
+  EXPECT_EQ(q.feature_in_2d, 3136);
+  EXPECT_EQ(q.feature_out_2d, 3136);
+  EXPECT_DOUBLE_EQ(q.A_F_in, 200'704.0);
+  EXPECT_DOUBLE_EQ(q.A_F_out, 401'408.0);
+  EXPECT_DOUBLE_EQ(q.A_W, 18'432.0);
+  // DeepSpatialMatrix notation (seed 003 §II-A): Input N_in*N_mb*N_ij = 32*2*3136 = 200,704.
+  EXPECT_EQ(q.N_in, 32);
+  EXPECT_EQ(q.N_out, 64);
+  EXPECT_EQ(q.N_ij, 3136);
+  EXPECT_EQ(q.N_kij, 9);
+  EXPECT_EQ(q.N_mb, 2);
+  EXPECT_EQ(q.N_stride, 1);
+  EXPECT_EQ(q.N_ts, 1);
+  // DeePa: the output tensor's n, c, h, w.
+  EXPECT_EQ(q.n, 2);
+  EXPECT_EQ(q.c, 64);
+  EXPECT_EQ(q.h, 56);
+  EXPECT_EQ(q.w, 56);
+  // Bytes at fp16: output 401,408 elements * 2 B.
+  EXPECT_DOUBLE_EQ(tensor_bytes(q.output_elements, 2), 802'816.0);
+}
+
+// FC 4096 -> 1000 with bias, batch B = 8 (seed 000 Table 6, §3.1 shapes):
+//   FWD = (B*D_o) * (2*D_i - 1) = 8,000 * 8,191 = 65,528,000
+//   BWD = (B*D_i) * (2*D_o - 1) = 32,768 * 1,999 = 65,503,232
+//   UPD = (D_i*D_o) * (2*B - 1) = 4,096,000 * 15 = 61,440,000
+// Bias (auxiliary, seed 003): FWD adds B*D_o = 8,000; its gradient sums B*D_o = 8,000.
+// Params = 4096*1000 + 1000 = 4,097,000.
+TEST(LayerFlops, FcMatchesAccParTable6) {
+  NetBuilder b("t", "");
+  b.fc("fc", b.input("x", {4096}), 1000);
+  const Graph g = b.build(8);
+  const LayerQuantities& q = only(g, "fc").q;
+  EXPECT_DOUBLE_EQ(q.primary_flops.fwd, 65'528'000.0);
+  EXPECT_DOUBLE_EQ(q.primary_flops.bwd, 65'503'232.0);
+  EXPECT_DOUBLE_EQ(q.primary_flops.upd, 61'440'000.0);
+  EXPECT_DOUBLE_EQ(q.aux_flops.fwd, 8'000.0);
+  EXPECT_DOUBLE_EQ(q.aux_flops.upd, 8'000.0);
+  EXPECT_DOUBLE_EQ(q.flops().fwd, 65'536'000.0);
+  EXPECT_EQ(q.params, 4'097'000);
+  EXPECT_EQ(q.D_i, 4096);
+  EXPECT_EQ(q.D_o, 1000);
+  EXPECT_EQ(q.N_ij, 1);
+  EXPECT_EQ(q.N_kij, 1);
+}
+
+// A strided conv: stride 2 halves the output; MACs = out elements * P.
+// 3 -> 8 channels, 3x3, stride 2, pad 1, on 32x32, B = 1: output 8x16x16 = 2048 elements,
+// P = 3*9 = 27, MACs = 55,296; FWD = 2048 * 53 = 108,544. N_stride = 2.
+TEST(LayerFlops, StridedConv) {
+  NetBuilder b("t", "");
+  b.conv("conv", b.input("x", {3, 32, 32}), 8, 3, 2, 1, false);
+  const Graph g = b.build(1);
+  const Layer& l = g.layer("conv");
+  EXPECT_EQ(l.output_shape, (Shape{8, 16, 16}));
+  EXPECT_DOUBLE_EQ(l.q.macs.fwd, 55'296.0);
+  EXPECT_DOUBLE_EQ(l.q.primary_flops.fwd, 108'544.0);
+  EXPECT_EQ(l.q.N_stride, 2);
+  EXPECT_EQ(l.q.N_ij, 1024);  // the INPUT feature size N_i*N_j
+}
+
+// LSTM, 1024 inputs, hidden 1024, 128 timesteps, B = 4 (seed 003 §II-A: N_in + N_out inputs):
+// gate product per step (B, 1024+1024) x (2048, 4*1024):
+//   MACs = B*T*4H*(D+H) = 4*128*4096*2048 = 4,294,967,296
+//   params = 4H*(D+H) + 4H = 4096*2048 + 4096 = 8,392,704
+TEST(LayerFlops, LstmCountsInputPlusHidden) {
+  NetBuilder b("t", "");
+  b.lstm("lstm", b.input("x", {1024, 128}), 1024);
+  const Graph g = b.build(4);
+  const LayerQuantities& q = g.layer("lstm").q;
+  EXPECT_DOUBLE_EQ(q.macs.fwd, 4'294'967'296.0);
+  EXPECT_EQ(q.params, 8'392'704);
+  EXPECT_EQ(q.N_in, 2048);
+  EXPECT_EQ(q.N_out, 4096);
+  EXPECT_EQ(q.N_ts, 128);
+  EXPECT_EQ(q.N_ij, 1);
+  // UPD: A(W) * (2*B*T - 1) = 8,388,608 * 1023 (Table 6 with the B*T rows of all timesteps).
+  EXPECT_DOUBLE_EQ(q.primary_flops.upd, 8'388'608.0 * 1023.0);
+  // Bidirectional doubles weights and output width.
+  NetBuilder b2("t", "");
+  b2.lstm("lstm", b2.input("x", {1024, 128}), 1024, true);
+  const Graph g2 = b2.build(4);
+  EXPECT_EQ(g2.layer("lstm").output_shape, (Shape{2048, 128, 1}));
+  EXPECT_EQ(g2.layer("lstm").q.params, 2 * 8'392'704);
+}
+
+// Self-attention, width 1024, 16 heads, 128 tokens, B = 1:
+// Q, K, V, O projections 4*S*E^2 = 4*128*1,048,576 = 536,870,912 MACs; scores Q K^T and context
+// P V: 2*S*S*E = 2*128*128*1024 = 33,554,432 MACs; total 570,425,344. Params 4E^2 + 4E.
+TEST(LayerFlops, AttentionMacs) {
+  NetBuilder b("t", "");
+  b.attention("attn", {b.input("x", {1024, 128})}, 16);
+  const Graph g = b.build(1);
+  const LayerQuantities& q = g.layer("attn").q;
+  EXPECT_DOUBLE_EQ(q.macs.fwd, 570'425'344.0);
+  EXPECT_EQ(q.params, 4 * 1024 * 1024 + 4 * 1024);
+  EXPECT_DOUBLE_EQ(q.macs.upd, 536'870'912.0);  // only the projections have weights
+}
+
+// Embedding: a gather, no MACs; params vocab*dim.
+TEST(LayerFlops, EmbeddingIsAuxiliary) {
+  NetBuilder b("t", "");
+  b.embedding("emb", b.input("tok", {1, 16}), 1000, 64);
+  const Graph g = b.build(2);
+  const LayerQuantities& q = g.layer("emb").q;
+  EXPECT_EQ(q.params, 64'000);
+  EXPECT_FALSE(q.primary);
+  EXPECT_DOUBLE_EQ(q.macs.total(), 0.0);
+  EXPECT_DOUBLE_EQ(q.aux_flops.upd, 2.0 * 16 * 64);  // one add per output-gradient element
+  EXPECT_EQ(g.layer("emb").output_shape, (Shape{64, 16, 1}));
+}
+
+TEST(LayerShapes, PoolAndFlatten) {
+  NetBuilder b("t", "");
+  std::string x = b.pool("pool", b.input("x", {64, 112, 112}), PoolOp::max, 3, 2, 1);
+  b.flatten("flat", b.global_pool("gap", x, PoolOp::avg));
+  const Graph g = b.build(1);
+  EXPECT_EQ(g.layer("pool").output_shape, (Shape{64, 56, 56}));  // floor((112+2-3)/2)+1 = 56
+  EXPECT_EQ(g.layer("gap").output_shape, (Shape{64, 1, 1}));
+  EXPECT_EQ(g.layer("flat").output_shape, (Shape{64, 1, 1}));
+  EXPECT_EQ(g.layer("pool").q.N_ws, 9);
+}

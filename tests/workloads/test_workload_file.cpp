@@ -1,0 +1,73 @@
+// Workload YAML files: the examples load with hand-checked numbers; every malformed file in
+// tests/data/bad/workload_*.yaml gives exactly the message on its first line ("# expect: ...").
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "workloads/workload_file.hpp"
+
+using namespace partsim::workloads;
+namespace fs = std::filesystem;
+
+TEST(WorkloadFile, EveryBadFileGivesItsMessage) {
+  const fs::path dir = fs::path(PARTSIM_TEST_DATA_DIR) / "bad";
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string file = entry.path().filename().string();
+    if (!file.starts_with("workload_") || entry.path().extension() != ".yaml") continue;
+    ++files;
+    std::ifstream in(entry.path());
+    std::string first;
+    std::getline(in, first);
+    const std::string prefix = "# expect: ";
+    ASSERT_TRUE(first.starts_with(prefix)) << file;
+    const std::string expected = first.substr(prefix.size());
+    try {
+      load_workload(entry.path().string(), 4);
+      ADD_FAILURE() << file << ": no error";
+    } catch (const partsim::InputError& e) {
+      std::string what = e.what();
+      // Messages name the file as given; compare them relative to the bad/ directory.
+      const std::string dir_prefix = (dir / "").string();
+      if (what.starts_with(dir_prefix)) what = what.substr(dir_prefix.size());
+      EXPECT_EQ(what, expected) << file;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << file << ": one line";
+    }
+  }
+  EXPECT_GE(files, 10);
+}
+
+TEST(WorkloadFile, TinyResnetExample) {
+  const Graph g = load_workload(std::string(PARTSIM_SOURCE_DIR) + "/workloads/examples/tiny_resnet.yaml", 2);
+  EXPECT_EQ(g.name(), "tiny_resnet");
+  EXPECT_EQ(g.layer("b2_add").output_shape, (Shape{64, 16, 16}));
+  EXPECT_EQ(g.layer("b2_proj").input_shapes[0], (Shape{32, 32, 32}));
+  EXPECT_EQ(g.layer("classifier").input_shapes[0], (Shape{64, 1, 1}));
+  // stem: 3*9*32 = 864 weights, no bias; b2_conv1: 32*9*64 + 64 = 18,496.
+  EXPECT_EQ(g.layer("stem").q.params, 864);
+  EXPECT_EQ(g.layer("b2_conv1").q.params, 18'496);
+  EXPECT_EQ(g.layer("gap").q.N_ws, 256);  // global pool over 16x16
+}
+
+TEST(WorkloadFile, LstmTaggerExample) {
+  const Graph g = load_workload(std::string(PARTSIM_SOURCE_DIR) + "/workloads/examples/lstm_tagger.yaml", 1);
+  // Bidirectional, 300 inputs, hidden 512: 2 * (4*512*(300+512) + 4*512) = 3,330,048.
+  EXPECT_EQ(g.layer("bilstm").q.params, 3'330'048);
+  EXPECT_EQ(g.layer("bilstm").output_shape, (Shape{1024, 50, 1}));
+  EXPECT_EQ(g.layer("prob").output_shape, (Shape{40, 50, 1}));
+}
+
+TEST(WorkloadFile, TransformerExampleAndOverrides) {
+  const std::string file = std::string(PARTSIM_SOURCE_DIR) + "/workloads/examples/tiny_transformer.yaml";
+  const Graph g = load_workload(file, 1);
+  EXPECT_EQ(g.layer("l2_norm2").output_shape, (Shape{256, 64, 1}));
+  // --set works on workload files as on platform files.
+  const Graph wide = load_workload_file(file, 1, {"layers[4].out_features=2048"});
+  EXPECT_EQ(wide.layer("l1_ffn1").output_shape, (Shape{2048, 64, 1}));
+}
+
+TEST(WorkloadFile, UnknownNameOrMissingFile) {
+  EXPECT_THROW(load_workload("no_such_model", 1), partsim::UnknownNameError);
+  EXPECT_THROW(load_workload("missing/file.yaml", 1), partsim::InputError);
+}
