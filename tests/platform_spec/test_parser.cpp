@@ -139,6 +139,18 @@ TEST(Dump, StarIsWrittenAsItsGraphAndReadBackEqual) {
   EXPECT_EQ(back, s);
 }
 
+TEST(Dump, ValuesWrittenWithAnotherPrefixReadBackWithinOneRoundingAndTheSameHash) {
+  // 0.1GiB/s is dumped as "107.3741824MB/s"; 107.3741824 x 1e6 may differ from 0.1 x 2^30 in the
+  // last bit (units.hpp promises 1e-15 relative). The dump text, and so the hash, is the same.
+  const SystemSpec s = load_system(config("torus_8pf.yaml"), {"system.torus.bandwidth[0]=0.1GiB/s"});
+  const std::string text = system_to_yaml(s);
+  EXPECT_NE(text.find("107.3741824MB/s"), std::string::npos) << text;
+  const SystemSpec back = parse(text);
+  EXPECT_NEAR(back.torus().bandwidth[0], 0.1 * 1073741824.0, 1e-15 * 0.1 * 1073741824.0);
+  EXPECT_EQ(system_to_yaml(back), text);
+  EXPECT_EQ(content_hash(back), content_hash(s));
+}
+
 TEST(Dump, HashIsFnv1aOfTheDump) {
   const SystemSpec s = load_system(config("mcm_ring36.yaml"));
   // FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3) over the dump's bytes.
