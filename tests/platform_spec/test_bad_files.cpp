@@ -58,6 +58,6 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& param) {
 
 INSTANTIATE_TEST_SUITE_P(Platform, BadPlatformFile, ::testing::ValuesIn(bad_platform_files()), test_name);
 
-TEST(BadPlatformFiles, AtLeastTwentyFour) { EXPECT_GE(bad_platform_files().size(), 24u); }
+TEST(PlatformBadFiles, AtLeastTwentyFour) { EXPECT_GE(bad_platform_files().size(), 24u); }
 
 }  // namespace

@@ -20,7 +20,7 @@ SystemSpec load(const std::string& name) { return load_system(std::string(PARTSI
 const std::vector<std::string> kConfigs{"torus_8pf.yaml", "torus_8pf_asym.yaml", "tpu_v2v3_256.yaml",
                                         "tpu_v3_128.yaml", "f1_16xlarge.yaml",   "mcm_ring36.yaml"};
 
-TEST(ShippedConfigs, Torus8pf) {
+TEST(PlatformConfigs, Torus8pf) {
   const SystemSpec s = load("torus_8pf.yaml");
   EXPECT_EQ(s.name, "torus_8pf");
   EXPECT_EQ(s.precision, Precision::fp16);
@@ -53,7 +53,7 @@ TEST(ShippedConfigs, Torus8pf) {
   EXPECT_EQ(s.device_names[63], "d63");
 }
 
-TEST(ShippedConfigs, Torus8pfAsymIsTheSameChipWith120And40) {
+TEST(PlatformConfigs, Torus8pfAsymIsTheSameChipWith120And40) {
   const SystemSpec sym = load("torus_8pf.yaml");
   const SystemSpec asym = load("torus_8pf_asym.yaml");
   EXPECT_EQ(asym.torus().bandwidth, (std::vector<double>{120e9, 40e9}));  // seed 003 Fig. 10 "Asymm"
@@ -65,7 +65,7 @@ TEST(ShippedConfigs, Torus8pfAsymIsTheSameChipWith120And40) {
   EXPECT_DOUBLE_EQ(asym.peak_flops(), 8.388608e15);
 }
 
-TEST(ShippedConfigs, TpuV2V3Heterogeneous) {
+TEST(PlatformConfigs, TpuV2V3Heterogeneous) {
   const SystemSpec s = load("tpu_v2v3_256.yaml");
   EXPECT_EQ(s.precision, Precision::bf16);
   ASSERT_EQ(s.device_count(), 256);
@@ -106,7 +106,7 @@ TEST(ShippedConfigs, TpuV2V3Heterogeneous) {
   EXPECT_FALSE(g.links[200].directed);
 }
 
-TEST(ShippedConfigs, TpuV3Homogeneous) {
+TEST(PlatformConfigs, TpuV3Homogeneous) {
   const SystemSpec s = load("tpu_v3_128.yaml");
   ASSERT_EQ(s.device_count(), 128);
   EXPECT_EQ(s.device_type(0).name, "tpu_v3");
@@ -116,7 +116,7 @@ TEST(ShippedConfigs, TpuV3Homogeneous) {
   EXPECT_DOUBLE_EQ(s.graph().links[5].bandwidth, 2e9);
 }
 
-TEST(ShippedConfigs, F1Instance) {
+TEST(PlatformConfigs, F1Instance) {
   const SystemSpec s = load("f1_16xlarge.yaml");
   ASSERT_EQ(s.device_count(), 8);
   EXPECT_EQ(s.device_types.size(), 3u);  // the three MARS designs (seed 004 Table II)
@@ -149,7 +149,7 @@ TEST(ShippedConfigs, F1Instance) {
   EXPECT_DOUBLE_EQ(s.device_type(0).memory_bytes(), 1 * kGiB);
 }
 
-TEST(ShippedConfigs, McmRing36) {
+TEST(PlatformConfigs, McmRing36) {
   const SystemSpec s = load("mcm_ring36.yaml");
   ASSERT_EQ(s.device_count(), 36);
   EXPECT_EQ(s.precision, Precision::int8);
@@ -160,7 +160,7 @@ TEST(ShippedConfigs, McmRing36) {
   EXPECT_DOUBLE_EQ(s.peak_flops(), 36 * 4e12);
 }
 
-TEST(ShippedConfigs, RoundTripThroughSystemToYaml) {
+TEST(PlatformConfigs, RoundTripThroughSystemToYaml) {
   for (const auto& name : kConfigs) {
     SCOPED_TRACE(name);
     const SystemSpec s = load(name);
@@ -173,7 +173,7 @@ TEST(ShippedConfigs, RoundTripThroughSystemToYaml) {
   }
 }
 
-TEST(ShippedConfigs, ContentHashesAreSixteenHexDigitsAndDistinct) {
+TEST(PlatformConfigs, ContentHashesAreSixteenHexDigitsAndDistinct) {
   std::set<std::string> hashes;
   for (const auto& name : kConfigs) {
     const std::string h = content_hash(load(name));

@@ -26,7 +26,7 @@ std::string error_of(const std::function<void()>& f) {
   return "<no error>";
 }
 
-TEST(Presets, RegistryHasThePapersDevices) {
+TEST(PlatformPresets, RegistryHasThePapersDevices) {
   for (const char* name : {"dsm_chip_8pf", "tpu_v2", "tpu_v3", "f1_superlip", "f1_systolic", "f1_winograd"}) {
     const DeviceType* p = find_device_preset(name);
     ASSERT_NE(p, nullptr) << name;
@@ -43,7 +43,7 @@ TEST(Presets, RegistryHasThePapersDevices) {
   EXPECT_DOUBLE_EQ(find_device_preset("dsm_chip_8pf")->peak_flops(), 1.31072e14);
 }
 
-TEST(Presets, FieldsOverrideThePresetAndTheRestStays) {
+TEST(PlatformPresets, FieldsOverrideThePresetAndTheRestStays) {
   const SystemSpec s = parse(
       "system:\n"
       "  name: p\n"
@@ -70,7 +70,7 @@ TEST(Presets, FieldsOverrideThePresetAndTheRestStays) {
   EXPECT_DOUBLE_EQ(s.graph().links[3].bandwidth, 10e9);
 }
 
-TEST(Defaults, TemplateDeviceDefaultsAndScalarPerDimensionValues) {
+TEST(PlatformDefaults, TemplateDeviceDefaultsAndScalarPerDimensionValues) {
   const SystemSpec s = parse(
       "system:\n"
       "  name: d\n"
@@ -100,7 +100,7 @@ TEST(Defaults, TemplateDeviceDefaultsAndScalarPerDimensionValues) {
   EXPECT_EQ(bytes_per_element(s.precision), 2);
 }
 
-TEST(Overrides, SetChangesTheSpecAndTheHash) {
+TEST(PlatformOverrides, SetChangesTheSpecAndTheHash) {
   const SystemSpec base = load_system(config("torus_8pf.yaml"));
   const SystemSpec swept = load_system(config("torus_8pf.yaml"), {"system.torus.bandwidth[1]=40GB/s"});
   EXPECT_EQ(swept.torus().bandwidth, (std::vector<double>{80e9, 40e9}));
@@ -114,7 +114,7 @@ TEST(Overrides, SetChangesTheSpecAndTheHash) {
   EXPECT_EQ(dims.torus().dims, (std::vector<int>{8, 8}));
 }
 
-TEST(Overrides, BadValuesAreReportedAtTheAssignment) {
+TEST(PlatformOverrides, BadValuesAreReportedAtTheAssignment) {
   EXPECT_EQ(error_of([] { load_system(config("torus_8pf.yaml"), {"system.torus.bandwidth[1]=0GB/s"}); }),
             "--set system.torus.bandwidth[1]=0GB/s: system.torus.bandwidth[1]: must be > 0 (got 0GB/s)");
   EXPECT_EQ(error_of([] { load_system(config("torus_8pf.yaml"), {"system.torus.dims=[8,4]"}); }),
@@ -126,11 +126,11 @@ TEST(Overrides, BadValuesAreReportedAtTheAssignment) {
             "bidirectional, dims, latency)");
 }
 
-TEST(Errors, MissingFileIsAnInputError) {
+TEST(PlatformErrors, MissingFileIsAnInputError) {
   EXPECT_EQ(error_of([] { load_system("/nonexistent/x.yaml"); }), "/nonexistent/x.yaml: cannot open file");
 }
 
-TEST(Dump, StarIsWrittenAsItsGraphAndReadBackEqual) {
+TEST(PlatformDump, StarIsWrittenAsItsGraphAndReadBackEqual) {
   const SystemSpec s = parse("system:\n  name: s\n  devices: [{type: tpu_v2, count: 3}]\n  star: {latency: 0s}\n");
   const std::string text = system_to_yaml(s);
   EXPECT_NE(text.find("graph:"), std::string::npos);
@@ -139,7 +139,7 @@ TEST(Dump, StarIsWrittenAsItsGraphAndReadBackEqual) {
   EXPECT_EQ(back, s);
 }
 
-TEST(Dump, ValuesWrittenWithAnotherPrefixReadBackWithinOneRoundingAndTheSameHash) {
+TEST(PlatformDump, ValuesWrittenWithAnotherPrefixReadBackWithinOneRoundingAndTheSameHash) {
   // 0.1GiB/s is dumped as "107.3741824MB/s"; 107.3741824 x 1e6 may differ from 0.1 x 2^30 in the
   // last bit (units.hpp promises 1e-15 relative). The dump text, and so the hash, is the same.
   const SystemSpec s = load_system(config("torus_8pf.yaml"), {"system.torus.bandwidth[0]=0.1GiB/s"});
@@ -151,7 +151,7 @@ TEST(Dump, ValuesWrittenWithAnotherPrefixReadBackWithinOneRoundingAndTheSameHash
   EXPECT_EQ(content_hash(back), content_hash(s));
 }
 
-TEST(Dump, HashIsFnv1aOfTheDump) {
+TEST(PlatformDump, HashIsFnv1aOfTheDump) {
   const SystemSpec s = load_system(config("mcm_ring36.yaml"));
   // FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3) over the dump's bytes.
   std::uint64_t h = 0xcbf29ce484222325ULL;
