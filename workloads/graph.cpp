@@ -41,6 +41,7 @@ void Graph::add(LayerSpec spec) {
 
 void Graph::finalize(std::int64_t batch) {
   if (batch <= 0) throw InputError("workload '" + name_ + "': batch must be > 0 (got " + std::to_string(batch) + ")");
+  finalized_ = false;
   const std::size_t count = layers_.size();
 
   // 1. Resolve input names into edges (insertion-order vertices).
@@ -100,6 +101,11 @@ void Graph::finalize(std::int64_t batch) {
     layer.input_shapes.clear();
     for (const std::string& producer : layer.inputs) layer.input_shapes.push_back(layers_[index_.at(producer)].output_shape);
     layer.output_shape = infer_shape(layer, layer.input_shapes);
+    // Keep every count far inside int64 and exact in a double (2^53 ~ 9e15).
+    const Shape& out = layer.output_shape;
+    if (static_cast<double>(out.c) * static_cast<double>(out.h) * static_cast<double>(out.w) > 1e12)
+      throw LayerError(layer.name, std::string(to_string(layer.kind)) + ": output " + to_string(out) +
+                                       " is too large (more than 1e12 elements per sample)");
     layer.q = derive_quantities(layer, layer.input_shapes, layer.output_shape, batch);
   }
   batch_ = batch;

@@ -42,6 +42,11 @@ void check_channels(const LayerSpec& spec, std::int64_t expected, const Shape& i
     fail(spec, "expects " + std::to_string(expected) + " " + what + " but " + input_text(spec, 0, in));
 }
 
+// Weight counts stay far inside int64 and exact in a double.
+void check_weights(const LayerSpec& spec, double weights) {
+  if (weights > 1e12) fail(spec, "has too many weights (more than 1e12)");
+}
+
 // One matrix product Y = X (x) W with `macs` multiply-accumulates, counted as in AccPar Table 6:
 // each output element with P products costs 2P-1 FLOP, so a product costs 2*MACs - A(out).
 // With weights: FWD computes Y, BWD computes dX (A(X) outputs), UPD computes dW (A(W) outputs).
@@ -103,6 +108,8 @@ Shape infer_shape(const LayerSpec& spec, const std::vector<Shape>& in) {
       if (a.groups <= 0 || x.c % a.groups != 0 || a.out_channels % a.groups != 0)
         fail(spec, "groups " + std::to_string(a.groups) + " must divide input channels and out_channels " +
                        std::to_string(a.out_channels) + " but " + input_text(spec, 0, x));
+      check_weights(spec, static_cast<double>(x.c / a.groups) * static_cast<double>(a.kernel_h * a.kernel_w) *
+                              static_cast<double>(a.out_channels));
       return Shape{a.out_channels, window_out(spec, x.h, a.kernel_h, a.stride_h, a.pad_h, x),
                    window_out(spec, x.w, a.kernel_w, a.stride_w, a.pad_w, x)};
     }
@@ -111,6 +118,7 @@ Shape infer_shape(const LayerSpec& spec, const std::vector<Shape>& in) {
       expect_inputs(spec, in, 1, 1);
       check_channels(spec, a.in_channels, in[0], "input features");
       if (a.out_channels <= 0) fail(spec, "out_features must be > 0");
+      check_weights(spec, static_cast<double>(in[0].c) * static_cast<double>(a.out_channels));
       return Shape{a.out_channels, in[0].h, in[0].w};
     }
 
