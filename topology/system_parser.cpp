@@ -48,7 +48,7 @@ std::string join(const std::vector<std::string>& names) {
   return out;
 }
 
-/// A scalar or a list of strings, each element non-empty.
+/// A list of names, each a non-empty string, with the node of each (for errors).
 std::vector<std::pair<std::string, ConfigNode>> read_names(const ConfigNode& list) {
   std::vector<std::pair<std::string, ConfigNode>> out;
   for (const auto& e : list.elements()) {
@@ -91,26 +91,28 @@ TemplateDevice read_template(MapReader& r, const TemplateDevice* base) {
   auto opti_or = [&](int v, int dflt) { return std::optional<int>(b ? v : dflt); };
 
   // Each level of seed 003's template (§II-B, Fig. 3) is one map; a missing map is read as empty,
-  // so a preset's values (or the defaults) stand.
-  auto section = [&](std::string_view key) {
+  // so a preset's values (or the defaults) stand. Without a preset, a level with required keys must
+  // be there (the error then points at the device type's line).
+  auto section = [&](std::string_view key, bool has_required_keys) {
     if (auto n = r.optional(key)) return MapReader(*n);
+    if (has_required_keys && !b) r.required(key);  // throws: missing required key
     // An empty map at this key, so "missing required key" names e.g. system.device_types.x.pe_array.rows.
     ConfigNode empty(YAML::Node(YAML::NodeType::Map), yaml::join_path(r.node().path(), key), r.node().source_ptr());
     return MapReader(empty);
   };
 
-  MapReader pe = section("pe");
+  MapReader pe = section("pe", false);
   d.core.pe.simd_lanes = read_count(pe, "simd_lanes", opti_or(d.core.pe.simd_lanes, 1));
   d.core.pe.register_file_bytes =
       read_quantity(pe, "register_file", Dimension::bytes, opt_or(d.core.pe.register_file_bytes, 0.0), false);
   pe.finish();
 
-  MapReader arr = section("pe_array");
+  MapReader arr = section("pe_array", true);
   d.core.array.rows = read_count(arr, "rows", opti(d.core.array.rows));
   d.core.array.cols = read_count(arr, "cols", opti(d.core.array.cols));
   arr.finish();
 
-  MapReader core = section("core");
+  MapReader core = section("core", true);
   d.core.arrays = read_count(core, "pe_arrays", opti_or(d.core.arrays, 1));
   d.core.sfus = read_count(core, "sfus", opti_or(d.core.sfus, 1));
   d.core.sfu_lanes = read_count(core, "sfu_lanes", opti_or(d.core.sfu_lanes, 1));
@@ -120,7 +122,7 @@ TemplateDevice read_template(MapReader& r, const TemplateDevice* base) {
   d.core.frequency_hz = read_quantity(core, "frequency", Dimension::frequency, opt(d.core.frequency_hz));
   core.finish();
 
-  MapReader chip = section("chip");
+  MapReader chip = section("chip", true);
   d.cores = read_count(chip, "cores", opti(d.cores));
   if (auto n = chip.optional("interconnect"))
     d.interconnect = n->as_enum(kInterconnects) == "ring" ? OnChipInterconnect::ring : OnChipInterconnect::split_bus;

@@ -126,6 +126,14 @@ TEST(PlatformOverrides, BadValuesAreReportedAtTheAssignment) {
             "bidirectional, dims, latency)");
 }
 
+TEST(PlatformErrors, MissingLevelOfATemplateIsNamedAtTheDeviceType) {
+  EXPECT_EQ(error_of([] {
+              parse("system:\n  name: m\n  device_types:\n    c:\n      kind: template\n"
+                    "  devices: [{type: c}]\n  torus: {dims: [1], bandwidth: 1GB/s, latency: 0s}\n");
+            }),
+            "t.yaml:5:7: system.device_types.c.pe_array: missing required key");
+}
+
 TEST(PlatformErrors, MissingFileIsAnInputError) {
   EXPECT_EQ(error_of([] { load_system("/nonexistent/x.yaml"); }), "/nonexistent/x.yaml: cannot open file");
 }
