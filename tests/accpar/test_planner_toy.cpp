@@ -1,0 +1,150 @@
+// The hierarchical time model and the planners on hand-built toys (seed 000 §4-§5).
+
+#include <gtest/gtest.h>
+
+#include "sim/accpar/accpar_planner.hpp"
+#include "sim/accpar/search.hpp"
+#include "sim/common/error.hpp"
+#include "topology/system_parser.hpp"
+
+using namespace partsim;
+using namespace partsim::accpar;
+
+namespace {
+
+// input (4 x 3) -> fc1 (3 -> 5) -> fc2 (5 -> 4), B = 4, 1 byte per element.
+Problem toy() {
+  Problem p;
+  p.bytes_per_element = 1;
+  Node in;
+  in.name = "in";
+  in.input = true;
+  Node fc1;
+  fc1.name = "fc1";
+  fc1.weighted = true;
+  fc1.dims = {4, 3, 5, 1, 1, 1};
+  fc1.inputs = {{0, 12}};
+  Node fc2;
+  fc2.name = "fc2";
+  fc2.weighted = true;
+  fc2.dims = {4, 5, 4, 1, 1, 1};
+  fc2.inputs = {{1, 20}};
+  p.nodes = {in, fc1, fc2};
+  return p;
+}
+
+// Two devices: a (1000 FLOP/s, 10 B/s) and b (3000 FLOP/s, 20 B/s) in different groups.
+// One level; cut bandwidth min(10, 20) = 10 B/s.
+Hierarchy two_devices() { return build_hierarchy({1e3, 3e3}, {10, 20}, {"slow", "fast"}); }
+
+Typing typing(Type in, Type t1, Type t2, double alpha) {
+  return {{{in, alpha}}, {{t1, alpha}}, {{t2, alpha}}};
+}
+
+}  // namespace
+
+TEST(Hierarchy, TwoUnequalDevices) {
+  const Hierarchy h = two_devices();
+  EXPECT_EQ(h.depth, 1);
+  EXPECT_DOUBLE_EQ(h.cut_bandwidth(h.groups[0]), 10);
+  EXPECT_FALSE(h.groups[0].mirrored);
+}
+
+TEST(Hierarchy, TpuV2V3SplitsByGroupFirst) {
+  const auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/tpu_v2v3_256.yaml");
+  const Hierarchy h = build_hierarchy(spec);
+  EXPECT_EQ(h.depth, 8);  // 1 (v2 | v3) + 7 halvings of 128
+  const Group& root = h.groups[0];
+  const Group& a = h.groups[static_cast<size_t>(root.a)];
+  const Group& b = h.groups[static_cast<size_t>(root.b)];
+  EXPECT_EQ(a.devices.size(), 128u);
+  EXPECT_EQ(spec.device_type_of[static_cast<size_t>(a.devices[0])], "tpu_v2");
+  EXPECT_EQ(spec.device_type_of[static_cast<size_t>(b.devices[0])], "tpu_v3");
+  // 8 Gb/s = 1e9 B/s per TPU-v2, 16 Gb/s = 2e9 B/s per TPU-v3: cut = min(128e9, 256e9).
+  EXPECT_DOUBLE_EQ(h.cut_bandwidth(root), 128e9);
+  EXPECT_DOUBLE_EQ(a.flops, 128 * 180e12);
+  EXPECT_TRUE(h.groups[static_cast<size_t>(a.a)].devices.size() == 64u);
+  EXPECT_TRUE(a.mirrored);
+}
+
+TEST(TimeModel, TypeIThenTypeIIOnTwoUnequalDevices) {
+  // alpha = 0.25 on every node. fc1 Type-I after a batch-split input:
+  //   comm: Table 4 A(W_1) = 15 elements / 10 B/s = 1.5 s on each side; no inter-layer.
+  //   side a (B = 1): fwd 1*5*(2*3-1) = 25, bwd 2*(1*5)*3 - 1*3 = 27, grad 15*(2*1-1) = 15
+  //                   -> 67 FLOP / 1000 = 0.067 s -> 1.567 s
+  //   side b (B = 3): fwd 15*5 = 75, bwd 2*15*3 - 9 = 81, grad 15*5 = 75 -> 231 / 3000 = 0.077 s
+  //                   -> 1.577 s (the slower side)
+  // fc2 Type-II after fc1 Type-I:
+  //   Table 5 (b): alpha*beta*(A(F)+A(E)) = 0.1875 * 40 = 7.5 elements -> 0.75 s on each side
+  //   Table 4: A(F_3) = 16 -> 1.6 s
+  //   side a (D_i = 1.25): fwd 16*(2.5-1) = 24, bwd 2*16*1.25 - 4*1.25 = 35, grad 1.25*4*7 = 35
+  //                   -> 94 / 1000 = 0.094 -> 2.444 s
+  //   side b (D_i = 3.75): fwd 16*6.5 = 104, bwd 120 - 15 = 105, grad 3.75*4*7 = 105
+  //                   -> 314 / 3000 = 0.1046667 -> 2.4546667 s (the slower side)
+  const auto r = evaluate_typing(toy(), two_devices(), typing(Type::I, Type::I, Type::II, 0.25));
+  EXPECT_DOUBLE_EQ(r.layers[0].total_s, 0.0);
+  EXPECT_NEAR(r.layers[1].total_s, 1.577, 1e-12);
+  EXPECT_NEAR(r.layers[1].intra_s, 1.5, 1e-12);
+  EXPECT_NEAR(r.layers[1].compute_s, 0.077, 1e-12);
+  EXPECT_NEAR(r.layers[2].total_s, 2.4546667, 1e-7);
+  EXPECT_NEAR(r.layers[2].inter_s, 0.75, 1e-12);
+  EXPECT_NEAR(r.layers[2].intra_s, 1.6, 1e-12);
+  EXPECT_NEAR(r.iteration_s, 1.577 + 2.4546667, 1e-7);
+}
+
+TEST(TimeModel, TypeIIIAfterTypeIIIsFreeBetweenLayersButNotInside) {
+  // fc1 Type-II with the input held whole (Type-II layout: full): no conversion; Table 4 A(F_2) = 20
+  // -> 2 s. fc2 Type-III after Type-II: Table 5 (f) = 0; Table 4 A(E_2) = A(F_2) = 20 -> 2 s.
+  //   fc2 side b (D_o = 3): fwd 12*9 = 108, bwd 2*12*5 - 20 = 100, grad 15*7 = 105 -> 313/3000
+  //   = 0.1043333 -> 2.1043333 s; side a (D_o = 1): 36 + 20 + 35 = 91 / 1000 = 0.091 -> 2.091 s.
+  const auto r = evaluate_typing(toy(), two_devices(), typing(Type::II, Type::II, Type::III, 0.25));
+  EXPECT_NEAR(r.layers[2].inter_s, 0.0, 1e-12);
+  EXPECT_NEAR(r.layers[2].total_s, 2.1043333, 1e-7);
+}
+
+TEST(Planner, DpIsAllTypeIAndAccParNeverWorse) {
+  const Problem p = toy();
+  const Hierarchy h = two_devices();
+  const auto dp = plan_layers(p, h, Strategy::dp);
+  for (const auto& levels : dp.typing) EXPECT_EQ(levels[0].type, Type::I);
+  EXPECT_DOUBLE_EQ(dp.typing[1][0].ratio, 0.5);  // one device on each side: equal split
+  const auto acc = plan_layers(p, h, Strategy::accpar);
+  EXPECT_LE(acc.iteration_s, dp.iteration_s);
+}
+
+TEST(Planner, AccParEqualsBruteForceOnTwoEqualDevices) {
+  // Two equal devices: eq. 10 gives alpha = 0.5 everywhere, so brute force over all 3^N typings
+  // with alpha = 0.5 must find exactly the DP's time. A chain of 6 FC layers of varied shapes.
+  Problem p;
+  p.bytes_per_element = 2;
+  const double widths[] = {300, 20, 500, 40, 7, 900, 3};
+  Node in;
+  in.name = "in";
+  in.input = true;
+  p.nodes.push_back(in);
+  for (int i = 0; i < 6; ++i) {
+    Node n;
+    n.name = "fc" + std::to_string(i);
+    n.weighted = true;
+    n.dims = {64, widths[i], widths[i + 1], 1, 1, 1};
+    n.inputs = {{i, 64 * widths[i]}};
+    p.nodes.push_back(n);
+  }
+  const Hierarchy h = build_hierarchy({1e6, 1e6}, {1e4, 1e4}, {"g", "g"});
+  const auto acc = plan_layers(p, h, Strategy::accpar);
+  double best = 1e300;
+  const size_t n = p.nodes.size();
+  for (int code = 0; code < 2187; ++code) {  // 3^7
+    Typing t(n);
+    int c = code;
+    for (size_t v = 0; v < n; ++v, c /= 3) t[v] = {{static_cast<Type>(c % 3), 0.5}};
+    best = std::min(best, evaluate_typing(p, h, t).iteration_s);
+  }
+  EXPECT_NEAR(acc.iteration_s, best, 1e-12 * best);
+}
+
+TEST(Planner, TooManyLevelsIsAnInputError) {
+  PlanOptions o;
+  o.levels = 2;
+  EXPECT_THROW(plan_layers(toy(), two_devices(), Strategy::accpar, o), InputError);
+}
