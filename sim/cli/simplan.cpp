@@ -2,6 +2,9 @@
 //   simplan --list                                   every zoo workload with its description
 //   simplan --workload NAME|FILE --describe [--batch N] [--json F] [--bytes-per-element B]
 //                                                    one row per layer and totals (and JSON)
+//   simplan --list-strategies                        every planning strategy with its description
+//   simplan --config C --workload W --batch B --strategy S [--levels H] [--option k=v] -o plan.json
+//                                                    plans W on C with S (docs/plan-format.md)
 // Planning modes (--strategy) are added by the planners; keep each mode a small function here and
 // its logic in the libraries.
 
@@ -12,6 +15,8 @@
 
 #include "sim/cli/program.hpp"
 #include "sim/common/error.hpp"
+#include "sim/plan/plan_io.hpp"
+#include "sim/planner/strategies.hpp"
 #include "workloads/describe.hpp"
 #include "workloads/workload_file.hpp"
 
@@ -27,7 +32,38 @@ struct Options {
   std::string json_file;            // --json: describe output as JSON ("-" = stdout)
   double bytes_per_element = 4;     // tensor bytes in --describe (4 = fp32)
   cli::PlatformOptions platform;    // --config, --set, --dump-config (planning modes)
+  std::string strategy;             // --strategy (see --list-strategies)
+  bool list_strategies = false;
+  int levels = -1;                  // --levels: AccPar hierarchy levels searched (-1 = all)
+  std::vector<std::string> strategy_options;  // --option key=value
+  std::string mode = "training";    // --mode training|inference
+  std::string output;               // -o plan.json
 };
+
+int list_strategies_mode() {
+  std::cout << planner::builtin_strategies().list_table();
+  return 0;
+}
+
+int plan_mode(const Options& o) {
+  const auto& registry = planner::builtin_strategies();
+  registry.find(o.strategy);  // an unknown strategy fails before anything is loaded
+  if (o.workload.empty()) throw InputError("--strategy needs --workload NAME|FILE (see simplan --list)");
+  if (o.platform.config_file.empty()) throw InputError("--strategy needs --config FILE (a platform, see configs/)");
+  if (o.output.empty()) throw InputError("--strategy needs -o FILE for the plan (plan.json)");
+  const topology::SystemSpec spec = cli::load_platform(o.platform);
+  const workloads::Graph graph = workloads::load_workload(o.workload, o.batch);
+  std::vector<std::string> options = o.strategy_options;
+  if (o.levels >= 0) options.push_back("levels=" + std::to_string(o.levels));
+  const plan::Mode mode = o.mode == "inference" ? plan::Mode::inference : plan::Mode::training;
+  const plan::Plan p = registry.make_plan(o.strategy, planner::PlanInputs{spec, graph, o.workload, mode, options});
+  cli::write_file_atomically(o.output, plan::plan_to_text(p));
+  if (o.output != "-")
+    std::cout << o.strategy << " on " << spec.name << ", " << o.workload << " batch " << o.batch << " ("
+              << plan::to_string(mode) << "): predicted " << p.predicted_iteration_s << " s per iteration -> "
+              << o.output << "\n";
+  return 0;
+}
 
 int list_mode() {
   std::cout << workloads::list_table();
@@ -55,11 +91,21 @@ int body(int argc, char** argv) {
   app.add_option("--bytes-per-element", o.bytes_per_element, "Bytes per tensor element for --describe (4 = fp32)")
       ->check(CLI::PositiveNumber);
   cli::add_platform_options(app, o.platform);
+  app.add_option("--strategy", o.strategy, "Plan with this strategy (see --list-strategies)");
+  app.add_flag("--list-strategies", o.list_strategies, "List the planning strategies with a one-line description");
+  app.add_option("--levels", o.levels, "AccPar family: hierarchy levels searched (default: all; lower ones are Type-I)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--option", o.strategy_options, "Strategy option key=value (repeatable)");
+  app.add_option("--mode", o.mode, "training (forward, backward, gradient) or inference (forward only)")
+      ->check(CLI::IsMember({"training", "inference"}));
+  app.add_option("-o,--output", o.output, "Plan file to write (plan.json; docs/plan-format.md)");
   cli::parse(app, argc, argv);
 
+  if (o.list_strategies) return list_strategies_mode();
+  if (!o.strategy.empty()) return plan_mode(o);
   if (o.list) return list_mode();
   if (o.describe) return describe_mode(o);
-  throw InputError("nothing to do: give --list or --workload NAME --describe (see --help)");
+  throw InputError("nothing to do: give --list, --list-strategies, --workload NAME --describe, or --strategy (see --help)");
 }
 
 }  // namespace
