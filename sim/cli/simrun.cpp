@@ -37,6 +37,7 @@ struct Options {
   int dst = -1;
   int chunks = 0;
   std::string json_file;           // --json F ("-" = stdout)
+  std::vector<std::string> simgrid_config;  // --simgrid-cfg key:value (repeatable)
   cli::PlatformOptions platform;   // --config, --set, --dump-config
 };
 
@@ -67,12 +68,13 @@ int collective_mode(const Options& o) {
   request.src = o.src;
   request.dst = o.dst;
   request.chunks = o.chunks;
-  const collectives::Schedule schedule = collectives::lower_to_nodes(collectives::build_schedule(request, graph), graph);
+  const collectives::Schedule device_schedule = collectives::build_schedule(request, graph);
+  const collectives::Schedule schedule = collectives::lower_to_nodes(device_schedule, graph);
   const double closed_form = collectives::evaluate(schedule, graph);
   const double formula = collectives::formula_time(request, graph);
 
   const auto t0 = std::chrono::steady_clock::now();
-  const replay::ReplayStats stats = replay::replay(graph, schedule);
+  const replay::ReplayStats stats = replay::replay(graph, device_schedule, o.simgrid_config);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double rel_diff = closed_form > 0 ? (stats.simulated_s - closed_form) / closed_form : 0.0;
 
@@ -92,6 +94,7 @@ int collective_mode(const Options& o) {
   j["rel_diff"] = rel_diff;
   j["formula_s"] = std::isnan(formula) ? nlohmann::json(nullptr) : nlohmann::json(formula);
   j["activities"] = stats.activities;
+  j["simgrid_cfg"] = o.simgrid_config;
   j["replay_wall_s"] = stats.wall_s;
   j["wall_s"] = wall;
   j["version"] = PARTSIM_VERSION;
@@ -128,6 +131,8 @@ int body(int argc, char** argv) {
   app.add_option("--dst", o.dst, "p2p: destination device (default: the next device)");
   app.add_option("--chunks", o.chunks, "broadcast: pipeline chunks (default 8)")->check(CLI::PositiveNumber);
   app.add_option("--json", o.json_file, "Also write the result as JSON ('-' for stdout only)");
+  app.add_option("--simgrid-cfg", o.simgrid_config,
+                 "Extra SimGrid setting key:value after partsim's CM02 settings (repeatable; for experiments)");
   cli::add_platform_options(app, o.platform);
   cli::parse(app, argc, argv);
 

@@ -1,43 +1,17 @@
 #include "sim/collectives/schedule.hpp"
 
 #include <algorithm>
-#include <map>
+#include <limits>
 #include <numeric>
 
 #include "sim/common/error.hpp"
 
 namespace partsim::collectives {
 
-void Schedule::add(int src, int dst, double bytes, int step) {
+void Schedule::add(int src, int dst, double bytes, int step, int origin) {
   if (!transfers.empty() && step < transfers.back().step) throw Error("Schedule::add: steps out of order");
-  transfers.push_back({src, dst, bytes, step});
+  transfers.push_back({src, dst, bytes, step, origin});
   step_count = std::max(step_count, step + 1);
-}
-
-std::vector<std::vector<int>> dependencies(const Schedule& schedule) {
-  const auto& ts = schedule.transfers;
-  std::vector<std::vector<int>> deps(ts.size());
-  // Per node: the transfers it took part in during its latest step so far, and that step.
-  std::map<int, std::pair<int, std::vector<int>>> latest;  // node -> (step, transfers)
-  std::map<int, std::pair<int, std::vector<int>>> current;  // involvements in the step being read
-  std::size_t i = 0;
-  while (i < ts.size()) {
-    const int step = ts[i].step;
-    std::size_t end = i;
-    while (end < ts.size() && ts[end].step == step) ++end;
-    current.clear();
-    for (std::size_t t = i; t < end; ++t) {
-      if (auto it = latest.find(ts[t].src); it != latest.end()) deps[t] = it->second.second;
-      for (int node : {ts[t].src, ts[t].dst}) {
-        auto& slot = current[node];
-        slot.first = step;
-        if (slot.second.empty() || slot.second.back() != static_cast<int>(t)) slot.second.push_back(static_cast<int>(t));
-      }
-    }
-    for (auto& [node, involvement] : current) latest[node] = std::move(involvement);
-    i = end;
-  }
-  return deps;
 }
 
 Schedule lower_to_nodes(const Schedule& s, const topology::TopologyGraph& graph) {
@@ -45,12 +19,14 @@ Schedule lower_to_nodes(const Schedule& s, const topology::TopologyGraph& graph)
   Schedule out;
   out.on_nodes = true;
   out.transfers.reserve(s.transfers.size());
-  for (const auto& t : s.transfers) {
+  for (std::size_t i = 0; i < s.transfers.size(); ++i) {
+    const auto& t = s.transfers[i];
     const int ca = graph.cores_of(t.src);
     const int cb = graph.cores_of(t.dst);
     const int shares = std::max(ca, cb);
     for (int c = 0; c < shares; ++c)
-      out.add(graph.endpoint(t.src, c % ca), graph.endpoint(t.dst, c % cb), t.bytes / shares, t.step);
+      out.add(graph.endpoint(t.src, c % ca), graph.endpoint(t.dst, c % cb), t.bytes / shares, t.step,
+              static_cast<int>(i));
   }
   out.step_count = s.step_count;
   return out;
@@ -60,7 +36,10 @@ std::vector<double> step_times(const Schedule& s, const topology::TopologyGraph&
   if (!s.on_nodes) throw Error("step_times: the schedule must be lowered to nodes first");
   std::vector<double> times(s.step_count, 0.0);
   std::vector<double> load(graph.link_count(), 0.0);
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> first_start(graph.link_count(), inf);
   std::vector<topology::Route> routes;
+  std::vector<double> latencies;
   const auto& ts = s.transfers;
   std::size_t i = 0;
   while (i < ts.size()) {
@@ -68,19 +47,29 @@ std::vector<double> step_times(const Schedule& s, const topology::TopologyGraph&
     std::size_t end = i;
     while (end < ts.size() && ts[end].step == step) ++end;
     routes.clear();
+    latencies.clear();
     for (std::size_t t = i; t < end; ++t) {
       routes.push_back(graph.route(ts[t].src, ts[t].dst));
-      for (int l : routes.back()) load[l] += ts[t].bytes;
+      latencies.push_back(graph.route_latency(routes.back()));
+      for (int l : routes.back()) {
+        load[l] += ts[t].bytes;
+        first_start[l] = std::min(first_start[l], latencies.back());
+      }
     }
     double worst = 0;
-    for (const auto& r : routes) {
+    for (std::size_t k = 0; k < routes.size(); ++k) {
+      const auto& r = routes[k];
       if (r.empty()) continue;
-      double transmit = 0;
-      for (int l : r) transmit = std::max(transmit, load[l] / graph.link(l).bandwidth);
-      worst = std::max(worst, graph.route_latency(r) + transmit);
+      // Own bytes at the route's slowest link, after the route's latency.
+      worst = std::max(worst, latencies[k] + ts[i + k].bytes / graph.route_bandwidth(r));
+      // Each link's whole load, from the moment its first transfer starts sending.
+      for (int l : r) worst = std::max(worst, first_start[l] + load[l] / graph.link(l).bandwidth);
     }
     for (const auto& r : routes)
-      for (int l : r) load[l] = 0;
+      for (int l : r) {
+        load[l] = 0;
+        first_start[l] = inf;
+      }
     times[step] = worst;
     i = end;
   }

@@ -3,17 +3,21 @@
 // step. One definition, two evaluators (DESIGN.md principle 1): evaluate() below sums the steps in
 // closed form; the SimGrid replay (sim/replay) executes exactly these transfers.
 //
-// Dependency rule (both evaluators): a transfer of step k sent by node s starts when every transfer
-// that s sent or received in the latest earlier step in which s took part has finished; a node's
-// first transfer starts at time 0. (A device forwards what it received and its port is free.)
+// Step semantics (both evaluators): the steps run one after the other; all transfers of step k start
+// together when every transfer of step k-1 has finished (a barrier). In uniform collectives (torus
+// axes) every device finishes a step at the same time, so the barrier costs nothing; it makes the
+// closed form a sum of independent steps, so a gap between the evaluators is within-step contention.
 //
-// Step rule (the closed form of one step; seed 003 §II-D: "we group simultaneous data-transfers into
+// Step rule (the closed form of one step). Seed 003 §II-D: "we group simultaneous data-transfers into
 // a data-transfer group and compute the amount of data carried by each link for that group. The total
-// time is determined by the link which is the slowest."): with load(l) the bytes of the step's
-// transfers that cross link l,
-//   step time = max over transfers t of [ latency(route t) + max over l in route t of load(l) / B(l) ].
-// Without shared links this is max_t (L_t + bytes_t / B_t), the textbook form; the schedule time is
-// the sum of its step times.
+// time is determined by the link which is the slowest." With load(l) the bytes of the step's
+// transfers that cross link l, lat(t) the latency of t's route and B_t its slowest link:
+//   step time = max( max over transfers t of [ lat(t) + bytes(t) / B_t ],
+//                    max over links l of [ min over t through l of lat(t) + load(l) / B(l) ] ).
+// The second term is the seed's slowest link, busy from the moment the first transfer through it
+// starts sending (SimGrid charges a route's latency before its bytes, and a shared link is work-
+// conserving). Without shared links it is the textbook max_t (lat_t + bytes_t / B_t); for transfers
+// that share links symmetrically (same latency, equal loads) it is exact under max-min sharing.
 
 #include <vector>
 
@@ -26,6 +30,7 @@ struct Transfer {
   int dst = 0;
   double bytes = 0;
   int step = 0;
+  int origin = -1;   // node schedule: index of the device-schedule transfer this is a part of
 };
 
 struct Schedule {
@@ -33,16 +38,14 @@ struct Schedule {
   int step_count = 0;
   bool on_nodes = false;  // false: src/dst are device indices; true: node ids of a TopologyGraph
 
-  void add(int src, int dst, double bytes, int step);
+  void add(int src, int dst, double bytes, int step, int origin = -1);
 };
 
-/// For every transfer, the transfers it waits for (dependency rule above).
-std::vector<std::vector<int>> dependencies(const Schedule& schedule);
-
 /// Maps a device schedule onto the graph's endpoint nodes. At chip granularity device d is its node.
-/// At core granularity a transfer between template chips of C cores is split into C transfers of
+/// At core granularity a transfer between template chips of C cores is split into C parts of
 /// bytes / C, core c to core c (the chip's payload is spread evenly over its cores; a roofline device
-/// is one node and takes part in every core's share).
+/// is one node and takes part in every core's share). Each part records its `origin` (the index of the
+/// device transfer) and keeps its step.
 Schedule lower_to_nodes(const Schedule& device_schedule, const topology::TopologyGraph& graph);
 
 /// Closed-form time of a node schedule: the sum over steps of the step rule (s).

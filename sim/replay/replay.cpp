@@ -49,7 +49,8 @@ struct Simulation::Impl {
   explicit Impl(const topology::TopologyGraph& g) : graph(g) {}
 };
 
-Simulation::Simulation(const topology::TopologyGraph& graph, const std::vector<std::pair<int, int>>& pairs)
+Simulation::Simulation(const topology::TopologyGraph& graph, const std::vector<std::pair<int, int>>& pairs,
+                       const std::vector<std::string>& simgrid_config)
     : impl_(std::make_unique<Impl>(graph)) {
   if (g_engine_created) throw Error("replay: only one SimGrid simulation can run per process");
   g_engine_created = true;
@@ -63,6 +64,7 @@ Simulation::Simulation(const topology::TopologyGraph& graph, const std::vector<s
   sg4::Engine::set_config("network/model:CM02");
   sg4::Engine::set_config("network/crosstraffic:0");
   sg4::Engine::set_config("network/TCP-gamma:0");
+  for (const auto& setting : simgrid_config) sg4::Engine::set_config(setting);
 
   auto* zone = sg4::create_full_zone("partsim");
   const int n = graph.node_count();
@@ -129,37 +131,31 @@ ReplayStats Simulation::run(const collectives::Schedule& s) {
   impl_->ran = true;
   if (!s.on_nodes) throw Error("replay: the schedule must be lowered to nodes first");
   const auto& ts = s.transfers;
-  const std::size_t n = ts.size();
-  const auto deps = collectives::dependencies(s);
-  std::vector<int> waiting(n, 0);
-  std::vector<std::vector<int>> successors(n);
-  for (std::size_t t = 0; t < n; ++t) {
-    waiting[t] = static_cast<int>(deps[t].size());
-    for (int d : deps[t]) successors[d].push_back(static_cast<int>(t));
-  }
+  // Transfers of step k are ts[step_begin[k], step_begin[k + 1]).
+  std::vector<std::size_t> step_begin(s.step_count + 1, ts.size());
+  for (std::size_t i = ts.size(); i-- > 0;) step_begin.at(static_cast<std::size_t>(ts[i].step)) = i;
+  for (int k = s.step_count; k-- > 0;) step_begin[k] = std::min(step_begin[k], step_begin[k + 1]);
 
   ReplayStats stats;
-  std::vector<sg4::CommPtr> comms(n);
-  std::unordered_map<const sg4::Activity*, int> index_of;
-  std::vector<int> to_release;  // comms finished in earlier callbacks: safe to drop now
-  std::vector<int> ready;
+  std::vector<sg4::CommPtr> in_flight;   // the current step's comms, kept alive until it ends
+  std::unordered_map<const sg4::Activity*, std::size_t> pending;
+  std::vector<sg4::CommPtr> finished;    // the previous step's comms, dropped in the next callback
+  int step = -1;
 
-  // Starts transfer t (and, for an empty transfer, finishes it at once).
-  std::function<void(int)> finish;
-  auto start = [&](int t) {
-    const auto& tr = ts[t];
-    if (tr.src == tr.dst) {
-      finish(t);
-      return;
+  // Starts the next step that has something to send; returns false when the schedule is done.
+  std::function<bool()> start_next_step = [&]() {
+    while (++step < s.step_count) {
+      for (std::size_t t = step_begin[step]; t < step_begin[step + 1]; ++t) {
+        const auto& tr = ts[t];
+        if (tr.src == tr.dst) continue;
+        auto bytes = static_cast<std::uint64_t>(std::llround(tr.bytes));
+        in_flight.push_back(sg4::Comm::sendto_async(impl_->hosts.at(tr.src), impl_->hosts.at(tr.dst), bytes));
+        pending[in_flight.back().get()] = t;
+        ++stats.activities;
+      }
+      if (!pending.empty()) return true;
     }
-    auto bytes = static_cast<std::uint64_t>(std::llround(tr.bytes));
-    comms[t] = sg4::Comm::sendto_async(impl_->hosts.at(tr.src), impl_->hosts.at(tr.dst), bytes);
-    index_of[comms[t].get()] = t;
-    ++stats.activities;
-  };
-  finish = [&](int t) {
-    for (int succ : successors[t])
-      if (--waiting[succ] == 0) start(succ);
+    return false;
   };
   // SimGrid keeps its callbacks for the life of the process: route them through a handler that is
   // emptied when run() returns, so no callback can reach this frame afterwards.
@@ -168,32 +164,26 @@ ReplayStats Simulation::run(const collectives::Schedule& s) {
     if (*handler) (*handler)(activity);
   });
   *handler = [&](sg4::Activity const& activity) {
-    for (int r : to_release) comms[r] = nullptr;  // keeps few finished comms alive (memory)
-    to_release.clear();
-    auto it = index_of.find(&activity);
-    if (it == index_of.end()) return;
-    const int t = it->second;
-    index_of.erase(it);
-    to_release.push_back(t);
-    finish(t);
+    finished.clear();  // comms of an earlier step: SimGrid is done with them
+    if (pending.erase(&activity) == 0 || !pending.empty()) return;
+    finished.swap(in_flight);  // the step is over; its last comm is still being completed
+    start_next_step();
   };
 
   const auto t0 = std::chrono::steady_clock::now();
-  for (std::size_t t = 0; t < n; ++t)
-    if (waiting[t] == 0) start(static_cast<int>(t));
-  impl_->engine->run();
+  if (start_next_step()) impl_->engine->run();
   stats.wall_s = seconds_since(t0);
   stats.simulated_s = sg4::Engine::get_clock();
   *handler = nullptr;
-  if (!index_of.empty()) throw Error("replay: " + std::to_string(index_of.size()) + " transfers never finished");
-  for (std::size_t t = 0; t < n; ++t)
-    if (waiting[t] > 0) throw Error("replay: a transfer never became ready (dependency cycle)");
+  if (!pending.empty()) throw Error("replay: " + std::to_string(pending.size()) + " transfers never finished");
   return stats;
 }
 
-ReplayStats replay(const topology::TopologyGraph& graph, const collectives::Schedule& node_schedule) {
+ReplayStats replay(const topology::TopologyGraph& graph, const collectives::Schedule& device_schedule,
+                   const std::vector<std::string>& simgrid_config) {
   const auto t0 = std::chrono::steady_clock::now();
-  Simulation sim(graph, communicating_pairs(node_schedule));
+  const collectives::Schedule node_schedule = collectives::lower_to_nodes(device_schedule, graph);
+  Simulation sim(graph, communicating_pairs(node_schedule), simgrid_config);
   const double setup = seconds_since(t0);
   ReplayStats stats = sim.run(node_schedule);
   stats.setup_wall_s = setup;

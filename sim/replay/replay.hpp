@@ -11,8 +11,10 @@
 // network/TCP-gamma 0, set right after the Engine is constructed, so that an uncontended transfer
 // takes exactly latency + bytes / bandwidth.
 //
-// Execution: transfers are actor-free SimGrid comms (Comm::sendto_async), started lazily when the
-// transfers they depend on (collectives::dependencies) have finished.
+// Execution: a device schedule is lowered to the graph's nodes (collectives::lower_to_nodes); every
+// part is an actor-free SimGrid comm (Comm::sendto_async). Steps run one after the other
+// (schedule.hpp): the comms of step k are created when the last comm of step k-1 has finished, so only
+// one step's comms exist at a time.
 
 #include <cstddef>
 #include <memory>
@@ -43,7 +45,9 @@ class Simulation {
  public:
   /// Builds the SimGrid platform of `graph` with routes for `pairs` (node ids). Throws Error if a
   /// Simulation was already created in this process.
-  Simulation(const topology::TopologyGraph& graph, const std::vector<std::pair<int, int>>& pairs);
+  /// `simgrid_config`: extra "key:value" settings for Engine::set_config, applied after partsim's own.
+  Simulation(const topology::TopologyGraph& graph, const std::vector<std::pair<int, int>>& pairs,
+             const std::vector<std::string>& simgrid_config = {});
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
@@ -51,7 +55,7 @@ class Simulation {
   /// The route SimGrid holds from node src to node dst: link names in order, and its latency (s).
   std::vector<std::string> route_link_names(int src_node, int dst_node, double* latency = nullptr) const;
 
-  /// Runs the node schedule to completion (once per Simulation).
+  /// Runs a node schedule (lower_to_nodes of a device schedule) to completion; once per Simulation.
   ReplayStats run(const collectives::Schedule& node_schedule);
 
   int host_count() const;
@@ -61,7 +65,8 @@ class Simulation {
   std::unique_ptr<Impl> impl_;
 };
 
-/// Builds the platform for the schedule's pairs and runs it: the one-call form.
-ReplayStats replay(const topology::TopologyGraph& graph, const collectives::Schedule& node_schedule);
+/// Lowers the device schedule, builds the platform for its pairs and runs it: the one-call form.
+ReplayStats replay(const topology::TopologyGraph& graph, const collectives::Schedule& device_schedule,
+                   const std::vector<std::string>& simgrid_config = {});
 
 }  // namespace partsim::replay
