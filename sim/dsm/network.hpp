@@ -1,0 +1,42 @@
+#pragma once
+// A workload as DeepSpatialMatrix sees it (seed 003 §II-A): primary layers (conv, matrix
+// multiplication, LSTM) each carrying the auxiliary computations that follow it (bias, activation,
+// pooling, batch-norm, softmax, residual add), in topological order, with the edges between them.
+//
+// Contract: build_network() maps every layer of a finalized workloads::Graph to exactly one group
+// (`members`); a group is one DsmLayer. Auxiliary layers join the group that produces their first
+// input; auxiliary layers fed only by graph inputs (embeddings) form auxiliary-only groups. Edges
+// are (producer group -> consumer group) for every tensor that crosses groups.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "sim/dsm/layer_model.hpp"
+#include "workloads/graph.hpp"
+
+namespace partsim::dsm {
+
+struct NetworkGroup {
+  DsmLayer layer;
+  std::vector<std::string> members;     // workload layer names, primary first
+  std::vector<std::size_t> producers;   // groups whose outputs this group reads (ascending)
+  /// The group producing the primary input (first input of the primary layer), if any.
+  std::ptrdiff_t primary_producer = -1;
+  /// Elements (whole minibatch, per timestep) of tensors produced earlier and consumed later that
+  /// must stay alive while this group runs (residual short-cuts, §III-B "retained longer").
+  double retained_elements = 0;
+};
+
+struct DsmNetwork {
+  std::string name;
+  std::vector<NetworkGroup> groups;
+};
+
+DsmNetwork build_network(const workloads::Graph& graph);
+
+/// The layer with the minibatch divided into spatial minibatches of `s_mb` samples (§III-C):
+/// mb and every minibatch-proportional count scaled by s_mb / N_mb.
+DsmLayer with_minibatch(const DsmLayer& layer, long long s_mb);
+
+}  // namespace partsim::dsm

@@ -1,0 +1,96 @@
+#pragma once
+// DeepSpatialMatrix's design-space exploration (seed 003 §II-E) and its four optimizations (§III):
+// per layer and pass it searches ChipD (parallelism type), CoreD (split factors over in, out, ij,
+// kij, mb whose product is the cores per chip) and ArrayD (factors over the PE arrays of a core),
+// and chooses across layers by dynamic programming over the chain of layers, so relayout between
+// neighbours and inter-layer memory reuse are decided jointly rather than greedily.
+//
+// Contract: search_network() is deterministic (ties broken towards the earlier enumerated
+// configuration) and never throws for a valid network; every returned time is in seconds and the
+// per-layer totals add up to iteration_s.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/dsm/layer_model.hpp"
+#include "sim/dsm/network.hpp"
+#include "sim/plan/plan.hpp"
+
+namespace partsim::dsm {
+
+/// The switchable optimizations (`--opt hybrid,memreuse,dysm,tpipe`, `--opt none`).
+struct DsmOptions {
+  bool hybrid = false;    // §III-A: DataXModelY / ModelXDataY on the (asymmetric) torus
+  bool memreuse = false;  // §III-B: activation/error reuse, LSTM weight reuse, inference preloading
+  bool dysm = false;      // §III-C: dynamic spatial minibatching
+  bool tpipe = false;     // §III-D: timestep pipelining of LSTM pipe groups
+  plan::Mode mode = plan::Mode::training;
+  int max_dysm_factor = 64;
+};
+
+/// Parses option words: hybrid, memreuse, dysm, tpipe, all, none (comma lists accepted). An unknown
+/// word is an UnknownNameError listing the valid ones.
+DsmOptions parse_dsm_options(const std::vector<std::string>& words);
+/// The options as plan.json lists them ("hybrid", "memreuse", ...; "none" when all are off).
+std::vector<std::string> option_words(const DsmOptions& options);
+
+/// The choice and cost of one pass of one layer.
+struct PassChoice {
+  Pass pass = Pass::fwd;
+  CoreConfig config;
+  PassCost first;               // first iteration (timestep / spatial minibatch)
+  PassCost rest;                // every later iteration
+  long long iterations = 1;     // N_ts * DySM factor
+  bool memory_reuse = false;    // the streamed operand comes from the scratchpad (§III-B)
+  bool weight_reuse = false;    // weights / gradients held across iterations (§III-B)
+  double grad_reduction_s = 0;  // UPD: gradient reduction + weight broadcast (once)
+  double relayout_s = 0;        // chip-to-chip relayout of this pass's features
+  double onchip_relayout_s = 0; // core-to-core relayout when reuse layouts differ
+  double pipelined_s = -1;      // §III-D: this layer's share of its pipe group's time (else -1)
+  double total_s = 0;
+  /// Fig. 13 terms (they add up to total_s) and the parts of the non-overlapped term.
+  std::map<std::string, double> breakdown() const;
+};
+
+struct LayerChoice {
+  std::size_t group = 0;
+  std::string name;
+  ChipSplit split = ChipSplit::data;
+  int dysm_factor = 1;
+  bool reuse_in = false;        // input/error edge from the previous layer held on chip
+  std::vector<PassChoice> passes;
+  std::optional<int> pipe_group;
+  std::vector<int> chips;       // chip indices when pipelined; empty = all chips
+  double total_s = 0;
+  double useful_macs = 0;       // all passes, all timesteps
+};
+
+struct DsmResult {
+  std::vector<LayerChoice> layers;  // one per network group, in order
+  double iteration_s = 0;
+  double useful_macs = 0;
+  double utilization = 0;           // useful MACs / (peak MAC/s x iteration_s)
+};
+
+DsmResult search_network(const DsmNetwork& network, const DsmSystem& system, const DsmOptions& options);
+
+/// One configuration of one layer and pass, for --explain.
+struct ExplainRow {
+  ChipSplit split = ChipSplit::data;
+  int dysm_factor = 1;
+  CoreConfig config;
+  PassCost cost;            // one iteration
+  long long iterations = 1;
+  double grad_reduction_s = 0;
+  double total_s = 0;       // all iterations + gradient reduction (no relayout, no reuse)
+};
+/// The `top` cheapest configurations of group `group` for `pass`, cheapest first.
+std::vector<ExplainRow> explain_layer(const DsmNetwork& network, std::size_t group, Pass pass,
+                                      const DsmSystem& system, const DsmOptions& options, int top);
+
+/// Every ordered 5-tuple of factors with product n (CoreD / ArrayD candidates), in a fixed order.
+const std::vector<Split5>& factorizations(int n);
+
+}  // namespace partsim::dsm
