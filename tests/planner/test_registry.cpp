@@ -1,0 +1,141 @@
+// The strategy registry and check_plan (a loaded plan against its platform and workload).
+
+#include <gtest/gtest.h>
+
+#include "sim/common/error.hpp"
+#include "sim/plan/plan_io.hpp"
+#include "sim/planner/strategies.hpp"
+#include "topology/system_parser.hpp"
+#include "workloads/zoo.hpp"
+
+using namespace partsim;
+
+namespace {
+
+const topology::SystemSpec& spec() {
+  static const auto s = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/tpu_v3_128.yaml");
+  return s;
+}
+const workloads::Graph& lenet() {
+  static const auto g = workloads::build_zoo("lenet", 64);
+  return g;
+}
+plan::Plan make(const std::string& strategy, std::vector<std::string> options = {}) {
+  return planner::builtin_strategies().make_plan(strategy, {spec(), lenet(), "lenet", plan::Mode::training, options});
+}
+std::string check_error(const plan::Plan& p) {
+  try {
+    planner::check_plan(p, spec(), lenet(), "plan.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Registry, ListsTheAccParFamily) {
+  const auto& r = planner::builtin_strategies();
+  EXPECT_EQ(r.names().substr(0, 22), "dp, owt, hypar, accpar");
+  EXPECT_NE(r.list_table().find("accpar  AccPar"), std::string::npos);
+}
+
+TEST(Registry, UnknownNameListsTheValidOnes) {
+  try {
+    planner::builtin_strategies().find("acpar");
+    FAIL() << "no throw";
+  } catch (const UnknownNameError& e) {
+    EXPECT_NE(std::string(e.what()).find("acpar"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("dp, owt, hypar, accpar"), std::string::npos);
+  }
+}
+
+TEST(Registry, DuplicateAndEmptyAreErrors) {
+  planner::StrategyRegistry r;
+  auto fn = [](const planner::PlanInputs&) { return plan::Plan{}; };
+  r.add({"x", "one", fn, {}});
+  EXPECT_THROW(r.add({"x", "again", fn, {}}), Error);
+  EXPECT_THROW(r.add({"y", "no function", {}, {}}), Error);
+}
+
+TEST(Registry, OptionsAreCheckedByTheStrategy) {
+  EXPECT_THROW(make("accpar", {"depth=3"}), InputError);
+  EXPECT_THROW(make("accpar", {"levels"}), InputError);
+  EXPECT_THROW(make("accpar", {"levels=-1"}), InputError);
+  EXPECT_THROW(make("accpar", {"levels=8"}), InputError);  // 128 devices: 7 levels
+  EXPECT_EQ(make("accpar", {"levels=3"}).options, std::vector<std::string>{"levels=3"});
+}
+
+TEST(MakePlan, HeaderAndLayers) {
+  const auto p = make("accpar");
+  EXPECT_EQ(p.schema, plan::kSchemaVersion);
+  EXPECT_EQ(p.strategy, "accpar");
+  EXPECT_EQ(p.config.name, "tpu_v3_128");
+  EXPECT_EQ(p.config.hash, topology::content_hash(spec()));
+  EXPECT_EQ(p.workload.name, "lenet");
+  EXPECT_EQ(p.workload.batch, 64);
+  ASSERT_EQ(p.layers.size(), lenet().size());
+  double sum = 0;
+  for (size_t i = 0; i < p.layers.size(); ++i) {
+    EXPECT_EQ(p.layers[i].name, lenet().layer(i).name);
+    EXPECT_EQ(p.layers[i].levels.size(), 7u);  // 128 = 2^7
+    EXPECT_NEAR(p.layers[i].predicted.total_s, p.layers[i].predicted.compute_s + p.layers[i].predicted.comm_s,
+                1e-12 + 1e-9 * p.layers[i].predicted.total_s);
+    sum += p.layers[i].predicted.total_s;
+  }
+  EXPECT_NEAR(p.predicted_iteration_s, sum, 1e-9 * sum);
+}
+
+TEST(CheckPlan, AcceptsFreshAndReloadedPlans) {
+  for (const char* s : {"dp", "owt", "hypar", "accpar"}) {
+    const auto p = make(s);
+    EXPECT_EQ(check_error(p), "") << s;
+    EXPECT_EQ(check_error(plan::plan_from_json(plan::plan_to_json(p), "plan.json")), "") << s;
+  }
+}
+
+TEST(CheckPlan, PlatformMismatch) {
+  auto p = make("dp");
+  p.config.name = "tpu_v2v3_256";
+  EXPECT_NE(check_error(p).find("made for platform 'tpu_v2v3_256'"), std::string::npos);
+  p = make("dp");
+  p.config.hash = "0000000000000000";
+  EXPECT_NE(check_error(p).find("different version of platform"), std::string::npos);
+}
+
+TEST(CheckPlan, WorkloadMismatch) {
+  auto p = make("dp");
+  p.workload.batch = 32;
+  EXPECT_NE(check_error(p).find("batch 32"), std::string::npos);
+  p = make("dp");
+  p.workload.name = "alexnet";
+  EXPECT_NE(check_error(p).find("workload 'alexnet'"), std::string::npos);
+  p = make("dp");
+  const std::string last = p.layers.back().name;
+  p.layers.pop_back();
+  EXPECT_NE(check_error(p).find("layer '" + last + "' of workload 'lenet' is missing"), std::string::npos);
+  p = make("dp");
+  p.layers.push_back(p.layers.back());
+  p.layers.back().name = "extra";
+  EXPECT_NE(check_error(p).find("'extra' is not in workload"), std::string::npos);
+  p = make("dp");
+  std::swap(p.layers[1], p.layers[2]);
+  EXPECT_NE(check_error(p).find("/layers/1: expected layer"), std::string::npos);
+}
+
+TEST(CheckPlan, AccParLevels) {
+  auto p = make("owt");
+  p.layers[1].levels.pop_back();
+  EXPECT_NE(check_error(p).find("has 6 levels but platform 'tpu_v3_128' (128 devices) has 7"), std::string::npos);
+  p = make("accpar");
+  p.layers[1].levels[0].ratio = 0.0;
+  EXPECT_NE(check_error(p).find("/levels/0/ratio: must be strictly between 0 and 1"), std::string::npos);
+  // A Type-III level is outside HyPar's space.
+  p = make("hypar");
+  for (size_t i = 0; i < p.layers.size(); ++i)
+    if (lenet().layer(i).kind == workloads::LayerKind::fc) p.layers[i].levels[0].type = plan::AccParType::III;
+  EXPECT_NE(check_error(p).find("is not in strategy hypar's space"), std::string::npos);
+  p = make("accpar");
+  p.strategy = "magic";
+  EXPECT_NE(check_error(p).find("unknown strategy 'magic'"), std::string::npos);
+}
