@@ -521,31 +521,11 @@ void emit_quantities(YAML::Emitter& out, const std::vector<double>& values, Dime
   out << YAML::EndSeq;
 }
 
-/// yaml-cpp keeps the first of two equal keys and drops the second silently; a platform file that
-/// says `bandwidth:` twice is a mistake, so reject it wherever it happens.
-void reject_duplicate_keys(const ConfigNode& node) {
-  if (node.is_sequence()) {
-    for (const auto& e : node.elements()) reject_duplicate_keys(e);
-  } else if (node.is_map()) {
-    std::map<std::string, int> first_line;
-    for (const auto& kv : node.node()) {
-      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
-      const ConfigNode child(kv.second, yaml::join_path(node.path(), key), node.source_ptr());
-      if (auto it = first_line.find(key); it != first_line.end())
-        ConfigNode(kv.first, child.path(), node.source_ptr())
-            .fail("duplicate key (first at line " + std::to_string(it->second) + ")");
-      first_line[key] = kv.first.Mark().line + 1;
-      reject_duplicate_keys(child);
-    }
-  }
-}
-
 }  // namespace
 
 // ---- Public API -------------------------------------------------------------------------------
 
 SystemSpec parse_system(const ConfigNode& root) {
-  reject_duplicate_keys(root);
   MapReader top(root);
   const ConfigNode system_node = top.required("system");
   top.finish();

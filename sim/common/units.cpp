@@ -3,25 +3,40 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
+#include <algorithm>
 #include <utility>
 
 namespace partsim::units {
 namespace {
 
+// A unit's factor as 10^exp10 x binary, binary being a power of two (1024^k, 1/8 for bits). Decimal
+// factors are applied through the decimal exponent of the number's text, so "107.3741824MB/s" reads
+// as the double nearest to 107374182.4 (correctly rounded, as from_chars is), and multiplying by a
+// power of two is exact: a dumped value always reads back bit for bit.
+struct Factor {
+  int exp10 = 0;
+  double binary = 1.0;
+};
+
 struct Prefix {
   std::string_view symbol;
-  double factor;
+  Factor factor;
 };
 
 // Longest symbols first so "Ki" is tried before "K"/"k".
-constexpr std::array<Prefix, 12> kBinaryAndDecimal{{
-    {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
-    {"Pi", 1125899906842624.0}, {"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12},
-    {"P", 1e15}, {"E", 1e18},
+constexpr std::array<Prefix, 12> kPrefixes{{
+    {"Ki", {0, 1024.0}}, {"Mi", {0, 1048576.0}}, {"Gi", {0, 1073741824.0}}, {"Ti", {0, 1099511627776.0}},
+    {"Pi", {0, 1125899906842624.0}}, {"k", {3, 1}}, {"K", {3, 1}}, {"M", {6, 1}}, {"G", {9, 1}}, {"T", {12, 1}},
+    {"P", {15, 1}}, {"E", {18, 1}},
 }};
 
-constexpr std::array<Prefix, 5> kTimeUnits{{{"ps", 1e-12}, {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}}};
+struct TimeUnit {
+  std::string_view symbol;
+  int exp10;
+  double factor;  // 10^exp10, for formatting
+};
+constexpr std::array<TimeUnit, 5> kTimeUnits{
+    {{"ps", -12, 1e-12}, {"ns", -9, 1e-9}, {"us", -6, 1e-6}, {"ms", -3, 1e-3}, {"s", 0, 1.0}}};
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -29,40 +44,57 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// Splits "80 GB/s" into 80 and "GB/s". Returns false if no number leads the text.
-bool split_number(std::string_view text, double& number, std::string_view& unit) {
+// Splits "80 GB/s" into the number's text "80" and the unit "GB/s". False if no number leads.
+bool split_number(std::string_view text, std::string_view& number, std::string_view& unit) {
   text = trim(text);
-  const char* begin = text.data();
-  const char* end = begin + text.size();
-  auto [ptr, ec] = std::from_chars(begin, end, number);
-  if (ec != std::errc() || !std::isfinite(number)) return false;
-  unit = trim(std::string_view(ptr, static_cast<size_t>(end - ptr)));
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || !std::isfinite(value)) return false;
+  number = text.substr(0, static_cast<size_t>(ptr - text.data()));
+  unit = trim(text.substr(number.size()));
   return true;
 }
 
-// Strips a multiplier prefix from `unit`; returns its factor (1 when there is none).
-double take_prefix(std::string_view& unit, std::string_view base) {
-  if (unit == base) return 1.0;
-  for (const auto& p : kBinaryAndDecimal) {
-    if (unit.size() == p.symbol.size() + base.size() && unit.substr(0, p.symbol.size()) == p.symbol &&
-        unit.substr(p.symbol.size()) == base) {
-      unit = unit.substr(p.symbol.size());
-      return p.factor;
-    }
+// The number's text times 10^exp10, correctly rounded: the exponent is added to the text's own.
+std::optional<double> scaled(std::string_view number, int exp10) {
+  std::string_view mantissa = number;
+  long exponent = exp10;
+  if (size_t e = number.find_first_of("eE"); e != std::string_view::npos) {
+    mantissa = number.substr(0, e);
+    std::string_view exp_text = number.substr(e + 1);
+    if (!exp_text.empty() && exp_text.front() == '+') exp_text.remove_prefix(1);
+    long own = 0;
+    auto [p, ec] = std::from_chars(exp_text.data(), exp_text.data() + exp_text.size(), own);
+    if (ec != std::errc() || p != exp_text.data() + exp_text.size()) return std::nullopt;
+    exponent += own;
   }
-  return 0.0;
+  const std::string text = std::string(mantissa) + "e" + std::to_string(exponent);
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || !std::isfinite(value)) return std::nullopt;
+  return value;
 }
 
-std::optional<double> parse_with_bases(std::string_view unit, std::initializer_list<std::pair<std::string_view, double>> bases) {
-  for (const auto& [base, scale] : bases) {
-    std::string_view u = unit;
-    double f = take_prefix(u, base);
-    if (f > 0.0) return f * scale;
+// Strips a multiplier prefix from `unit` ending in `base`; nullopt when `unit` is not prefix+base.
+std::optional<Factor> take_prefix(std::string_view unit, std::string_view base) {
+  if (unit == base) return Factor{};
+  for (const auto& p : kPrefixes) {
+    if (unit.size() == p.symbol.size() + base.size() && unit.substr(0, p.symbol.size()) == p.symbol &&
+        unit.substr(p.symbol.size()) == base)
+      return p.factor;
   }
   return std::nullopt;
 }
 
-std::optional<double> unit_factor(std::string_view unit, Dimension dimension) {
+std::optional<Factor> parse_with_bases(std::string_view unit,
+                                       std::initializer_list<std::pair<std::string_view, double>> bases) {
+  for (const auto& [base, scale] : bases) {
+    if (auto f = take_prefix(unit, base)) return Factor{f->exp10, f->binary * scale};
+  }
+  return std::nullopt;
+}
+
+std::optional<Factor> unit_factor(std::string_view unit, Dimension dimension) {
   switch (dimension) {
     case Dimension::bytes:
       return parse_with_bases(unit, {{"B", 1.0}, {"b", 0.125}, {"bytes", 1.0}, {"bits", 0.125}});
@@ -70,15 +102,15 @@ std::optional<double> unit_factor(std::string_view unit, Dimension dimension) {
       return parse_with_bases(unit, {{"B/s", 1.0}, {"b/s", 0.125}, {"Bps", 1.0}, {"bps", 0.125}});
     case Dimension::time:
       for (const auto& t : kTimeUnits)
-        if (unit == t.symbol) return t.factor;
-      if (unit == "µs") return 1e-6;
+        if (unit == t.symbol) return Factor{t.exp10, 1.0};
+      if (unit == "µs") return Factor{-6, 1.0};
       return std::nullopt;
     case Dimension::frequency:
       return parse_with_bases(unit, {{"Hz", 1.0}});
     case Dimension::flop_rate:
       return parse_with_bases(unit, {{"FLOP/s", 1.0}, {"FLOPS", 1.0}, {"flop/s", 1.0}});
     case Dimension::count:
-      if (unit.empty()) return 1.0;
+      if (unit.empty()) return Factor{};
       return parse_with_bases(unit, {{"", 1.0}});
   }
   return std::nullopt;
@@ -96,12 +128,32 @@ std::string_view base_symbol(Dimension dimension) {
   return "";
 }
 
-// 15 significant digits: reads back within one rounding of v, and hides the rounding of the
-// prefix division (500e-9 / 1e-9 prints as 500, not 499.99999999999994).
-std::string shortest(double v) {
+// The shortest decimal text that reads back as exactly v (std::to_chars), with its decimal point
+// moved `exp10` places left: decimal_shifted(107374182.4, 6) == "107.3741824". Moving the point in
+// the text, rather than dividing, keeps parse(format(v)) == v bit for bit (parse adds the exponent
+// back in the text, see scaled()).
+std::string decimal_shifted(double v, int exp10) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.15g", v);
-  return buf;
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  if (ec != std::errc()) return "nan";
+  std::string text(buf, end);  // "-1.073741824e+08"
+  std::string sign;
+  if (!text.empty() && text[0] == '-') {
+    sign = "-";
+    text.erase(0, 1);
+  }
+  const size_t e = text.find('e');
+  std::string digits = text.substr(0, e);
+  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+  const int exponent = std::stoi(text.substr(e + 1)) - exp10;  // value = d.ddd x 10^exponent
+  if (exponent > 20 || exponent < -20)
+    return sign + digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "") + "e" + std::to_string(exponent);
+  if (exponent >= 0) {
+    const size_t int_len = static_cast<size_t>(exponent) + 1;
+    if (digits.size() <= int_len) return sign + digits + std::string(int_len - digits.size(), '0');
+    return sign + digits.substr(0, int_len) + "." + digits.substr(int_len);
+  }
+  return sign + "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
 }
 
 }  // namespace
@@ -119,8 +171,7 @@ std::string describe(Dimension dimension) {
 }
 
 std::optional<double> parse(std::string_view text, Dimension dimension, std::string* error) {
-  double number = 0.0;
-  std::string_view unit;
+  std::string_view number, unit;
   if (!split_number(text, number, unit)) {
     if (error) *error = "expected " + describe(dimension) + " (got '" + std::string(text) + "')";
     return std::nullopt;
@@ -137,31 +188,38 @@ std::optional<double> parse(std::string_view text, Dimension dimension, std::str
                std::string(text) + "')";
     return std::nullopt;
   }
-  return number * *factor;
+  auto value = scaled(number, factor->exp10);
+  if (!value) {
+    if (error) *error = "value out of range (got '" + std::string(text) + "')";
+    return std::nullopt;
+  }
+  return *value * factor->binary;
 }
 
 std::string format(double value, Dimension dimension) {
   const std::string_view base = base_symbol(dimension);
-  if (dimension == Dimension::count) return shortest(value);
+  if (dimension == Dimension::count) return decimal_shifted(value, 0);
   if (dimension == Dimension::time) {
     if (value == 0.0) return "0s";
     for (auto it = kTimeUnits.rbegin(); it != kTimeUnits.rend(); ++it)
-      if (std::fabs(value) >= it->factor * (1.0 - 1e-12)) return shortest(value / it->factor) + std::string(it->symbol);
-    return shortest(value / 1e-12) + "ps";
+      if (std::fabs(value) >= it->factor * (1.0 - 1e-12)) return decimal_shifted(value, it->exp10) + std::string(it->symbol);
+    return decimal_shifted(value, -12) + "ps";
   }
   if (dimension == Dimension::bytes) {
     // Sizes that are whole multiples of a power of 1024 read best in binary units: 1MiB, 64GiB.
+    // Dividing by a power of two is exact.
     static constexpr std::array<std::pair<std::string_view, double>, 4> kBinary{
         {{"Ti", 1099511627776.0}, {"Gi", 1073741824.0}, {"Mi", 1048576.0}, {"Ki", 1024.0}}};
     for (const auto& [sym, f] : kBinary)
       if (value >= f && std::fmod(value, f) == 0.0 && std::fmod(value, f * 1000.0 / 1024.0) != 0.0)
-        return shortest(value / f) + std::string(sym) + "B";
+        return decimal_shifted(value / f, 0) + std::string(sym) + "B";
   }
-  static constexpr std::array<std::pair<std::string_view, double>, 6> kDecimal{
-      {{"E", 1e18}, {"P", 1e15}, {"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"k", 1e3}}};
-  for (const auto& [sym, f] : kDecimal)
-    if (std::fabs(value) >= f * (1.0 - 1e-12)) return shortest(value / f) + std::string(sym) + std::string(base);
-  return shortest(value) + std::string(base);
+  static constexpr std::array<std::pair<std::string_view, int>, 6> kDecimal{
+      {{"E", 18}, {"P", 15}, {"T", 12}, {"G", 9}, {"M", 6}, {"k", 3}}};
+  for (const auto& [sym, exp10] : kDecimal)
+    if (std::fabs(value) >= std::pow(10.0, exp10) * (1.0 - 1e-12))
+      return decimal_shifted(value, exp10) + std::string(sym) + std::string(base);
+  return decimal_shifted(value, 0) + std::string(base);
 }
 
 }  // namespace partsim::units

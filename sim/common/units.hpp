@@ -30,7 +30,8 @@ std::optional<double> parse(std::string_view text, Dimension dimension, std::str
 
 /// Formats an SI value with the largest decimal prefix that keeps the mantissa >= 1 (binary prefixes
 /// for sizes that are whole multiples of 1024^k): 8e10 bandwidth -> "80GB/s", 5e-7 time -> "500ns",
-/// 1048576 bytes -> "1MiB". parse(format(v, d), d) == v to within one rounding (1e-15 relative).
+/// 1048576 bytes -> "1MiB". The digits are the shortest that read back exactly:
+/// parse(format(v, d), d) == v bit for bit.
 std::string format(double value, Dimension dimension);
 
 }  // namespace partsim::units

@@ -61,9 +61,29 @@ std::vector<PathStep> parse_key_path(std::string_view path, std::string_view ass
   return steps;
 }
 
+/// yaml-cpp keeps the first of two equal keys and drops the second silently; a file that says
+/// `bandwidth:` twice is a mistake, so every document is checked for it once, when it is loaded.
+void reject_duplicate_keys(const ConfigNode& node) {
+  if (node.is_sequence()) {
+    for (const auto& e : node.elements()) reject_duplicate_keys(e);
+  } else if (node.is_map()) {
+    std::map<std::string, int> first_line;
+    for (const auto& kv : node.node()) {
+      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+      const ConfigNode child(kv.second, join_path(node.path(), key), node.source_ptr());
+      if (auto it = first_line.find(key); it != first_line.end())
+        ConfigNode(kv.first, child.path(), node.source_ptr())
+            .fail("duplicate key (first at line " + std::to_string(it->second) + ")");
+      first_line[key] = kv.first.Mark().line + 1;
+      reject_duplicate_keys(child);
+    }
+  }
+}
+
 ConfigNode make_root(YAML::Node root, const std::string& file, const std::vector<std::string>& overrides) {
   auto source = std::make_shared<Source>();
   source->file = file;
+  reject_duplicate_keys(ConfigNode(root, "", source));
   for (const auto& o : overrides) source->overrides[apply_override(root, o)] = o;
   return ConfigNode(root, "", source);
 }

@@ -83,7 +83,8 @@ class MapReader {
   std::set<std::string, std::less<>> asked_;
 };
 
-/// Parses a YAML file; a syntax error becomes a ParseError with its line and column.
+/// Parses a YAML file; a syntax error becomes a ParseError with its line and column, and so does a
+/// key written twice in one map ("duplicate key (first at line N)"), which yaml-cpp would drop.
 ConfigNode load_file(const std::string& file, const std::vector<std::string>& overrides = {});
 /// Parses YAML text (tests, embedded presets); `name` stands for the file in messages.
 ConfigNode load_string(const std::string& text, const std::string& name,

@@ -39,7 +39,26 @@ TEST(Units, FormatRoundTrips) {
   EXPECT_EQ(format(8e9, Dimension::bytes), "8GB");
   for (double v : {1048576.0, 123.0, 3.3e-5, 7.5e11}) {
     for (auto d : {Dimension::bytes, Dimension::bandwidth, Dimension::time}) {
-      EXPECT_NEAR(*parse(format(v, d), d), v, v * 1e-14);
+      EXPECT_EQ(*parse(format(v, d), d), v) << format(v, d);
+    }
+  }
+}
+
+TEST(Units, ParsingIsCorrectlyRoundedSoDumpsReadBackExactly) {
+  // 0.1 GiB/s = 107374182.4 B/s; written with a decimal prefix it must still read back bit for bit.
+  const double v = *parse("0.1GiB/s", Dimension::bandwidth);
+  EXPECT_EQ(format(v, Dimension::bandwidth), "107.3741824MB/s");
+  EXPECT_EQ(*parse(format(v, Dimension::bandwidth), Dimension::bandwidth), v);
+  // Exponents in the number combine with the prefix: 1.5e3 GB/s = 1.5e12 B/s exactly.
+  EXPECT_EQ(*parse("1.5e3GB/s", Dimension::bandwidth), 1.5e12);
+  EXPECT_EQ(*parse("2.5e-1us", Dimension::time), 2.5e-7);
+  // A sweep of awkward values: every one round-trips exactly.
+  double x = 1.0;
+  for (int i = 0; i < 2000; ++i) {
+    x = x * 1.0137 + 1e-3;
+    for (auto d : {Dimension::bytes, Dimension::bandwidth, Dimension::time, Dimension::frequency, Dimension::flop_rate}) {
+      const double value = d == Dimension::time ? x * 1e-9 : x * 1e3;
+      ASSERT_EQ(*parse(format(value, d), d), value) << format(value, d);
     }
   }
 }

@@ -78,3 +78,10 @@ TEST(YamlReader, OverridesReplaceValuesAndAreNamedInErrors) {
   auto created = yaml::load_string("a: 1\n", "o.yaml", {"b.c.d=5"});
   EXPECT_EQ(created.node()["b"]["c"]["d"].as<int>(), 5);
 }
+
+TEST(YamlReader, DuplicateKeysAreErrorsInEveryDocument) {
+  EXPECT_EQ(error_of([] { yaml::load_string("a:\n  b: 1\n  c: 2\n  b: 3\n", "d.yaml"); }),
+            "d.yaml:4:3: a.b: duplicate key (first at line 2)");
+  EXPECT_EQ(error_of([] { yaml::load_string("l:\n  - {x: 1, x: 2}\n", "d.yaml"); }),
+            "d.yaml:2:12: l[0].x: duplicate key (first at line 2)");
+}
