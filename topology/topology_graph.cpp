@@ -293,7 +293,7 @@ void TopologyGraph::build_graph_system() {
         reversed, static_cast<WeightedGraph::vertex_descriptor>(dst),
         boost::distance_map(boost::make_iterator_property_map(dist.begin(), boost::get(boost::vertex_index, reversed))));
     for (int s = 0; s < system_node_count_; ++s)
-      if (std::isinf(dist[s]))
+      if (!(dist[s] < std::numeric_limits<double>::max()))  // Boost leaves unreached nodes at max()
         throw InputError("system '" + spec_.name + "': no path from " + nodes_[system_node_to_node_[s]].name + " to " +
                          nodes_[system_node_to_node_[dst]].name);
     dist_to_[dst] = std::move(dist);
