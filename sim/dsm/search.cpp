@@ -65,6 +65,21 @@ const std::vector<Split5>& factorizations(int n) {
   return cache.emplace(n, std::move(out)).first->second;
 }
 
+// ---- scratchpad budget (§III-B, §III-C) ----------------------------------------------------------
+
+double scratchpad_reserve(const DsmSystem& s) {
+  const auto& c = s.chip.core;
+  return 4.0 * c.array.rows * c.array.cols * c.pe.simd_lanes * s.bytes_per_element;
+}
+
+double reuse_held_bytes(const DsmLayer& prev, const DsmLayer& cur, double retained_elements, int dysm,
+                        const DsmSystem& s) {
+  const double steps = static_cast<double>(cur.ts);
+  const double elements = prev.out_elements * static_cast<double>(prev.ts) + cur.out_elements * steps +
+                          retained_elements * steps;
+  return held_tile_elements(elements, dysm, s) * s.bytes_per_element;
+}
+
 // ---- breakdown ----------------------------------------------------------------------------------
 
 std::map<std::string, double> PassChoice::breakdown() const {
@@ -113,12 +128,6 @@ bool splits_reduction(const Split5& f, Pass pass) {
     case Pass::upd: return f.mb > 1 || f.ij > 1;
   }
   return false;
-}
-
-/// Scratchpad kept free for double-buffered streaming (two tiles of operands and results).
-double spad_reserve(const DsmSystem& s) {
-  const auto& c = s.chip.core;
-  return 4.0 * c.array.rows * c.array.cols * c.pe.simd_lanes * s.bytes_per_element;
 }
 
 /// What memory reuse removes from a pass (§III-B). reuse_in: this layer's input (FWD) arrives in
@@ -219,7 +228,7 @@ struct StateCost {
 class Planner {
  public:
   Planner(const DsmNetwork& net, const DsmSystem& s, const DsmOptions& o) : net_(net), s_(s), o_(o) {
-    capacity_ = s.chip.core.scratchpad_bytes - spad_reserve(s);
+    capacity_ = s.chip.core.scratchpad_bytes - scratchpad_reserve(s);
     preload_.assign(net.groups.size(), false);
   }
 
@@ -252,11 +261,7 @@ class Planner {
   /// output, its own output and the retained short-cut tensors, for one spatial minibatch.
   double held_bytes(std::size_t group, int dysm) const {
     const auto& g = net_.groups[group];
-    const auto& prev = net_.groups[group - 1].layer;
-    const double steps = static_cast<double>(g.layer.ts);
-    const double elements = prev.out_elements * static_cast<double>(prev.ts) +
-                            g.layer.out_elements * steps + g.retained_elements * steps;
-    return held_tile_elements(elements, dysm, s_) * s_.bytes_per_element;
+    return reuse_held_bytes(net_.groups[group - 1].layer, g.layer, g.retained_elements, dysm, s_);
   }
 
   bool chain_edge(std::size_t group) const {
@@ -279,7 +284,7 @@ class Planner {
     const DsmLayer& L = net_.groups[group].layer;
     const DsmLayer Ls = with_minibatch(L, ceil_div(L.mb, st.dysm));
     const long long iterations = L.ts * st.dysm;
-    const double budget = (s_.chip.core.scratchpad_bytes - spad_reserve(s_)) -
+    const double budget = (s_.chip.core.scratchpad_bytes - scratchpad_reserve(s_)) -
                           (st.reuse_in ? held_bytes(group, st.dysm) : 0.0);
     const bool allow_wr = o_.memreuse && L.lstm;
     for (Pass pass : passes_of(L, o_.mode)) {

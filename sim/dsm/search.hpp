@@ -76,6 +76,15 @@ struct DsmResult {
 
 DsmResult search_network(const DsmNetwork& network, const DsmSystem& system, const DsmOptions& options);
 
+/// Scratchpad bytes per core kept for double-buffered streaming (two operand and two result tiles
+/// of the array's minimum work P): 4 * rows * cols * simd lanes * bytes per element.
+double scratchpad_reserve(const DsmSystem& system);
+/// Bytes per core held when `cur` takes its input from the scratchpad (§III-B): the producer's
+/// output, cur's own output and the retained short-cut tensors, for one spatial minibatch of
+/// N_mb / dysm samples (§III-C). Reuse is feasible when this is <= scratchpad - reserve.
+double reuse_held_bytes(const DsmLayer& prev, const DsmLayer& cur, double retained_elements, int dysm,
+                        const DsmSystem& system);
+
 /// One configuration of one layer and pass, for --explain.
 struct ExplainRow {
   ChipSplit split = ChipSplit::data;

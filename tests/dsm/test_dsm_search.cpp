@@ -1,0 +1,181 @@
+// The DeepSpatialMatrix design-space search and optimizations (seed 003 §II-E, §III) on the tiny
+// system of tests/dsm/tiny_system.hpp (2x2 torus, 2 cores, 4x4 array, 1 KiB scratchpad).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "sim/dsm/search.hpp"
+#include "tiny_system.hpp"
+
+namespace partsim::dsm {
+namespace {
+
+const DsmSystem kSys = testing::tiny_system();
+
+DsmLayer matmul(const std::string& name, long long in, long long out, long long ij, long long mb) {
+  DsmLayer L;
+  L.name = name;
+  L.in = in; L.out = out; L.ij = ij; L.ij_in = ij; L.kij = 1; L.mb = mb;
+  L.out_elements = static_cast<double>(out * ij * mb);
+  return L;
+}
+
+DsmNetwork chain(std::vector<DsmLayer> layers) {
+  DsmNetwork net;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    NetworkGroup g;
+    g.layer = layers[i];
+    g.members = {layers[i].name};
+    if (i > 0) {
+      g.producers = {i - 1};
+      g.primary_producer = static_cast<std::ptrdiff_t>(i - 1);
+    }
+    net.groups.push_back(g);
+  }
+  return net;
+}
+
+TEST(DsmOptions, ParsesWordsAndRejectsUnknownOnes) {
+  DsmOptions o = parse_dsm_options({"hybrid,memreuse", "tpipe"});
+  EXPECT_TRUE(o.hybrid && o.memreuse && o.tpipe && !o.dysm);
+  EXPECT_EQ(option_words(parse_dsm_options({"none"})), std::vector<std::string>{"none"});
+  EXPECT_EQ(option_words(parse_dsm_options({"all"})).size(), 4u);
+  EXPECT_THROW(parse_dsm_options({"hybird"}), UnknownNameError);
+}
+
+TEST(DsmSearch, CoreSplitsMultiplyToTheCoreCount) {
+  // 2 cores: one factor of 2 on one of five dimensions.
+  EXPECT_EQ(factorizations(2).size(), 5u);
+  // 32 = 2^5 over five dimensions: C(5 + 4, 4) = 126 ordered factorizations.
+  EXPECT_EQ(factorizations(32).size(), 126u);
+  for (const Split5& f : factorizations(12)) EXPECT_EQ(product(f), 12);
+}
+
+TEST(DsmDysm, ReuseFitsOnlyAfterSplittingTheMinibatch) {
+  // Two 8 -> 8 layers on 4x4 positions, minibatch 16: each output is 8*16*16 = 2048 elements.
+  DsmLayer a = matmul("a", 8, 8, 16, 16);
+  DsmLayer b = matmul("b", 8, 8, 16, 16);
+  // Scratchpad 1024 B, reserve 4 * 4*4*1 * 2 B = 128 B -> 896 B usable.
+  EXPECT_DOUBLE_EQ(scratchpad_reserve(kSys), 128);
+  // Held per core: (2048 + 2048) / (4 chips * 2 cores) * 2 B = 1024 B > 896: does not fit ...
+  EXPECT_DOUBLE_EQ(reuse_held_bytes(a, b, 0, 1, kSys), 1024);
+  // ... with S_mb = 8 (DySM factor 2) it is 512 B and fits.
+  EXPECT_DOUBLE_EQ(reuse_held_bytes(a, b, 0, 2, kSys), 512);
+
+  const DsmNetwork net = chain({a, b});
+  DsmOptions reuse_only = parse_dsm_options({"memreuse"});
+  const DsmResult without = search_network(net, kSys, reuse_only);
+  EXPECT_FALSE(without.layers[1].reuse_in);
+  DsmOptions with = parse_dsm_options({"memreuse,dysm"});
+  const DsmResult r = search_network(net, kSys, with);
+  EXPECT_TRUE(r.layers[1].reuse_in);
+  EXPECT_GE(r.layers[1].dysm_factor, 2);
+  EXPECT_EQ(r.layers[0].dysm_factor, r.layers[1].dysm_factor);
+  EXPECT_LT(r.iteration_s, without.iteration_s);
+  // The consumer's FWD no longer fetches its input; the producer's BWD reads the error in place.
+  EXPECT_TRUE(r.layers[1].passes[0].memory_reuse);
+}
+
+// Per pass, the cheapest configuration of a layer with a given split, from explain_layer().
+double best_for(const DsmNetwork& net, std::size_t g, Pass pass, ChipSplit split) {
+  double best = 1e300;
+  for (const ExplainRow& row : explain_layer(net, g, pass, kSys, DsmOptions{}, 100000))
+    if (row.split == split) best = std::min(best, row.total_s);
+  return best;
+}
+
+TEST(DsmSearch, DynamicProgrammeMatchesBruteForceWithRelayout) {
+  // fc 8 -> 64 (first layer: no BWD), then fc 64 -> 8, minibatch 16; ChipD over {data, model}.
+  DsmLayer l1 = matmul("l1", 8, 64, 1, 16);
+  l1.first = true;
+  DsmLayer l2 = matmul("l2", 64, 8, 1, 16);
+  const DsmNetwork net = chain({l1, l2});
+  double brute = 1e300;
+  for (ChipSplit k1 : {ChipSplit::data, ChipSplit::model})
+    for (ChipSplit k2 : {ChipSplit::data, ChipSplit::model}) {
+      double t = best_for(net, 0, Pass::fwd, k1) + best_for(net, 0, Pass::upd, k1);
+      t += best_for(net, 1, Pass::fwd, k2) + best_for(net, 1, Pass::bwd, k2) + best_for(net, 1, Pass::upd, k2);
+      // Relayout of l1's output (64*16 el = 2048 B) in FWD and of the error in BWD.
+      if (k1 != k2) t += 2 * group_time(relayout(64.0 * 16 * 2, k1, k2, kSys), kSys);
+      brute = std::min(brute, t);
+    }
+  const DsmResult r = search_network(net, kSys, DsmOptions{});
+  EXPECT_NEAR(r.iteration_s, brute, 1e-15);
+  // The per-layer totals add up to the iteration, and the passes to the layer.
+  double sum = 0;
+  for (const auto& lc : r.layers) {
+    double passes = 0;
+    for (const auto& pc : lc.passes) {
+      passes += pc.total_s;
+      double terms = 0;
+      const auto bd = pc.breakdown();
+      for (const char* k : {"mac_busy_s", "array_underuse_s", "overlap_not_hidden_s", "non_overlapped_s", "auxiliary_s"})
+        terms += bd.at(k);
+      EXPECT_NEAR(terms, pc.total_s, 1e-15);  // Fig. 13 terms add up
+    }
+    EXPECT_NEAR(passes, lc.total_s, 1e-15);
+    sum += lc.total_s;
+  }
+  EXPECT_NEAR(sum, r.iteration_s, 1e-15);
+  EXPECT_EQ(r.layers[0].passes.size(), 2u);  // FWD, UPD
+}
+
+TEST(DsmSearch, HybridSplitsOnlyWithTheOption) {
+  const DsmNetwork net = chain({matmul("a", 64, 64, 1, 16), matmul("b", 64, 64, 1, 16)});
+  for (const auto& lc : search_network(net, kSys, DsmOptions{}).layers)
+    EXPECT_TRUE(lc.split == ChipSplit::data || lc.split == ChipSplit::model);
+  const DsmResult h = search_network(net, kSys, parse_dsm_options({"hybrid"}));
+  EXPECT_LE(h.iteration_s, search_network(net, kSys, DsmOptions{}).iteration_s);
+}
+
+TEST(DsmWeightReuse, LstmKeepsWeightsAcrossTimesteps) {
+  // LSTM step: in 4 + hidden 4 = 8, out 4*4 = 16 gates, minibatch 8, 4 timesteps.
+  DsmLayer l = matmul("lstm", 8, 16, 1, 8);
+  l.lstm = true;
+  l.ts = 4;
+  l.out_elements = 4 * 8;
+  const DsmNetwork net = chain({l});
+  const DsmResult r = search_network(net, kSys, parse_dsm_options({"memreuse"}));
+  const PassChoice& fwd = r.layers[0].passes[0];
+  ASSERT_EQ(fwd.iterations, 4);
+  if (r.layers[0].split == ChipSplit::data) {
+    EXPECT_TRUE(fwd.weight_reuse);
+    // Kernel per chip 8*16 = 128 el = 256 B fetched in the first timestep only.
+    EXPECT_NEAR(fwd.first.overlapped.memory - fwd.rest.overlapped.memory, 256, 1e-9);
+  }
+  EXPECT_NEAR(fwd.total_s, fwd.first.total + 3 * fwd.rest.total, 1e-15);
+  const DsmResult none = search_network(net, kSys, DsmOptions{});
+  EXPECT_FALSE(none.layers[0].passes[0].weight_reuse);
+  EXPECT_LE(r.iteration_s, none.iteration_s);
+}
+
+TEST(DsmTimestepPipelining, ChipsByOpsInWholeRows) {
+  // A 1 x 4 torus (4 rows of one chip); two LSTM layers, the second with 3x the MACs of the first.
+  DsmSystem s = kSys;
+  s.M = 1;
+  s.N = 4;
+  s.bw_y = 16e9;  // handing a 32-element output on takes 64 B / 16 GB/s = 4 ns per timestep
+  DsmLayer a = matmul("a", 8, 16, 1, 8);
+  a.lstm = true;
+  a.ts = 32;
+  a.out_elements = 4 * 8;
+  DsmLayer b = matmul("b", 8, 48, 1, 8);
+  b.lstm = true;
+  b.ts = 32;
+  b.out_elements = 12 * 8;
+  const DsmNetwork net = chain({a, b});
+  const DsmResult plain = search_network(net, s, parse_dsm_options({"memreuse"}));
+  const DsmResult r = search_network(net, s, parse_dsm_options({"memreuse,tpipe"}));
+  EXPECT_LE(r.iteration_s, plain.iteration_s);
+  if (r.layers[0].pipe_group) {
+    // OPS 1 : 3 over 4 rows -> 1 row and 3 rows.
+    EXPECT_EQ(r.layers[0].chips, (std::vector<int>{0}));
+    EXPECT_EQ(r.layers[1].chips, (std::vector<int>{1, 2, 3}));
+  } else {
+    ADD_FAILURE() << "pipelining not chosen: " << r.iteration_s << " vs " << plain.iteration_s << " "
+                  << r.layers[0].total_s << " " << r.layers[1].total_s;
+  }
+}
+
+}  // namespace
+}  // namespace partsim::dsm
