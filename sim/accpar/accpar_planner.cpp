@@ -1,6 +1,7 @@
 #include "sim/accpar/accpar_planner.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "sim/accpar/search.hpp"
 #include "sim/common/error.hpp"
@@ -24,6 +25,33 @@ class Evaluator {
   LayerTime layer_time(int v, int depth_limit, const Override& o) const {
     const Node& n = p_.nodes[static_cast<size_t>(v)];
     return recurse(v, n, 0, 0, depth_limit, n.dims, 1.0, 1.0, LayerTime{}, o);
+  }
+
+  /// Where node v's recursion stands when it reaches depth `level` (the levels above fixed): one
+  /// entry per distinct group there (mirror images are dropped), with the time accumulated so far.
+  struct Partial {
+    int group;
+    LayerDims dims;
+    double aux_scale, edge_scale;
+    LayerTime acc;
+  };
+  std::vector<Partial> partials(int v, int level) const {
+    const Node& n = p_.nodes[static_cast<size_t>(v)];
+    std::vector<Partial> out;
+    collect(v, n, 0, 0, level, n.dims, 1.0, 1.0, LayerTime{}, out);
+    return out;
+  }
+  /// layer_time(v, level + 1, o) from the partials of `level` (the levels above are not redone).
+  LayerTime layer_time_from(int v, const std::vector<Partial>& from, int level, const Override& o) const {
+    const Node& n = p_.nodes[static_cast<size_t>(v)];
+    LayerTime worst;
+    bool first = true;
+    for (const Partial& p : from) {
+      const LayerTime r = recurse(v, n, p.group, level, level + 1, p.dims, p.aux_scale, p.edge_scale, p.acc, o);
+      if (first || r.total_s > worst.total_s) worst = r;
+      first = false;
+    }
+    return worst;
   }
 
   /// Elements exchanged at `level` by all groups that split there (HyPar's objective).
@@ -115,6 +143,30 @@ class Evaluator {
       first = false;
     }
     return worst;
+  }
+
+  void collect(int v, const Node& n, int g, int level, int target, const LayerDims& dims, double aux_scale,
+               double edge_scale, LayerTime acc, std::vector<Partial>& out) const {
+    const Group& G = h_.groups[static_cast<size_t>(g)];
+    if (G.is_leaf() || level >= target) {
+      out.push_back({g, dims, aux_scale, edge_scale, acc});
+      return;
+    }
+    const LevelChoice c = choice(v, level, Override{});
+    const double bw = h_.cut_bandwidth(G);
+    for (Side side : {Side::a, Side::b}) {
+      if (side == Side::b && G.mirrored && c.ratio == 0.5) break;  // the mirror image of side a
+      const double share = side == Side::a ? c.ratio : 1.0 - c.ratio;
+      double intra = 0, inter = 0;
+      split_comm(v, n, level, dims, edge_scale, side, Override{}, intra, inter);
+      LayerTime next = acc;
+      next.intra_s += e_cm(intra, p_.bytes_per_element, bw);
+      next.inter_s += e_cm(inter, p_.bytes_per_element, bw);
+      collect(v, n, side == Side::a ? G.a : G.b, level + 1, target,
+              n.weighted ? split_dims(dims, c.type, share) : dims,
+              aux_scale * (n.weighted ? share : layout_share(node_output_layout(n, c.type), share)),
+              edge_scale * layout_share(node_input_layout(n, c.type), share), next, out);
+    }
   }
 
   double volume(int v, const Node& n, int g, int level, int target, const LayerDims& dims, double edge_scale,
@@ -238,14 +290,21 @@ PlanResult plan_layers(const Problem& problem, const Hierarchy& hierarchy, Strat
 
   for (int level = 0; level < depth; ++level) {
     const double equal = ev.device_share(level);
-    auto ratio = [&](int v, Type t) {
-      return strategy == Strategy::accpar ? ev.eq10_alpha(v, level, t) : equal;
-    };
+    // alpha per (node, type) at this level: eq. 10 for accpar, the device share otherwise.
+    std::vector<std::array<double, 3>> alpha(n, {equal, equal, equal});
+    if (strategy == Strategy::accpar)
+      for (size_t v = 0; v < n; ++v)
+        for (Type t : kAllTypes) alpha[v][static_cast<size_t>(t)] = ev.eq10_alpha(static_cast<int>(v), level, t);
+    auto ratio = [&](int v, Type t) { return alpha[static_cast<size_t>(v)][static_cast<size_t>(t)]; };
     if (level < searched) {
+      std::vector<std::vector<Evaluator::Partial>> partials;
+      if (strategy != Strategy::hypar)
+        for (size_t v = 0; v < n; ++v) partials.push_back(ev.partials(static_cast<int>(v), level));
       const NodeCost cost = [&](int v, Type t, const std::vector<Type>& inputs) {
         Override o{level, LevelChoice{t, ratio(v, t)}, &inputs};
         // HyPar minimises communication volume; AccPar (and the fixed strategies) time (eq. 9).
-        return strategy == Strategy::hypar ? ev.level_volume(v, level, o) : ev.layer_time(v, level + 1, o).total_s;
+        return strategy == Strategy::hypar ? ev.level_volume(v, level, o)
+                                           : ev.layer_time_from(v, partials[static_cast<size_t>(v)], level, o).total_s;
       };
       const auto types = search_types(problem, allowed, cost);
       for (size_t v = 0; v < n; ++v) typing[v][static_cast<size_t>(level)] = {types[v], ratio(static_cast<int>(v), types[v])};
