@@ -64,6 +64,10 @@ Simulation::Simulation(const topology::TopologyGraph& graph, const std::vector<s
   sg4::Engine::set_config("network/model:CM02");
   sg4::Engine::set_config("network/crosstraffic:0");
   sg4::Engine::set_config("network/TCP-gamma:0");
+  // Full re-solve of the sharing system instead of the default lazy update: the same rates, and
+  // measured faster for step-by-step replays (2-D all-reduce on 2048 cores: 14.7 s instead of 28 s;
+  // chip-level all-to-all on 256 devices: 0.23 s instead of 0.34 s).
+  sg4::Engine::set_config("network/optim:Full");
   for (const auto& setting : simgrid_config) sg4::Engine::set_config(setting);
 
   auto* zone = sg4::create_full_zone("partsim");

@@ -1,0 +1,133 @@
+// replay_bench: the 2-D all-reduce of seed 003 §II-D (reduce-scatter along X, all-reduce along Y of
+// the 1/M shard, all-gather along X) of 100 MB per chip on torus_8pf_asym (4 x 16 chips, 120/40
+// GB/s), replayed on SimGrid at chip granularity (64 hosts) and at core granularity (2048 cores +
+// 64 memories). Prints, per granularity: simulated and closed-form time, their difference, SimGrid
+// activities, wall time, activities per second and peak resident memory.
+//
+// SimGrid runs one simulation per process, so every run happens in a forked child that reports
+// back through a pipe; its ru_maxrss is the peak memory of that run alone.
+//
+// Usage: replay_bench [--config FILE] [--bytes B] [--only chip|core]
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "sim/collectives/collectives.hpp"
+#include "sim/common/error.hpp"
+#include "sim/replay/replay.hpp"
+#include "topology/system_parser.hpp"
+
+using namespace partsim;
+
+namespace {
+
+struct Result {
+  int hosts = 0;
+  double simulated_s = 0;
+  double closed_form_s = 0;
+  double formula_s = 0;
+  double activities = 0;
+  double replay_wall_s = 0;
+  double total_wall_s = 0;
+  double peak_rss_mb = 0;
+  int ok = 0;
+};
+
+Result run_one(const std::string& config, double bytes, topology::Granularity granularity) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Result r;
+  const topology::TopologyGraph graph(topology::load_system(config), granularity);
+  collectives::Request request;
+  request.collective = "all_reduce";
+  request.axis = "all";
+  request.bytes = bytes;
+  const auto schedule = collectives::build_schedule(request, graph);
+  r.closed_form_s = collectives::evaluate(collectives::lower_to_nodes(schedule, graph), graph);
+  r.formula_s = collectives::formula_time(request, graph);
+  const auto stats = replay::replay(graph, schedule);
+  r.simulated_s = stats.simulated_s;
+  r.activities = static_cast<double>(stats.activities);
+  r.replay_wall_s = stats.wall_s;
+  for (int n = 0; n < graph.node_count(); ++n) r.hosts += graph.node(n).is_endpoint();
+  r.total_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  r.peak_rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+  r.ok = 1;
+  return r;
+}
+
+// Runs run_one in a child process; returns its result (ok = 0 if it failed).
+Result run_in_child(const std::string& config, double bytes, topology::Granularity granularity) {
+  int fds[2];
+  if (pipe(fds) != 0) throw Error("pipe failed");
+  std::fflush(stdout);
+  const pid_t pid = fork();
+  if (pid < 0) throw Error("fork failed");
+  if (pid == 0) {
+    close(fds[0]);
+    Result r;
+    try {
+      r = run_one(config, bytes, granularity);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "replay_bench: %s\n", e.what());
+    }
+    const ssize_t written = write(fds[1], &r, sizeof r);
+    _exit(written == static_cast<ssize_t>(sizeof r) && r.ok ? 0 : 1);
+  }
+  close(fds[1]);
+  Result r;
+  const ssize_t got = read(fds[0], &r, sizeof r);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (got != static_cast<ssize_t>(sizeof r)) r.ok = 0;
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string config = std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf_asym.yaml";
+  double bytes = 100e6;
+  std::string only;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--config") == 0) config = argv[i + 1];
+    else if (std::strcmp(argv[i], "--bytes") == 0) bytes = std::atof(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--only") == 0) only = argv[i + 1];
+    else {
+      std::fprintf(stderr, "usage: replay_bench [--config FILE] [--bytes B] [--only chip|core]\n");
+      return 2;
+    }
+  }
+  std::printf("2-D all-reduce (seed 003 §II-D), %.0f bytes per chip, %s\n", bytes, config.c_str());
+  std::printf("%-6s %6s %14s %14s %10s %10s %9s %12s %10s\n", "gran.", "hosts", "simulated_s", "closed_form_s",
+              "rel_diff", "activities", "wall_s", "activities/s", "peak_MB");
+  int failures = 0;
+  double formula = 0;
+  for (auto g : {topology::Granularity::chip, topology::Granularity::core}) {
+    if (!only.empty() && only != topology::to_string(g)) continue;
+    const Result r = run_in_child(config, bytes, g);
+    if (!r.ok) {
+      std::printf("%-6s failed\n", topology::to_string(g).c_str());
+      ++failures;
+      continue;
+    }
+    const double rel = (r.simulated_s - r.closed_form_s) / r.closed_form_s;
+    formula = r.formula_s;
+    std::printf("%-6s %6d %14.9e %14.9e %+9.5f%% %10.0f %9.3f %12.0f %10.1f\n", topology::to_string(g).c_str(), r.hosts,
+                r.simulated_s, r.closed_form_s, 100 * rel, r.activities, r.replay_wall_s,
+                r.activities / r.replay_wall_s, r.peak_rss_mb);
+    if (std::abs(rel) > 1e-3) ++failures;
+  }
+  std::printf("hosts: endpoints (chips; or cores + external memories). Textbook closed form (chip level, "
+              "formulas.hpp torus_all_reduce_time): %.9e s\n", formula);
+  return failures == 0 ? 0 : 1;
+}
