@@ -87,7 +87,10 @@ int collective_mode(const Options& o) {
   j["config"] = spec.name;
   j["config_file"] = o.platform.config_file;
   j["overrides"] = o.platform.overrides;
-  j["hosts"] = graph.node_count();
+  int hosts = 0;
+  for (const auto& node : graph.nodes()) hosts += node.is_endpoint();
+  j["hosts"] = hosts;  // SimGrid hosts: devices, or cores and external memories
+  j["nodes"] = graph.node_count();
   j["steps"] = schedule.step_count;
   j["simulated_s"] = stats.simulated_s;
   j["closed_form_s"] = closed_form;
