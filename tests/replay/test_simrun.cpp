@@ -1,0 +1,81 @@
+// simrun end to end: JSON fields compared with tolerances, bad input -> one line and exit code 2.
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+const std::string kSimrun = std::string(PARTSIM_BIN_DIR) + "/simrun";
+const std::string kConfigs = std::string(PARTSIM_SOURCE_DIR) + "/configs/";
+
+// Runs a shell command; returns its exit code and puts stdout+stderr in `output`.
+int run(const std::string& command, std::string* output) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  char buf[4096];
+  std::string out;
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) out += buf;
+  int status = pclose(pipe);
+  if (output != nullptr) *output = out;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+TEST(Simrun, AllReduceOnAsymmetricTorusJson) {
+  const std::string json_file = testing::TempDir() + "simrun_all_reduce.json";
+  std::string out;
+  ASSERT_EQ(run(kSimrun + " --config " + kConfigs + "torus_8pf_asym.yaml --collective all_reduce --bytes 100MB --json " +
+                    json_file,
+                &out),
+            0)
+      << out;
+  std::ifstream in(json_file);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["collective"], "all_reduce");
+  EXPECT_EQ(j["granularity"], "chip");
+  EXPECT_EQ(j["config"], "torus_8pf_asym");
+  EXPECT_DOUBLE_EQ(j["bytes"].get<double>(), 1e8);
+  // Seed 003 §II-D by hand (tests/collectives): 1.2289375e-3 s.
+  EXPECT_NEAR(j["closed_form_s"].get<double>(), 1.2289375e-3, 1e-12);
+  EXPECT_NEAR(j["simulated_s"].get<double>(), 1.2289375e-3, 1.2289375e-6);
+  EXPECT_LT(std::abs(j["rel_diff"].get<double>()), 1e-3);
+  EXPECT_EQ(j["hosts"], 64);
+  EXPECT_EQ(j["activities"], 4608);  // 64 chips x 2 directions x 36 steps
+}
+
+TEST(Simrun, OverrideChangesTheClosedForm) {
+  // --set system.torus.bandwidth[1]=80GB/s on the asymmetric torus: the Y all-reduce of the 25 MB
+  // shard takes 30 x (5e-7 + 2.5e7/(16 x 2 x 8e10)) = 30 x 1.02656e-5 = 3.0796875e-4 s instead of
+  // 6.009375e-4; the X phases stay 2 x 3.14e-4: total 9.3596875e-4 s.
+  std::string out;
+  ASSERT_EQ(run(kSimrun + " --config " + kConfigs +
+                    "torus_8pf_asym.yaml --collective all_reduce --bytes 100MB --json - --set "
+                    "system.torus.bandwidth[1]=80GB/s",
+                &out),
+            0)
+      << out;
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_NEAR(j["closed_form_s"].get<double>(), 9.3596875e-4, 1e-12);
+}
+
+TEST(Simrun, ListCollectives) {
+  std::string out;
+  ASSERT_EQ(run(kSimrun + " --list-collectives", &out), 0);
+  for (const char* name : {"p2p", "reduce_scatter", "all_gather", "all_reduce", "broadcast", "all_to_all", "rotate"})
+    EXPECT_NE(out.find(name), std::string::npos) << name;
+}
+
+TEST(Simrun, BadInputIsOneLineAndExitCode2) {
+  for (const std::string args : {"--collective allreduce --bytes 1MB", "--collective all_reduce --bytes 1XB",
+                                 "--collective rotate --bytes 1MB --axis all", "--collective all_reduce --bytes 1MB --granularity cores",
+                                 "--collective all_reduce --bytes 1MB --group nope", "--collective p2p --bytes 1MB --dst 64"}) {
+    std::string out;
+    EXPECT_EQ(run(kSimrun + " --config " + kConfigs + "torus_8pf.yaml " + args, &out), 2) << args;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << ": " << out;
+  }
+}
