@@ -731,8 +731,22 @@ std::vector<ExplainRow> explain_layer(const DsmNetwork& network, std::size_t gro
       }
     }
   std::stable_sort(rows.begin(), rows.end(), [](const ExplainRow& a, const ExplainRow& b) { return a.total_s < b.total_s; });
-  if (static_cast<int>(rows.size()) > top) rows.resize(static_cast<std::size_t>(top));
-  return rows;
+  // The best CoreD of every (ChipD, DySM) pair first, so the table shows the alternatives that
+  // differ in kind; then the runners-up.
+  std::vector<ExplainRow> shown, rest;
+  std::vector<std::pair<ChipSplit, int>> seen;
+  for (const auto& row : rows) {
+    const auto key = std::make_pair(row.split, row.dysm_factor);
+    if (std::find(seen.begin(), seen.end(), key) == seen.end()) {
+      seen.push_back(key);
+      shown.push_back(row);
+    } else {
+      rest.push_back(row);
+    }
+  }
+  shown.insert(shown.end(), rest.begin(), rest.end());
+  if (static_cast<int>(shown.size()) > top) shown.resize(static_cast<std::size_t>(top));
+  return shown;
 }
 
 }  // namespace partsim::dsm

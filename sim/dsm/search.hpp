@@ -95,7 +95,8 @@ struct ExplainRow {
   double grad_reduction_s = 0;
   double total_s = 0;       // all iterations + gradient reduction (no relayout, no reuse)
 };
-/// The `top` cheapest configurations of group `group` for `pass`, cheapest first.
+/// The `top` cheapest configurations of group `group` for `pass`: the best CoreD of every
+/// (ChipD, DySM factor) pair, cheapest first, then the runners-up.
 std::vector<ExplainRow> explain_layer(const DsmNetwork& network, std::size_t group, Pass pass,
                                       const DsmSystem& system, const DsmOptions& options, int top);
 

@@ -1,0 +1,162 @@
+#include "sim/dsm/strategy.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "sim/common/error.hpp"
+
+namespace partsim::dsm {
+
+namespace {
+
+plan::PredictedCost predicted_of(const std::map<std::string, double>& bd, double total) {
+  plan::PredictedCost p;
+  p.total_s = total;
+  p.compute_s = bd.at("mac_busy_s") + bd.at("array_underuse_s") + bd.at("auxiliary_s");
+  p.comm_s = bd.at("overlap_not_hidden_s") + bd.at("non_overlapped_s");
+  p.breakdown = bd;
+  return p;
+}
+
+void check_dsm_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph&,
+                    const std::string& file) {
+  const DsmSystem s = make_dsm_system(spec);
+  for (std::size_t i = 0; i < plan.layers.size(); ++i) {
+    const auto& lp = plan.layers[i];
+    for (std::size_t k = 0; k < lp.passes.size(); ++k) {
+      const auto& pp = lp.passes[k];
+      const std::string where = file + ": /layers/" + std::to_string(i) + "/passes/" + std::to_string(k);
+      try {
+        chip_split_from_string(pp.chip_split);
+      } catch (const InputError&) {
+        throw InputError(where + "/chip_split: must be one of data, model, data_x_model_y, model_x_data_y (got \"" +
+                         pp.chip_split + "\")");
+      }
+      for (Dim d : kDims)
+        if (get(pp.core_split, d) < 1 || get(pp.array_split, d) < 1)
+          throw InputError(where + ": core_split and array_split must be >= 1 along " + to_string(d));
+      if (pp.dysm_factor < 1) throw InputError(where + "/dysm_factor: must be >= 1");
+      for (int c : pp.chips)
+        if (c < 0 || c >= s.chips())
+          throw InputError(where + "/chips: chip " + std::to_string(c) + " does not exist (" +
+                           std::to_string(s.chips()) + " chips)");
+    }
+  }
+}
+
+}  // namespace
+
+DsmOptions options_from(const std::vector<std::string>& key_values, plan::Mode mode) {
+  DsmOptions o = parse_dsm_options({"all"});
+  for (const auto& [key, value] : planner::parse_options(key_values, {"opt"}, "dsm")) o = parse_dsm_options({value});
+  o.mode = mode;
+  return o;
+}
+
+plan::Plan make_dsm_plan(const planner::PlanInputs& in) {
+  const DsmSystem s = make_dsm_system(in.spec);
+  const DsmOptions o = options_from(in.options, in.mode);
+  const DsmNetwork net = build_network(in.graph);
+  const DsmResult r = search_network(net, s, o);
+
+  std::map<std::string, std::size_t> group_of_primary;
+  for (std::size_t g = 0; g < net.groups.size(); ++g) group_of_primary[net.groups[g].members.front()] = g;
+
+  plan::Plan p;
+  p.options = option_words(o);
+  p.predicted_iteration_s = r.iteration_s;
+  for (const auto& layer : in.graph.layers()) {
+    plan::LayerPlan lp;
+    lp.name = layer.name;
+    auto it = group_of_primary.find(layer.name);
+    if (it != group_of_primary.end()) {
+      const LayerChoice& lc = r.layers[it->second];
+      const DsmLayer& L = net.groups[it->second].layer;
+      const DsmLayer Ls = with_minibatch(L, (L.mb + lc.dysm_factor - 1) / lc.dysm_factor);
+      std::map<std::string, double> layer_bd;
+      for (const PassChoice& pc : lc.passes) {
+        plan::DsmPassPlan pp;
+        pp.pass = pc.pass;
+        pp.chip_split = to_string(lc.split);
+        const DsmSystem& sys_used = s;
+        int M = sys_used.M, N = sys_used.N;
+        if (lc.pipe_group) N = static_cast<int>(lc.chips.size()) / std::max(1, M);
+        const WorkSplit w = work_split(Ls, lc.split, pc.config, M, N);
+        pp.core_split = w.core;
+        pp.array_split = w.array;
+        pp.dysm_factor = lc.dysm_factor;
+        pp.memory_reuse = pc.memory_reuse;
+        pp.weight_reuse = pc.weight_reuse;
+        pp.pipe_group = lc.pipe_group;
+        pp.chips = lc.chips;
+        const auto bd = pc.breakdown();
+        pp.predicted = predicted_of(bd, pc.total_s);
+        for (const auto& [k, v] : bd) layer_bd[k] += v;
+        lp.passes.push_back(pp);
+      }
+      lp.devices = lc.chips;
+      if (!layer_bd.empty()) lp.predicted = predicted_of(layer_bd, lc.total_s);
+      lp.predicted.total_s = lc.total_s;
+    }
+    p.layers.push_back(std::move(lp));
+  }
+  return p;
+}
+
+std::string explain_text(const planner::PlanInputs& in, const std::string& layer, int top) {
+  const DsmSystem s = make_dsm_system(in.spec);
+  const DsmOptions o = options_from(in.options, in.mode);
+  const DsmNetwork net = build_network(in.graph);
+  std::size_t group = net.groups.size();
+  for (std::size_t g = 0; g < net.groups.size() && group == net.groups.size(); ++g)
+    for (const auto& m : net.groups[g].members)
+      if (m == layer) group = g;
+  if (group == net.groups.size()) {
+    std::string names;
+    for (const auto& g : net.groups) names += (names.empty() ? "" : ", ") + g.members.front();
+    throw UnknownNameError("layer", layer, names);
+  }
+  const DsmLayer& L = net.groups[group].layer;
+  std::ostringstream out;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "layer %s (group of %zu workload layers): N_in %lld N_out %lld N_ij %lld (in %lld) N_kij %lld "
+                "N_mb %lld N_ts %lld\n",
+                L.name.c_str(), net.groups[group].members.size(), L.in, L.out, L.ij, L.ij_in, L.kij, L.mb, L.ts);
+  out << buf;
+  out << "Times in microseconds for the whole pass (all timesteps and spatial minibatches), without\n"
+         "relayout and memory reuse (those depend on the neighbours; see the plan). TotCy = max(PriComp,\n"
+         "OvlDt) + AuxComp + NonOvlDt (+ gradient reduction in UPD). CoreD as split factors.\n";
+  for (Pass pass : {Pass::fwd, Pass::bwd, Pass::upd}) {
+    if (in.mode == plan::Mode::inference && pass != Pass::fwd) continue;
+    const auto rows = explain_layer(net, group, pass, s, o, top);
+    out << "\n" << plan::to_string(pass) << "\n";
+    std::snprintf(buf, sizeof buf, "%-3s %-15s %-4s %-22s %10s %10s %10s %10s %10s %10s %6s\n", "#", "ChipD", "DySM",
+                  "CoreD factors", "PriComp", "OvlDt", "AuxComp", "NonOvlDt", "GradRed", "TotCy", "util");
+    out << buf;
+    int k = 0;
+    for (const auto& row : rows) {
+      std::string cs;
+      for (Dim d : kDims)
+        if (get(row.config.core, d) > 1) cs += std::string(cs.empty() ? "" : " ") + to_string(d) + "=" + std::to_string(get(row.config.core, d));
+      if (cs.empty()) cs = "-";
+      const double it = static_cast<double>(row.iterations);
+      const double util = row.total_s > 0 ? row.cost.macs * it / (s.peak_macs_per_s() * row.total_s) : 0;
+      std::snprintf(buf, sizeof buf, "%-3d %-15s %-4d %-22s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %6.3f\n", ++k,
+                    to_string(row.split), row.dysm_factor, cs.c_str(), row.cost.pricomp * it * 1e6,
+                    row.cost.ovl * it * 1e6, row.cost.aux * it * 1e6, row.cost.non_ovl * it * 1e6,
+                    row.grad_reduction_s * 1e6, row.total_s * 1e6, util);
+      out << buf;
+    }
+  }
+  return out.str();
+}
+
+void register_strategies(planner::StrategyRegistry& registry) {
+  registry.add({"dsm",
+                "DeepSpatialMatrix: ChipD/CoreD/ArrayD search with hybrid parallelism, memory reuse, DySM, "
+                "timestep pipelining (seed 003); --option opt=LIST",
+                make_dsm_plan, check_dsm_plan});
+}
+
+}  // namespace partsim::dsm
