@@ -5,6 +5,9 @@
 //   simplan --list-strategies                        every planning strategy with its description
 //   simplan --config C --workload W --batch B --strategy S [--levels H] [--option k=v] -o plan.json
 //                                                    plans W on C with S (docs/plan-format.md)
+//   simplan ... --strategy dsm [--opt hybrid,memreuse,dysm,tpipe|none|all] [--explain LAYER]
+//                                                    DeepSpatialMatrix; --explain prints the best
+//                                                    configurations of one layer instead of planning
 // Planning modes (--strategy) are added by the planners; keep each mode a small function here and
 // its logic in the libraries.
 
@@ -15,6 +18,7 @@
 
 #include "sim/cli/program.hpp"
 #include "sim/common/error.hpp"
+#include "sim/dsm/strategy.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/planner/strategies.hpp"
 #include "workloads/describe.hpp"
@@ -38,6 +42,8 @@ struct Options {
   std::vector<std::string> strategy_options;  // --option key=value
   std::string mode = "training";    // --mode training|inference
   std::string output;               // -o plan.json
+  std::string dsm_opt;              // --opt: dsm optimizations (becomes the option opt=...)
+  std::string explain;              // --explain LAYER (dsm)
 };
 
 int list_strategies_mode() {
@@ -50,12 +56,19 @@ int plan_mode(const Options& o) {
   registry.find(o.strategy);  // an unknown strategy fails before anything is loaded
   if (o.workload.empty()) throw InputError("--strategy needs --workload NAME|FILE (see simplan --list)");
   if (o.platform.config_file.empty()) throw InputError("--strategy needs --config FILE (a platform, see configs/)");
-  if (o.output.empty()) throw InputError("--strategy needs -o FILE for the plan (plan.json)");
+  if ((!o.dsm_opt.empty() || !o.explain.empty()) && o.strategy != "dsm")
+    throw InputError("--opt and --explain belong to --strategy dsm (got --strategy " + o.strategy + ")");
+  if (o.output.empty() && o.explain.empty()) throw InputError("--strategy needs -o FILE for the plan (plan.json)");
   const topology::SystemSpec spec = cli::load_platform(o.platform);
   const workloads::Graph graph = workloads::load_workload(o.workload, o.batch);
   std::vector<std::string> options = o.strategy_options;
   if (o.levels >= 0) options.push_back("levels=" + std::to_string(o.levels));
+  if (!o.dsm_opt.empty()) options.push_back("opt=" + o.dsm_opt);
   const plan::Mode mode = o.mode == "inference" ? plan::Mode::inference : plan::Mode::training;
+  if (!o.explain.empty()) {
+    std::cout << dsm::explain_text(planner::PlanInputs{spec, graph, o.workload, mode, options}, o.explain);
+    return 0;
+  }
   const plan::Plan p = registry.make_plan(o.strategy, planner::PlanInputs{spec, graph, o.workload, mode, options});
   cli::write_file_atomically(o.output, plan::plan_to_text(p));
   if (o.output != "-")
@@ -99,6 +112,8 @@ int body(int argc, char** argv) {
   app.add_option("--mode", o.mode, "training (forward, backward, gradient) or inference (forward only)")
       ->check(CLI::IsMember({"training", "inference"}));
   app.add_option("-o,--output", o.output, "Plan file to write (plan.json; docs/plan-format.md)");
+  app.add_option("--opt", o.dsm_opt, "dsm: optimizations hybrid,memreuse,dysm,tpipe, or all (default) or none");
+  app.add_option("--explain", o.explain, "dsm: print the best configurations of this layer with their cost terms");
   cli::parse(app, argc, argv);
 
   if (o.list_strategies) return list_strategies_mode();

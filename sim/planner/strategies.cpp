@@ -1,6 +1,7 @@
 #include "sim/planner/strategies.hpp"
 
 #include "sim/accpar/strategies.hpp"
+#include "sim/dsm/strategy.hpp"
 
 namespace partsim::planner {
 
@@ -8,6 +9,7 @@ const StrategyRegistry& builtin_strategies() {
   static const StrategyRegistry registry = [] {
     StrategyRegistry r;
     accpar::register_strategies(r);  // dp, owt, hypar, accpar (seed 000)
+    dsm::register_strategies(r);     // dsm (seed 003)
     return r;
   }();
   return registry;
