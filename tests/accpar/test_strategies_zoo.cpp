@@ -38,5 +38,36 @@ void check_config(const std::string& config) {
 
 }  // namespace
 
+TEST(AccParZoo, Table6MatchesTheWorkloadsFlops) {
+  // The cost model's Table 6 (with §4.3's 2-D sizes) on the whole layer must equal the FLOPs the
+  // workload derives for its primary products (workloads/layer.cpp, same 2P-1 convention).
+  for (const char* model : {"alexnet", "vgg16", "resnet50", "lenet"}) {
+    const auto graph = workloads::build_zoo(model, 32);
+    const Problem p = make_problem(graph, Mode::training, 2);
+    for (size_t i = 0; i < graph.size(); ++i) {
+      if (!p.nodes[i].weighted) continue;
+      const auto& q = graph.layer(i).q;
+      const auto f = table6_flops(p.nodes[i].dims);
+      EXPECT_NEAR(f.forward, q.primary_flops.fwd, 1e-9 * q.primary_flops.fwd) << model << " " << p.nodes[i].name;
+      EXPECT_NEAR(f.backward, q.primary_flops.bwd, 1e-9 * q.primary_flops.bwd) << model << " " << p.nodes[i].name;
+      EXPECT_NEAR(f.gradient, q.primary_flops.upd, 1e-9 * q.primary_flops.upd) << model << " " << p.nodes[i].name;
+    }
+  }
+}
+
+TEST(AccParZoo, Vgg19AtEveryHierarchyLevelNeverSlower) {
+  // The Fig. 8 sweep: every number of searched levels, on the heterogeneous array.
+  const auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/tpu_v2v3_256.yaml");
+  const Hierarchy h = build_hierarchy(spec);
+  const Problem p = make_problem(workloads::build_zoo("vgg19", 512), Mode::training, 2);
+  for (int levels = 0; levels <= h.depth; ++levels) {
+    PlanOptions o;
+    o.levels = levels;
+    const double acc = plan_layers(p, h, Strategy::accpar, o).iteration_s;
+    for (Strategy s : {Strategy::dp, Strategy::owt, Strategy::hypar})
+      EXPECT_LE(acc, plan_layers(p, h, s, o).iteration_s * (1 + 1e-9)) << "levels " << levels << " vs " << to_string(s);
+  }
+}
+
 TEST(AccParZoo, HeterogeneousTpuV2V3NeverSlower) { check_config("tpu_v2v3_256.yaml"); }
 TEST(AccParZoo, HomogeneousTpuV3NeverSlower) { check_config("tpu_v3_128.yaml"); }
