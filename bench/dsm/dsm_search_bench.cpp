@@ -1,1 +1,46 @@
-int main() { return 0; }
+// Search time of the DeepSpatialMatrix planner (issue 5 targets: vgg16 under 1 s, gnmt under 2 s on
+// configs/torus_8pf.yaml with all optimizations). Prints the median of several runs per case.
+//   dsm_search_bench [CONFIG]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "sim/dsm/search.hpp"
+#include "topology/system_parser.hpp"
+#include "workloads/zoo.hpp"
+
+using namespace partsim;
+
+int main(int argc, char** argv) {
+  const std::string config = argc > 1 ? argv[1] : PARTSIM_SOURCE_DIR "/configs/torus_8pf.yaml";
+  const dsm::DsmSystem sys = dsm::make_dsm_system(topology::load_system(config));
+  struct Case {
+    const char* workload;
+    long long batch;
+    double target_s;
+  };
+  std::printf("%-10s %6s %-20s %12s %10s %8s\n", "workload", "batch", "options", "search_s", "target_s", "ok");
+  for (const Case c : {Case{"vgg16", 512, 1.0}, Case{"vgg16", 2048, 1.0}, Case{"gnmt", 512, 2.0},
+                       Case{"gnmt", 2048, 2.0}, Case{"resnet50", 512, 1.0}}) {
+    const workloads::Graph g = workloads::build_zoo(c.workload, c.batch);
+    for (const char* opts : {"all", "none"}) {
+      std::vector<double> times;
+      double iteration = 0;
+      for (int rep = 0; rep < 5; ++rep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const dsm::DsmNetwork net = dsm::build_network(g);
+        const dsm::DsmResult r = dsm::search_network(net, sys, dsm::parse_dsm_options({opts}));
+        const auto t1 = std::chrono::steady_clock::now();
+        iteration = r.iteration_s;
+        times.push_back(std::chrono::duration<double>(t1 - t0).count());
+      }
+      std::sort(times.begin(), times.end());
+      const double median = times[times.size() / 2];
+      std::printf("%-10s %6lld %-20s %12.4f %10.1f %8s   (iteration %.3f ms)\n", c.workload, c.batch, opts, median,
+                  c.target_s, median < c.target_s ? "yes" : "NO", iteration * 1e3);
+    }
+  }
+  return 0;
+}
