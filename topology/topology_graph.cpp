@@ -139,14 +139,13 @@ void TopologyGraph::build_torus_system() {
       c[dim] = (c[dim] + 1) % size;
       const int next = device_at(c);
       if (size == 2) {
-        // One neighbour, one physical link: 0 -> 1 is its UP half, 1 -> 0 its DOWN half.
+        // One neighbour, one physical link: 0 -> 1 is its UP half, 1 -> 0 its DOWN half (which,
+        // at core granularity, leaves 1 through the - port the UP half entered by).
         if (c[dim] == 1) {
-          int f = add_link(make(d, next, dim, +1));
-          int b = add_link(make(next, d, dim, +1));
-          links_[f].reverse = b;
-          links_[b].reverse = f;
+          int f = link_count();
+          add_link_pair(make(d, next, dim, +1));
           plus_link_[dim][d] = f;
-          plus_link_[dim][next] = b;
+          plus_link_[dim][next] = f + 1;
         }
       } else if (t.bidirectional) {
         TopoLink f = make(d, next, dim, +1);
