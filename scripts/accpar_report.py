@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Tables of docs/reproductions/accpar.md from the plans scripts/reproduce_accpar.sh wrote.
 
-Usage: accpar_report.py WORK_DIR COMMIT > accpar.md (the narrative sections are in NOTES below)."""
+Usage: accpar_report.py WORK_DIR COMMIT > accpar.md. The narrative is accpar_report_notes.md, beside this file."""
 import json
 import math
+import os
 import sys
 
 work, commit = sys.argv[1], sys.argv[2]
@@ -113,6 +114,5 @@ for title, name in [("homogeneous 128 TPU-v3 (§6.3, the paper's setting)", "fig
         print(f"| {n} | " + " | ".join(ts[:7]) + f" | {rs[0]:.3f} |")
     print()
 
-with open(f"{work}/../notes.md" if False else "/dev/null") as _:
-    pass
-print(open(sys.argv[0].replace("accpar_report.py", "accpar_report_notes.md")).read())
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "accpar_report_notes.md")) as notes:
+    print(notes.read())
