@@ -148,3 +148,54 @@ TEST(Planner, TooManyLevelsIsAnInputError) {
   o.levels = 2;
   EXPECT_THROW(plan_layers(toy(), two_devices(), Strategy::accpar, o), InputError);
 }
+
+TEST(Hierarchy, ThreeDevicesSplitTwoAndOne) {
+  // 3 equal devices: level 1 splits {0,1} | {2} (larger half first), level 2 splits {0,1}; the
+  // single device {2} is a leaf at depth 1.
+  const Hierarchy h = build_hierarchy({1e3, 1e3, 1e3}, {10, 10, 10}, {"g", "g", "g"});
+  EXPECT_EQ(h.depth, 2);
+  const Group& root = h.groups[0];
+  EXPECT_EQ(h.groups[static_cast<size_t>(root.a)].devices.size(), 2u);
+  EXPECT_TRUE(h.groups[static_cast<size_t>(root.b)].is_leaf());
+  EXPECT_FALSE(root.mirrored);
+  EXPECT_DOUBLE_EQ(h.device_share(root), 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(h.cut_bandwidth(root), 10);  // min(20, 10)
+}
+
+TEST(Planner, ThreeDevicesDataParallelByHand) {
+  // dp on 3 devices (c = 1000 FLOP/s, b = 10 B/s each), 1 byte per element, the toy's fc1 only
+  // (B = 4, D_i = 3, D_o = 5; A(W) = 15). Level 1: alpha = 2/3, cut min(20, 10) = 10 B/s:
+  //   each side exchanges A(W) = 15 elements -> 1.5 s.
+  // Level 2 (only the 2-device side splits, 1 | 1, alpha = 1/2): cut min(10, 10) = 10 B/s ->
+  //   another 1.5 s for those two devices.
+  // Compute: side b (1 device) holds B = 4/3: fwd (4/3*5)(2*3-1) = 33.33, bwd 2*(20/3)*3 - 4 = 36,
+  //   grad 15*(8/3-1) = 25 -> 94.33/1000 = 0.0943 s -> 1.5943 s.
+  //   side a devices hold B = 4/3 too (2/3 * 1/2 * 4): same compute, 3 s of comm -> 3.094333 s.
+  Problem p = toy();
+  p.nodes.pop_back();
+  const Hierarchy h = build_hierarchy({1e3, 1e3, 1e3}, {10, 10, 10}, {"g", "g", "g"});
+  const auto r = plan_layers(p, h, Strategy::dp);
+  EXPECT_DOUBLE_EQ(r.typing[1][0].ratio, 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(r.typing[1][1].ratio, 0.5);
+  EXPECT_NEAR(r.layers[1].total_s, 3.094333, 1e-6);
+}
+
+TEST(Planner, OneDeviceHasNoLevels) {
+  const Hierarchy h = build_hierarchy({1e3}, {10}, {"g"});
+  EXPECT_EQ(h.depth, 0);
+  const auto r = plan_layers(toy(), h, Strategy::accpar);
+  EXPECT_TRUE(r.typing[1].empty());
+  // All compute, no communication: fc1 313 FLOP (Table 6) / 1000 = 0.313 s.
+  EXPECT_NEAR(r.layers[1].total_s, 0.313, 1e-12);
+}
+
+TEST(Planner, InferenceDataParallelHasNoCommunication) {
+  // Inference has no gradient phase: Type-I exchanges nothing (Table 4) and Type-I -> Type-I
+  // converts nothing (Table 5 (a)), so dp is pure compute and accpar cannot beat it.
+  Problem p = toy();
+  p.mode = Mode::inference;
+  const Hierarchy h = build_hierarchy({1e3, 1e3}, {10, 10}, {"g", "g"});
+  const auto dp = plan_layers(p, h, Strategy::dp);
+  for (const auto& l : dp.layers) EXPECT_DOUBLE_EQ(l.intra_s + l.inter_s, 0.0);
+  EXPECT_NEAR(plan_layers(p, h, Strategy::accpar).iteration_s, dp.iteration_s, 1e-15);
+}
