@@ -14,6 +14,22 @@ void Schedule::add(int src, int dst, double bytes, int step, int origin) {
   step_count = std::max(step_count, step + 1);
 }
 
+Schedule merge(const Schedule& a, const Schedule& b) {
+  if (a.on_nodes != b.on_nodes) throw Error("merge: one schedule is on nodes, the other on devices");
+  Schedule out;
+  out.on_nodes = a.on_nodes;
+  std::size_t i = 0, j = 0;
+  const auto& x = a.transfers;
+  const auto& y = b.transfers;
+  while (i < x.size() || j < y.size()) {
+    const bool take_a = j == y.size() || (i < x.size() && x[i].step <= y[j].step);
+    const Transfer& t = take_a ? x[i++] : y[j++];
+    out.add(t.src, t.dst, t.bytes, t.step);
+  }
+  out.step_count = std::max(a.step_count, b.step_count);
+  return out;
+}
+
 Schedule lower_to_nodes(const Schedule& s, const topology::TopologyGraph& graph) {
   if (s.on_nodes) return s;
   Schedule out;

@@ -41,6 +41,10 @@ struct Schedule {
   void add(int src, int dst, double bytes, int step, int origin = -1);
 };
 
+/// Two schedules run at once, step by step: step k of the result is step k of `a` and step k of `b`
+/// (the longer one goes on alone). Both must be device schedules or both node schedules.
+Schedule merge(const Schedule& a, const Schedule& b);
+
 /// Maps a device schedule onto the graph's endpoint nodes. At chip granularity device d is its node.
 /// At core granularity a transfer between template chips of C cores is split into C parts of
 /// bytes / C, core c to core c (the chip's payload is spread evenly over its cores; a roofline device

@@ -170,6 +170,27 @@ TEST(ReplayContended, TwoTransfersOnOneLinkTakeTwiceTheBandwidthTime) {
   EXPECT_NEAR(replay::replay(g, s).simulated_s, 2.001e-3, 1e-9);
 }
 
+TEST(ReplayContended, AllReduceAndRotationShareTheXLinks) {
+  // Two collectives at once on torus_8pf (X: 4 chips, 80 GB/s, 500 ns, bidirectional): all_reduce
+  // along X of 64 MB (6 steps; each step every + and - X link carries 64e6/(4 x 2) = 8 MB:
+  // 5e-7 + 8e6/8e10 = 1.005e-4 s, 6.03e-4 s alone) and a rotation along X of 8 MB (every + X link,
+  // 1.005e-4 s alone), merged step by step. Step 0: the + links carry 8 + 8 MB:
+  // 5e-7 + 1.6e7/8e10 = 2.005e-4 s; steps 1-5: 1.005e-4 s each. Predicted 7.03e-4 s: the rotation
+  // costs the all-reduce S_rot/B = 1e-4 s (+16.6 %); both flows on a link start together, so the
+  // link is saturated until it drains and max-min sharing meets the step rule exactly.
+  const TopologyGraph g(config("torus_8pf"));
+  Request ar;
+  ar.collective = "all_reduce";
+  ar.axis = "x";
+  ar.bytes = 64e6;
+  Request rot = ar;
+  rot.collective = "rotate";
+  rot.bytes = 8e6;
+  const Schedule s = merge(build_schedule(ar, g), build_schedule(rot, g));
+  EXPECT_NEAR(evaluate(lower_to_nodes(s, g), g), 7.03e-4, 1e-12);
+  EXPECT_NEAR(replay::replay(g, s).simulated_s, 7.03e-4, 1e-9);
+}
+
 TEST(ReplayContended, ParkingLotIsSlowerThanTheStepRuleByEightPercent) {
   // Devices a, b, p, t; links a-p (Y), b-p (Z), p-t (X), 1 GB/s, no latency. One step:
   // A = a -> t (5 MB, over Y and X), B = b -> t (5 MB, over Z and X), 9 x a -> p (0.1 MB, Y) and
