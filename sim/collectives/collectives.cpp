@@ -278,8 +278,11 @@ double formula_time(const Request& r, const TopologyGraph& g) {
   if (r.collective == "p2p") {
     Schedule s = build_schedule(r, g);
     if (s.transfers.empty()) return 0;
-    auto route = g.device_route(s.transfers[0].src, s.transfers[0].dst);
-    // Every link of the route: L_route + S / B_bottleneck (= hops L + S/B on a torus axis).
+    // The chip-to-chip links of the route (the chip-level route at either granularity):
+    // L_route + S / B_bottleneck (= hops L + S/B along one torus axis).
+    topology::Route route;
+    for (int l : g.device_route(s.transfers[0].src, s.transfers[0].dst))
+      if (g.link(l).kind == topology::TopoLinkKind::chip_to_chip) route.push_back(l);
     return g.route_latency(route) + r.bytes / g.route_bandwidth(route);
   }
   const Participants p = resolve(r, g);
