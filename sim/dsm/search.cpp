@@ -286,7 +286,9 @@ class Planner {
     const long long iterations = L.ts * st.dysm;
     const double budget = (s_.chip.core.scratchpad_bytes - scratchpad_reserve(s_)) -
                           (st.reuse_in ? held_bytes(group, st.dysm) : 0.0);
-    const bool allow_wr = o_.memreuse && L.lstm;
+    // LSTM weight reuse across timesteps (§III-B); in inference it counts with the weight
+    // optimizations (preloading), as in the paper's Fig. 11(d-f) bars.
+    const bool allow_wr = o_.memreuse && L.lstm && (!inference() || o_.preload);
     for (Pass pass : passes_of(L, o_.mode)) {
       PassFlags base = flags_for(pass, st.reuse_in, reuse_out, inference());
       if (pass == Pass::fwd && preload_[group]) base.fetch_b = false;  // weights preloaded (§III-B)
@@ -375,7 +377,7 @@ class Planner {
       std::vector<State> states;
       for (ChipSplit sp : splits_for(L))
         for (int f : dysm_for(L, sp))
-          for (int r = 0; r < 2; ++r) {
+          for (int r = 1; r >= 0; --r) {  // reuse first: equal costs go to reuse (§III-B "aggressively")
             if (r == 1 && !reuse_possible(l, f)) continue;
             states.push_back(State{sp, f, r == 1});
           }
@@ -660,7 +662,7 @@ DsmResult search_network(const DsmNetwork& network, const DsmSystem& system, con
   // §III-B weight preloading for inference: rank layers by the time their weight fetch costs per
   // byte of scratchpad, and sweep the fraction of the scratchpad given to preloaded weights
   // (the rest stays for activation reuse); keep the fastest.
-  if (options.memreuse && options.mode == plan::Mode::inference) {
+  if (options.memreuse && options.preload && options.mode == plan::Mode::inference) {
     const double usable = planner.capacity();
     struct Candidate {
       std::size_t group;

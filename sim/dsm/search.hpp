@@ -27,6 +27,7 @@ struct DsmOptions {
   bool dysm = false;      // §III-C: dynamic spatial minibatching
   bool tpipe = false;     // §III-D: timestep pipelining of LSTM pipe groups
   plan::Mode mode = plan::Mode::training;
+  bool preload = true;    // with memreuse in inference: weight preloading (§III-B); off = features only
   int max_dysm_factor = 64;
 };
 
