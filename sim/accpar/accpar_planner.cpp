@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "sim/accpar/search.hpp"
 #include "sim/common/error.hpp"
@@ -60,20 +61,28 @@ class Evaluator {
     return volume(v, n, 0, 0, level, n.dims, 1.0, o);
   }
 
-  /// Eq. 10 on the first group that splits at `level` (leftmost in the hierarchy).
-  double eq10_alpha(int v, int level, Type t) const {
+  /// Eq. 10's four terms for node v of type t on the first group that splits at `level` (leftmost
+  /// in the hierarchy): E_cp = the whole sub-layer's compute on a side, E_cm = its Table 4
+  /// communication over the split's cut. A carrier has no communication of its own.
+  struct Eq10Terms {
+    double cp_a = 0, cm_a = 0, cp_b = 0, cm_b = 0;
+  };
+  Eq10Terms eq10_terms(int v, int level, Type t) const {
     const Node& n = p_.nodes[static_cast<size_t>(v)];
     LayerDims dims = n.dims;
     double aux_scale = 1.0;
+    Eq10Terms e;
     const int g = find_split(0, level, v, dims, aux_scale);
-    if (g < 0) return 0.5;
+    if (g < 0) return e;
     const Group& G = h_.groups[static_cast<size_t>(g)];
     const Group& A = h_.groups[static_cast<size_t>(G.a)];
     const Group& B = h_.groups[static_cast<size_t>(G.b)];
-    if (!n.weighted) return A.flops / (A.flops + B.flops);  // eq. 10 with E_cm = 0
-    const double flops = mode_flops(table6_flops(dims), p_.mode) + n.aux_flops * aux_scale;
-    const double cm = e_cm(intra_layer_elements(t, dims, p_.mode), p_.bytes_per_element, h_.cut_bandwidth(G));
-    return alpha_eq10(flops / A.flops, cm, flops / B.flops, cm);
+    const double flops = (n.weighted ? mode_flops(table6_flops(dims), p_.mode) : 0.0) + n.aux_flops * aux_scale;
+    e.cp_a = flops / A.flops;
+    e.cp_b = flops / B.flops;
+    if (n.weighted)
+      e.cm_a = e.cm_b = e_cm(intra_layer_elements(t, dims, p_.mode), p_.bytes_per_element, h_.cut_bandwidth(G));
+    return e;
   }
 
   /// Per-device (equal) share of side a of the first group that splits at `level`.
@@ -290,28 +299,74 @@ PlanResult plan_layers(const Problem& problem, const Hierarchy& hierarchy, Strat
 
   for (int level = 0; level < depth; ++level) {
     const double equal = ev.device_share(level);
-    // alpha per (node, type) at this level: eq. 10 for accpar, the device share otherwise.
+    // Eq. 10 for accpar. Per level (default): one alpha for every layer, balancing the two sides'
+    // summed costs of the chosen types (§5.3), so adjacent layers share alpha as Table 5 assumes.
+    // Per layer (ratio=layer): each layer's own eq. 10 for its type.
+    auto level_alpha = [&](const std::vector<Type>& types) {
+      double a = 0, b = 0;
+      for (size_t v = 0; v < n; ++v) {
+        const auto e = ev.eq10_terms(static_cast<int>(v), level, types[v]);
+        a += e.cp_a + e.cm_a;
+        b += e.cp_b + e.cm_b;
+      }
+      return alpha_eq10(a, 0, b, 0);
+    };
     std::vector<std::array<double, 3>> alpha(n, {equal, equal, equal});
-    if (strategy == Strategy::accpar)
-      for (size_t v = 0; v < n; ++v)
-        for (Type t : kAllTypes) alpha[v][static_cast<size_t>(t)] = ev.eq10_alpha(static_cast<int>(v), level, t);
-    auto ratio = [&](int v, Type t) { return alpha[static_cast<size_t>(v)][static_cast<size_t>(t)]; };
-    if (level < searched) {
-      std::vector<std::vector<Evaluator::Partial>> partials;
-      if (strategy != Strategy::hypar)
-        for (size_t v = 0; v < n; ++v) partials.push_back(ev.partials(static_cast<int>(v), level));
-      const NodeCost cost = [&](int v, Type t, const std::vector<Type>& inputs) {
-        Override o{level, LevelChoice{t, ratio(v, t)}, &inputs};
-        // HyPar minimises communication volume; AccPar (and the fixed strategies) time (eq. 9).
-        return strategy == Strategy::hypar ? ev.level_volume(v, level, o)
-                                           : ev.layer_time_from(v, partials[static_cast<size_t>(v)], level, o).total_s;
-      };
-      const auto types = search_types(problem, allowed, cost);
-      for (size_t v = 0; v < n; ++v) typing[v][static_cast<size_t>(level)] = {types[v], ratio(static_cast<int>(v), types[v])};
-    } else {
-      for (size_t v = 0; v < n; ++v)
-        typing[v][static_cast<size_t>(level)] = {Type::I, ratio(static_cast<int>(v), Type::I)};
+    auto set_alpha = [&](double value) {
+      for (auto& a : alpha) a = {value, value, value};
+    };
+    if (strategy == Strategy::accpar) {
+      if (options.per_layer_ratio) {
+        for (size_t v = 0; v < n; ++v)
+          for (Type t : kAllTypes) {
+            const auto e = ev.eq10_terms(static_cast<int>(v), level, t);
+            alpha[v][static_cast<size_t>(t)] = alpha_eq10(e.cp_a, e.cm_a, e.cp_b, e.cm_b);
+          }
+      } else {
+        set_alpha(level_alpha(std::vector<Type>(n, Type::I)));
+      }
     }
+    auto ratio = [&](int v, Type t) { return alpha[static_cast<size_t>(v)][static_cast<size_t>(t)]; };
+    auto assign = [&](const std::vector<Type>& types) {
+      for (size_t v = 0; v < n; ++v)
+        typing[v][static_cast<size_t>(level)] = {types[v], ratio(static_cast<int>(v), types[v])};
+    };
+    if (level >= searched) {
+      assign(std::vector<Type>(n, Type::I));  // below the searched levels: data parallel
+      continue;
+    }
+    std::vector<std::vector<Evaluator::Partial>> partials;
+    if (strategy != Strategy::hypar)
+      for (size_t v = 0; v < n; ++v) partials.push_back(ev.partials(static_cast<int>(v), level));
+    const NodeCost cost = [&](int v, Type t, const std::vector<Type>& inputs) {
+      Override o{level, LevelChoice{t, ratio(v, t)}, &inputs};
+      // HyPar minimises communication volume; AccPar (and the fixed strategies) time (eq. 9).
+      return strategy == Strategy::hypar ? ev.level_volume(v, level, o)
+                                         : ev.layer_time_from(v, partials[static_cast<size_t>(v)], level, o).total_s;
+    };
+    std::vector<Type> types = search_types(problem, allowed, cost);
+    if (strategy == Strategy::accpar && !options.per_layer_ratio) {
+      // alpha depends on the types and the types on alpha: a few fixed-point rounds, keeping the
+      // (alpha, types) pair with the lowest level cost. Homogeneous halves stop at once (0.5).
+      double best_cost = typing_cost(problem, types, cost);
+      double best_alpha = alpha[0][0];
+      std::vector<Type> best_types = types;
+      for (int round = 0; round < 4; ++round) {
+        const double next = level_alpha(types);
+        if (std::abs(next - alpha[0][0]) <= 1e-12) break;
+        set_alpha(next);
+        types = search_types(problem, allowed, cost);
+        const double c = typing_cost(problem, types, cost);
+        if (c < best_cost) {
+          best_cost = c;
+          best_alpha = next;
+          best_types = types;
+        }
+      }
+      set_alpha(best_alpha);
+      types = best_types;
+    }
+    assign(types);
   }
   return evaluate_typing(problem, hierarchy, typing);
 }

@@ -9,7 +9,8 @@
 //   data parallel (Type-I).
 // - dp: every layer Type-I. owt: conv Type-I, other weighted layers Type-II. hypar: Types I/II,
 //   objective = communication volume. accpar: Types I/II/III, objective = time. dp/owt/hypar split
-//   every group in proportion to its devices (equal partitioning); accpar takes alpha from eq. 10.
+//   every group in proportion to its devices (equal partitioning); accpar takes alpha from eq. 10,
+//   by default one alpha per level balancing the two sides' summed costs (docs/model.md).
 // - Time model (docs/model.md "AccPar cost model"): a layer's time is that of its slowest device:
 //   along its path through the hierarchy, the communication of each split it takes part in
 //   (Table 4 + Table 5 amounts over the split's cut bandwidth, eq. 7) plus its own computation
@@ -51,7 +52,8 @@ struct PlanResult {
 };
 
 struct PlanOptions {
-  int levels = -1;  // levels searched; -1 = all (Hierarchy::depth)
+  int levels = -1;               // levels searched; -1 = all (Hierarchy::depth)
+  bool per_layer_ratio = false;  // accpar: eq. 10 per layer instead of one alpha per level
 };
 
 /// Plans `problem` on `hierarchy` with `strategy`.

@@ -22,8 +22,18 @@ int parse_levels(const std::string& value, const std::string& strategy) {
 plan::Plan make_accpar_plan(Strategy strategy, const planner::PlanInputs& inputs) {
   const std::string name = to_string(strategy);
   PlanOptions options;
-  for (const auto& [key, value] : planner::parse_options(inputs.options, {"levels"}, name))
+  const std::vector<std::string> keys =
+      strategy == Strategy::accpar ? std::vector<std::string>{"levels", "ratio"} : std::vector<std::string>{"levels"};
+  std::string ratio_option = "level";
+  for (const auto& [key, value] : planner::parse_options(inputs.options, keys, name)) {
     if (key == "levels") options.levels = parse_levels(value, name);
+    if (key == "ratio") {
+      if (value != "level" && value != "layer")
+        throw InputError("strategy accpar: ratio must be level or layer (got '" + value + "')");
+      ratio_option = value;
+      options.per_layer_ratio = value == "layer";
+    }
+  }
   const Problem problem = make_problem(inputs.graph, to_mode(inputs.mode),
                                        topology::bytes_per_element(inputs.spec.precision));
   const Hierarchy hierarchy = build_hierarchy(inputs.spec);
@@ -31,6 +41,7 @@ plan::Plan make_accpar_plan(Strategy strategy, const planner::PlanInputs& inputs
 
   plan::Plan p;
   p.options = {"levels=" + std::to_string(options.levels < 0 ? hierarchy.depth : options.levels)};
+  if (strategy == Strategy::accpar) p.options.push_back("ratio=" + ratio_option);
   p.predicted_iteration_s = result.iteration_s;
   for (size_t v = 0; v < problem.nodes.size(); ++v) {
     const LayerTime& t = result.layers[v];

@@ -1,7 +1,8 @@
 #pragma once
 // The AccPar family in the strategy registry: dp, owt, hypar, accpar (seed 000 §6.1).
 //
-// Options: "levels=H" (hierarchy levels searched, 0..depth; default: all).
+// Options: "levels=H" (hierarchy levels searched, 0..depth; default: all); accpar also
+// "ratio=level|layer" (eq. 10 once per level for all layers (default), or per layer).
 
 #include "sim/planner/registry.hpp"
 #include "sim/accpar/accpar_planner.hpp"

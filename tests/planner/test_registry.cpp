@@ -63,7 +63,11 @@ TEST(Registry, OptionsAreCheckedByTheStrategy) {
   EXPECT_THROW(make("accpar", {"levels"}), InputError);
   EXPECT_THROW(make("accpar", {"levels=-1"}), InputError);
   EXPECT_THROW(make("accpar", {"levels=8"}), InputError);  // 128 devices: 7 levels
-  EXPECT_EQ(make("accpar", {"levels=3"}).options, std::vector<std::string>{"levels=3"});
+  EXPECT_THROW(make("accpar", {"ratio=group"}), InputError);
+  EXPECT_THROW(make("dp", {"ratio=layer"}), InputError);  // only accpar has a ratio to choose
+  EXPECT_EQ(make("accpar", {"levels=3"}).options, (std::vector<std::string>{"levels=3", "ratio=level"}));
+  EXPECT_EQ(make("accpar", {"ratio=layer"}).options, (std::vector<std::string>{"levels=7", "ratio=layer"}));
+  EXPECT_EQ(make("hypar", {"levels=2"}).options, std::vector<std::string>{"levels=2"});
 }
 
 TEST(MakePlan, HeaderAndLayers) {
