@@ -9,7 +9,8 @@
 // id), and for every pair of nodes that communicates the route of TopologyGraph::route(), link by
 // link. Settings (notes/simgrid-3.32.md): network/model CM02, network/crosstraffic 0 and
 // network/TCP-gamma 0, set right after the Engine is constructed, so that an uncontended transfer
-// takes exactly latency + bytes / bandwidth; network/optim Full (faster here than Lazy).
+// takes exactly latency + bytes / bandwidth; network/optim Full at core granularity, Lazy at chip
+// granularity (whichever is faster; the rates are the same).
 //
 // Execution: a device schedule is lowered to the graph's nodes (collectives::lower_to_nodes); every
 // part is an actor-free SimGrid comm (Comm::sendto_async). Steps run one after the other
