@@ -76,8 +76,10 @@ DsmNetwork build_network(const workloads::Graph& graph) {
       continue;
     }
     const auto preds = graph.predecessors(i);
-    std::ptrdiff_t first_group = -1;
+    std::ptrdiff_t first_group = -1;  // primary layers: the group of the first input
+    std::ptrdiff_t join_group = -1;   // auxiliary layers: the latest group among the inputs
     if (!preds.empty()) first_group = group_of[preds.front()];
+    for (std::size_t p : preds) join_group = std::max(join_group, group_of[p]);
     const double steps = std::max<double>(1.0, static_cast<double>(layer.q.N_ts));
     if (layer.q.primary) {
       NetworkGroup g;
@@ -90,14 +92,16 @@ DsmNetwork build_network(const workloads::Graph& graph) {
       g.layer.out_elements = layer.q.output_elements / steps;
       net.groups.push_back(std::move(g));
       group_of[i] = static_cast<std::ptrdiff_t>(net.groups.size() - 1);
-    } else if (first_group >= 0) {
-      NetworkGroup& g = net.groups[static_cast<std::size_t>(first_group)];
+    } else if (join_group >= 0) {
+      // Joining the latest producing group keeps groups in dependency order (a residual add runs
+      // after both its operands, e.g. after ResNet's down-sampling short-cut conv).
+      NetworkGroup& g = net.groups[static_cast<std::size_t>(join_group)];
       const double gsteps = static_cast<double>(g.layer.ts);
       g.members.push_back(layer.name);
       add_aux(g.layer, layer, 1.0 / gsteps);
       if (layer.kind != LayerKind::flatten)  // flatten keeps the tensor
         g.layer.out_elements = layer.q.output_elements / gsteps;
-      group_of[i] = first_group;
+      group_of[i] = join_group;
     } else {
       // Auxiliary layer fed by graph inputs only (an embedding lookup): its own group.
       NetworkGroup g;
@@ -118,16 +122,17 @@ DsmNetwork build_network(const workloads::Graph& graph) {
     if (group_of[i] < 0) continue;
     const auto gi = static_cast<std::size_t>(group_of[i]);
     const auto preds = graph.predecessors(i);
-    for (std::size_t k = 0; k < preds.size(); ++k) {
-      const std::ptrdiff_t gp = group_of[preds[k]];
+    for (std::size_t pred : preds) {
+      const std::ptrdiff_t gp = group_of[pred];
       if (gp < 0 || static_cast<std::size_t>(gp) == gi) continue;
       auto& prods = net.groups[gi].producers;
       if (std::find(prods.begin(), prods.end(), static_cast<std::size_t>(gp)) == prods.end())
         prods.push_back(static_cast<std::size_t>(gp));
       const auto& pl = net.groups[static_cast<std::size_t>(gp)].layer;
-      const double elements = layers[preds[k]].q.output_elements / static_cast<double>(pl.ts);
-      // A second operand of an auxiliary op (residual add, concat) is read from memory.
-      if (!layers[i].q.primary && k > 0) net.groups[gi].layer.extra_in_elements += elements;
+      const double elements = layers[pred].q.output_elements / static_cast<double>(pl.ts);
+      // An operand of an auxiliary op (residual add, concat) produced by another group is read
+      // from memory.
+      if (!layers[i].q.primary) net.groups[gi].layer.extra_in_elements += elements;
       // A tensor skipping groups stays alive in between (§III-B residual retention).
       for (std::size_t between = static_cast<std::size_t>(gp) + 1; between < gi; ++between)
         net.groups[between].retained_elements += elements;

@@ -4,9 +4,10 @@
 // pooling, batch-norm, softmax, residual add), in topological order, with the edges between them.
 //
 // Contract: build_network() maps every layer of a finalized workloads::Graph to exactly one group
-// (`members`); a group is one DsmLayer. Auxiliary layers join the group that produces their first
-// input; auxiliary layers fed only by graph inputs (embeddings) form auxiliary-only groups. Edges
-// are (producer group -> consumer group) for every tensor that crosses groups.
+// (`members`); a group is one DsmLayer. Auxiliary layers join the latest group among those producing
+// their inputs (so groups stay in dependency order); auxiliary layers fed only by graph inputs
+// (embeddings) form auxiliary-only groups. Edges are (producer group -> consumer group) for every
+// tensor that crosses groups; every producer index is smaller than its consumer's.
 
 #include <cstddef>
 #include <string>

@@ -420,7 +420,7 @@ class Planner {
             if (!inference() && !L.first) t += onchip_penalty(l, prev_out, cur, Pass::bwd);
           }
           for (std::size_t p : net_.groups[l].producers) {
-            if (st.reuse_in && p + 1 == l) continue;
+            if (p >= l || (st.reuse_in && p + 1 == l)) continue;  // producers precede (network.hpp)
             t += edge_cost(l, p, split_of(p), st.split);
           }
           std::vector<ChipSplit> live;

@@ -66,9 +66,15 @@ TEST(DsmNetwork, ShortcutsAreRetainedAcrossTheGroupsTheySkip) {
   double retained = 0;
   for (const auto& grp : net.groups) retained += grp.retained_elements;
   EXPECT_GT(retained, 0);
+  // Groups stay in dependency order: the residual add joins the later of its producers (the
+  // down-sampling short-cut conv), so every producer precedes its consumer.
+  for (std::size_t gi = 0; gi < net.groups.size(); ++gi)
+    for (std::size_t p : net.groups[gi].producers) EXPECT_LT(p, gi) << net.groups[gi].members.front();
   // GNMT: the bidirectional first encoder layer, LSTM timesteps.
   const DsmNetwork gnmt = build_network(workloads::build_zoo("gnmt", 4));
   bool found = false;
+  for (std::size_t gi = 0; gi < gnmt.groups.size(); ++gi)
+    for (std::size_t p : gnmt.groups[gi].producers) EXPECT_LT(p, gi) << gnmt.groups[gi].members.front();
   for (const auto& grp : gnmt.groups)
     if (grp.members.front() == "enc_lstm1") {
       found = true;
