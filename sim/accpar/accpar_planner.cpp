@@ -85,6 +85,18 @@ class Evaluator {
     return e;
   }
 
+  /// Compute share of side a of the first group that splits at `level`: eq. 10 with no
+  /// communication, c_a / (c_a + c_b).
+  double compute_share(int level) const {
+    LayerDims dims;
+    double aux = 1.0;
+    const int g = find_split(0, level, -1, dims, aux);
+    if (g < 0) return 0.5;
+    const Group& G = h_.groups[static_cast<size_t>(g)];
+    const double a = h_.groups[static_cast<size_t>(G.a)].flops;
+    return a / (a + h_.groups[static_cast<size_t>(G.b)].flops);
+  }
+
   /// Per-device (equal) share of side a of the first group that splits at `level`.
   double device_share(int level) const {
     LayerDims dims;
@@ -317,10 +329,13 @@ PlanResult plan_layers(const Problem& problem, const Hierarchy& hierarchy, Strat
     };
     if (strategy == Strategy::accpar) {
       if (options.per_layer_ratio) {
+        // Carriers have no communication of their own: eq. 10 gives them c_a / (c_a + c_b).
+        const double carrier = ev.compute_share(level);
         for (size_t v = 0; v < n; ++v)
           for (Type t : kAllTypes) {
             const auto e = ev.eq10_terms(static_cast<int>(v), level, t);
-            alpha[v][static_cast<size_t>(t)] = alpha_eq10(e.cp_a, e.cm_a, e.cp_b, e.cm_b);
+            alpha[v][static_cast<size_t>(t)] =
+                problem.nodes[v].weighted ? alpha_eq10(e.cp_a, e.cm_a, e.cp_b, e.cm_b) : carrier;
           }
       } else {
         set_alpha(level_alpha(std::vector<Type>(n, Type::I)));
