@@ -1,5 +1,7 @@
 #include "sim/accpar/problem.hpp"
 
+#include <algorithm>
+
 namespace partsim::accpar {
 
 Layout node_input_layout(const Node& n, Type t) {
@@ -20,7 +22,8 @@ Problem make_problem(const workloads::Graph& graph, Mode mode, double bytes_per_
     n.name = layer.name;
     n.input = layer.kind == LayerKind::input;
     n.conv = layer.kind == LayerKind::conv;
-    n.weighted = (layer.kind == LayerKind::conv || layer.kind == LayerKind::fc || layer.kind == LayerKind::lstm) &&
+    n.weighted = (layer.kind == LayerKind::conv || layer.kind == LayerKind::fc || layer.kind == LayerKind::lstm ||
+                  layer.kind == LayerKind::attention) &&
                  q.A_W > 0 && q.D_i > 0 && q.D_o > 0;
     if (n.weighted) {
       n.dims.B = static_cast<double>(q.B);
@@ -31,7 +34,11 @@ Problem make_problem(const workloads::Graph& graph, Mode mode, double bytes_per_
       // K = A(W) / (D_i * D_o): the 2-D kernel size, divided by the groups of a grouped convolution.
       n.dims.K = q.A_W / (n.dims.D_i * n.dims.D_o);
     }
-    n.aux_flops = mode == Mode::training ? q.aux_flops.total() : q.aux_flops.fwd;
+    // Every FLOP of the layer is charged: Table 6 of the weighted product, and the rest (bias,
+    // activation, pooling, attention scores, matmul, ...) as auxiliary work.
+    const auto flops = q.flops();
+    const double total = mode == Mode::training ? flops.total() : flops.fwd;
+    n.aux_flops = n.weighted ? std::max(0.0, total - mode_flops(table6_flops(n.dims), mode)) : total;
     const auto preds = graph.predecessors(i);
     for (size_t slot = 0; slot < preds.size(); ++slot) {
       Edge e;
