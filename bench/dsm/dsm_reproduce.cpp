@@ -17,6 +17,9 @@ using namespace partsim;
 
 namespace {
 
+// Figures the side-by-side table compares with the paper (filled by the figure functions).
+std::map<std::string, double> g_metric;
+
 struct Run {
   dsm::DsmNetwork net;
   dsm::DsmResult result;
@@ -118,6 +121,8 @@ void fig11_training(const dsm::DsmSystem& sym, const dsm::DsmSystem& asym) {
         if (i == 0) first = thr;
         last = thr;
         std::printf(" %.2f | %.3f |", thr / base_throughput, r.result.utilization);
+        g_metric[w + "/" + std::to_string(mb) + "/" + std::to_string(i) + "/thr"] = thr;
+        g_metric[w + "/" + std::to_string(mb) + "/" + std::to_string(i) + "/util"] = r.result.utilization;
         if (i + 1 == bars.size() && r.result.utilization > best[w].util) {
           best[w].util = r.result.utilization;
           best[w].at = mb;
@@ -132,9 +137,12 @@ void fig11_training(const dsm::DsmSystem& sym, const dsm::DsmSystem& asym) {
               "largest gain of the optimizations over DSM | paper |\n|---|---|---|---|---|---|\n");
   const std::map<std::string, std::pair<double, double>> paper = {
       {"vgg16", {0.79, 1.36}}, {"resnet50", {0.41, 2.6}}, {"gnmt", {0.36, 32}}};
-  for (const std::string w : {"vgg16", "resnet50", "gnmt"})
+  for (const std::string w : {"vgg16", "resnet50", "gnmt"}) {
     std::printf("| %s | %.2f | %lld | %.2f | %.2fx | %.2fx |\n", w.c_str(), best[w].util, best[w].at,
                 paper.at(w).first, best[w].gain, paper.at(w).second);
+    g_metric[w + "/best_util"] = best[w].util;
+    g_metric[w + "/gain"] = best[w].gain;
+  }
   std::printf("\n");
 }
 
@@ -155,6 +163,10 @@ void fig11_inference(const dsm::DsmSystem& asym) {
       const double t2 = run(chip, w, b, "memreuse", plan::Mode::inference, true).result.iteration_s;
       std::printf("| %s | %lld | %.3f | %.3f | %.3f | %.2fx | %s |\n", w.c_str(), b, t0 * 1e3, t1 * 1e3, t2 * 1e3,
                   t0 / t2, b == 1 ? paper.at(w).c_str() : "");
+      if (b == 1) {
+        g_metric[w + "/inf_gain"] = t0 / t2;
+        g_metric[w + "/inf_feat_gain"] = t0 / t1;
+      }
     }
   std::printf("\n");
 }
@@ -224,6 +236,7 @@ void fig14(const dsm::DsmSystem& asym) {
       for (const char* o : {"none", "all"}) {
         const double t = run(s, w, 1024, o).result.iteration_s;
         if (rows == 4 && std::string(o) == "none") base[w] = t;
+        g_metric[w + "/scale/" + std::to_string(s.chips()) + "/" + o] = t;
         std::printf(" %.2f |", base[w] / t);
       }
     }
@@ -243,9 +256,98 @@ void fig15(const dsm::DsmSystem& asym) {
       dsm::DsmSystem s = asym;
       s.chip.core.scratchpad_bytes = mib * 1024 * 1024;
       std::printf("| %s | %.1f MiB |", w.c_str(), mib);
-      for (const char* o : {"hybrid", "hybrid,memreuse", "all"}) std::printf(" %.3f |", run(s, w, 512, o).result.utilization);
+      for (const char* o : {"hybrid", "hybrid,memreuse", "all"}) {
+        const double u = run(s, w, 512, o).result.utilization;
+        g_metric[w + "/spad/" + std::to_string(static_cast<int>(mib * 2)) + "/" + o] = u;
+        std::printf(" %.3f |", u);
+      }
       std::printf("\n");
     }
+  std::printf("\n");
+}
+
+// ---- side by side ---------------------------------------------------------------------------------
+
+double m(const std::string& key) { return g_metric.count(key) ? g_metric.at(key) : 0.0; }
+double ratio(const std::string& a, const std::string& b) { return m(b) > 0 ? m(a) / m(b) : 0.0; }
+
+void side_by_side() {
+  struct Row {
+    std::string what;
+    double paper;
+    double ours;
+    std::string why;  // shown when the gap is over 25 %
+  };
+  const std::vector<Row> rows = {
+      {"VGG16 DSM utilization, N_mb 256 (§V-A1)", 0.57, m("vgg16/256/0/util"), ""},
+      {"VGG16 best utilization", 0.79, m("vgg16/best_util"), ""},
+      {"ResNet50 best utilization", 0.41, m("resnet50/best_util"),
+       "Training writes every activation and re-reads it in UPD in our model (§III-B: reuse saves a read, "
+       "not the write); ResNet50's 1x1 convolutions and their batch-norm/add/relu stay bound by those "
+       "writes and by the SFPs (8 x 16 lanes per core, our choice in torus_8pf.yaml). See Fig. 13-style "
+       "terms with `simplan --explain`."},
+      {"GNMT best utilization", 0.36, m("gnmt/best_util"),
+       "With weight reuse our LSTMs run data-parallel with their weights held in the scratchpads (16.8-25 MB "
+       "per chip over 32 cores) and no chip-to-chip traffic per timestep: what remains is PE-array time "
+       "per step and one gradient reduction per layer. The paper gives no GNMT breakdown; a hypothesis for "
+       "its lower value is per-step work we do not have (our zoo GNMT computes the decoder's attention for "
+       "all 128 steps as one product, with no per-step dependency)."},
+      {"VGG16 gain of the optimizations", 1.36, m("vgg16/gain"), ""},
+      {"ResNet50 gain of the optimizations", 2.6, m("resnet50/gain"),
+       "Same cause as ResNet50's utilization: in our model memory reuse removes the input read and the "
+       "error round trip, but the activation writes (kept for UPD) and the auxiliary work remain; "
+       "hybrid parallelism gives ResNet50 nothing (next row), the paper 10-18 %."},
+      {"GNMT gain of the optimizations", 32, m("gnmt/gain"),
+       "Our GNMT baseline is less bad than the paper's: 0.019 utilization at N_mb 256 against about 0.011 "
+       "implied by the paper (0.36 / 32). Without weight reuse our LSTMs choose model parallelism and are "
+       "bound by 63 sequential rotation steps per timestep (M*N - 1, each paying the 500 ns link latency "
+       "that torus_8pf.yaml chose); data parallelism would refetch 16.8-25 MB of weights per step. The "
+       "paper does not break its baseline down, so we cannot say which of its costs we lack."},
+      {"GNMT hybrid speedup, N_mb 256 (paper 2-3x)", 2.5, ratio("gnmt/256/1/thr", "gnmt/256/0/thr"), ""},
+      {"ResNet50 hybrid speedup, N_mb 512 (paper 10-18 %)", 1.14, ratio("resnet50/512/1/thr", "resnet50/512/0/thr"),
+       ""},
+      {"VGG16 hybrid speedup, N_mb 512 (paper 3-12 %)", 1.075, ratio("vgg16/512/1/thr", "vgg16/512/0/thr"), ""},
+      {"ResNet50 Mem-Opt over hybrid, N_mb 512", 1.55, ratio("resnet50/512/2/thr", "resnet50/512/1/thr"),
+       "Activation writes kept for UPD bound ResNet50's 1x1 convolutions (see above)."},
+      {"GNMT Mem-Opt over hybrid, N_mb 256 (paper 3-4x)", 3.5, ratio("gnmt/256/2/thr", "gnmt/256/1/thr"),
+       "Weight reuse lets our LSTMs switch from DataXModelY (15 Y-rotation steps per timestep) to data "
+       "parallelism with the weights held on chip, which removes all per-timestep chip-to-chip traffic; "
+       "the gain is larger than the paper's because our hybrid plan is latency-bound per step."},
+      {"ResNet50 DySM over Mem-Opt, N_mb 1024", 1.18, ratio("resnet50/1024/3/thr", "resnet50/1024/2/thr"), ""},
+      {"GNMT timestep pipelining, N_mb 256", 1.30, ratio("gnmt/256/3/thr", "gnmt/256/2/thr"), ""},
+      {"GNMT timestep pipelining, N_mb 2048", 1.17, ratio("gnmt/2048/3/thr", "gnmt/2048/2/thr"),
+       "At large minibatches every LSTM step already fills the 64 chips in our model, and a pipelined "
+       "stage on M x rows chips pays the (N_ts + G - 1) fill and the per-step hand-over on the slow Y "
+       "links, so the search keeps the sequential plan (gain 1.0)."},
+      {"Inference VGG16 gain at batch 1", 1.16, m("vgg16/inf_gain"), ""},
+      {"Inference ResNet50 gain at batch 1", 3.6, m("resnet50/inf_gain"),
+       "At batch 1 on one chip our ResNet50 stays bound by fetching its 51 MB of weights (0.25 ms at "
+       "204.8 GB/s of the 0.38 ms left) and by array under-use (one sample streamed over 16 SIMD lanes: "
+       "38 % of the time); preloading holds only a part of the weights in 32 MiB of scratchpad, replicated "
+       "as CoreD needs. Feature reuse alone gives 1.35x (paper 2-3x)."},
+      {"Inference GNMT gain at batch 1", 44, m("gnmt/inf_gain"),
+       "The bidirectional first encoder layer has 33.5 MB of weights, more than the chip's 32 MiB of "
+       "scratchpad, so it refetches them every timestep (about 21 of the remaining 28 ms). With 2 MiB "
+       "per core it would fit."},
+      {"GNMT 8 -> 32 PFLOP/s with optimizations (Fig. 14; ours: 256 chips all opts / 64 chips DSM)", 22.7,
+       ratio("gnmt/scale/64/none", "gnmt/scale/256/all"), ""},
+      {"VGG16 Mem-Opt gain over no Mem-Opt, best scratchpad (Fig. 15, up to 12 %)", 1.12,
+       ratio("vgg16/spad/8/hybrid,memreuse", "vgg16/spad/8/hybrid"), ""},
+      {"ResNet50 Mem-Opt, 1 MB over 0.5 MB (Fig. 15, +37 %)", 1.37,
+       ratio("resnet50/spad/2/hybrid,memreuse", "resnet50/spad/1/hybrid,memreuse"),
+       "Our ResNet50 already reuses most edges at 0.5 MiB (S_mb-independent tiles of 100-400 KB); the "
+       "saturation at 1 MiB matches, the step is smaller because the reuse gain itself is smaller."},
+  };
+  std::printf("## Side by side with the paper\n\n");
+  std::printf("Gap = partsim / paper - 1. Rows over 25 %% are explained; the paper's ranges are compared "
+              "with their middle.\n\n| figure | paper | partsim | gap | why |\n|---|---|---|---|---|\n");
+  for (const auto& r : rows) {
+    const double gap = r.paper > 0 ? r.ours / r.paper - 1 : 0;
+    const bool big = gap > 0.25 || gap < -0.25;
+    std::printf("| %s | %.3g | %.3g | %+.0f %% | %s |\n", r.what.c_str(), r.paper, r.ours, 100 * gap,
+                big ? (r.why.empty() ? "NOT EXPLAINED (the model changed since this text was written)" : r.why.c_str())
+                    : "within 25 %");
+  }
   std::printf("\n");
 }
 
@@ -269,6 +371,7 @@ int main(int argc, char** argv) {
       fig12(asym);
       fig14(asym);
       fig15(asym);
+      side_by_side();
       return 0;
     }
     std::fprintf(stderr,
