@@ -28,7 +28,7 @@ namespace {
 struct Options {
   bool list_collectives = false;
   std::string collective;          // --collective NAME
-  std::string bytes = "0";         // --bytes SIZE with a unit (100MB, 1MiB, 4096B)
+  std::string bytes;               // --bytes SIZE with a unit (100MB, 1MiB, 4096B)
   std::string axis;                // --axis x|y|all (torus)
   std::string group;               // --group G
   std::string granularity = "chip";
@@ -53,6 +53,7 @@ std::string seconds(double s) {
 }
 
 int collective_mode(const Options& o) {
+  if (o.bytes.empty()) throw InputError("--collective needs --bytes SIZE (with a unit, e.g. 100MB)");
   std::string error;
   const auto bytes = units::parse(o.bytes, units::Dimension::bytes, &error);
   if (!bytes) throw InputError("--bytes: " + error);

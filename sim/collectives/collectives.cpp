@@ -198,6 +198,8 @@ Schedule build_schedule(const Request& r, const TopologyGraph& g) {
     if (!p.on_axes) {
       const int root = r.root >= 0 ? r.root : p.ring.front();
       check_device(g, root, "--root");
+      if (std::find(p.ring.begin(), p.ring.end(), root) == p.ring.end())
+        throw InputError("--root " + std::to_string(root) + " is not in group '" + (r.group.empty() ? "all" : r.group) + "'");
       chain_pass(s, {rotated(p.ring, root)}, r.bytes, chunks, 0);
       return s;
     }

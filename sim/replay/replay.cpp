@@ -149,21 +149,26 @@ ReplayStats Simulation::run(const collectives::Schedule& s) {
   std::unordered_map<const sg4::Activity*, std::size_t> pending;
   std::vector<sg4::CommPtr> finished;    // the previous step's comms, dropped in the next callback
   int step = -1;
+  bool starting = false;  // inside start_next_step: a comm may complete at once (0 bytes)
 
-  // Starts the next step that has something to send; returns false when the schedule is done.
+  // Starts the next step that has something in flight; returns false when the schedule is done.
   std::function<bool()> start_next_step = [&]() {
+    starting = true;
     while (++step < s.step_count) {
       for (std::size_t t = step_begin[step]; t < step_begin[step + 1]; ++t) {
         const auto& tr = ts[t];
         if (tr.src == tr.dst) continue;
-        auto bytes = static_cast<std::uint64_t>(std::llround(tr.bytes));
-        in_flight.push_back(sg4::Comm::sendto_async(impl_->hosts.at(tr.src), impl_->hosts.at(tr.dst), bytes));
-        pending[in_flight.back().get()] = t;
+        auto comm = sg4::Comm::sendto_init(impl_->hosts.at(tr.src), impl_->hosts.at(tr.dst));
+        comm->set_payload_size(static_cast<std::uint64_t>(std::llround(tr.bytes)));
+        pending[comm.get()] = t;  // registered before start(), which may complete it
+        in_flight.push_back(comm);
+        comm->start();
         ++stats.activities;
       }
-      if (!pending.empty()) return true;
+      if (!pending.empty()) break;
     }
-    return false;
+    starting = false;
+    return step < s.step_count;
   };
   // SimGrid keeps its callbacks for the life of the process: route them through a handler that is
   // emptied when run() returns, so no callback can reach this frame afterwards.
@@ -173,7 +178,7 @@ ReplayStats Simulation::run(const collectives::Schedule& s) {
   });
   *handler = [&](sg4::Activity const& activity) {
     finished.clear();  // comms of an earlier step: SimGrid is done with them
-    if (pending.erase(&activity) == 0 || !pending.empty()) return;
+    if (pending.erase(&activity) == 0 || !pending.empty() || starting) return;
     finished.swap(in_flight);  // the step is over; its last comm is still being completed
     start_next_step();
   };

@@ -63,6 +63,16 @@ TEST(Simrun, OverrideChangesTheClosedForm) {
   EXPECT_NEAR(j["closed_form_s"].get<double>(), 9.3596875e-4, 1e-12);
 }
 
+TEST(Simrun, ZeroBytesTakeTheLatencyOnly) {
+  // 2-D all-reduce on torus_8pf: 36 steps (3 + 30 + 3) of one 500 ns hop each = 1.8e-5 s.
+  std::string out;
+  ASSERT_EQ(run(kSimrun + " --config " + kConfigs + "torus_8pf.yaml --collective all_reduce --bytes 0B --json -", &out), 0)
+      << out;
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_NEAR(j["closed_form_s"].get<double>(), 1.8e-5, 1e-15);
+  EXPECT_NEAR(j["simulated_s"].get<double>(), 1.8e-5, 1e-12);
+}
+
 TEST(Simrun, ListCollectives) {
   std::string out;
   ASSERT_EQ(run(kSimrun + " --list-collectives", &out), 0);
@@ -73,7 +83,8 @@ TEST(Simrun, ListCollectives) {
 TEST(Simrun, BadInputIsOneLineAndExitCode2) {
   for (const std::string args : {"--collective allreduce --bytes 1MB", "--collective all_reduce --bytes 1XB",
                                  "--collective rotate --bytes 1MB --axis all", "--collective all_reduce --bytes 1MB --granularity cores",
-                                 "--collective all_reduce --bytes 1MB --group nope", "--collective p2p --bytes 1MB --dst 64"}) {
+                                 "--collective all_reduce --bytes 1MB --group nope", "--collective p2p --bytes 1MB --dst 64",
+                                 "--collective all_reduce", "--bytes 1MB"}) {
     std::string out;
     EXPECT_EQ(run(kSimrun + " --config " + kConfigs + "torus_8pf.yaml " + args, &out), 2) << args;
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << ": " << out;
