@@ -55,6 +55,12 @@ class Evaluator {
     return worst;
   }
 
+  /// Every split and leaf of node v (both sides of every split, no shortcuts).
+  void work(int v, LayerWork& out) const {
+    const Node& n = p_.nodes[static_cast<size_t>(v)];
+    walk(v, n, 0, 0, n.dims, 1.0, 1.0, out);
+  }
+
   /// Elements exchanged at `level` by all groups that split there (HyPar's objective).
   double level_volume(int v, int level, const Override& o) const {
     const Node& n = p_.nodes[static_cast<size_t>(v)];
@@ -164,6 +170,29 @@ class Evaluator {
       first = false;
     }
     return worst;
+  }
+
+  void walk(int v, const Node& n, int g, int level, const LayerDims& dims, double aux_scale, double edge_scale,
+            LayerWork& out) const {
+    const Group& G = h_.groups[static_cast<size_t>(g)];
+    if (G.is_leaf()) {
+      out.leaves.push_back({g, n.weighted ? mode_flops(table6_flops(dims), p_.mode) : 0.0, n.aux_flops * aux_scale});
+      return;
+    }
+    const LevelChoice c = choice(v, level, Override{});
+    SplitTransfers t;
+    t.level = level;
+    t.group = g;
+    t.bandwidth = h_.cut_bandwidth(G);
+    split_comm(v, n, level, dims, edge_scale, Side::a, Override{}, t.intra_a, t.inter_a);
+    split_comm(v, n, level, dims, edge_scale, Side::b, Override{}, t.intra_b, t.inter_b);
+    out.splits.push_back(t);
+    for (Side side : {Side::a, Side::b}) {
+      const double share = side == Side::a ? c.ratio : 1.0 - c.ratio;
+      walk(v, n, side == Side::a ? G.a : G.b, level + 1, n.weighted ? split_dims(dims, c.type, share) : dims,
+           aux_scale * (n.weighted ? share : layout_share(node_output_layout(n, c.type), share)),
+           edge_scale * layout_share(node_input_layout(n, c.type), share), out);
+    }
   }
 
   void collect(int v, const Node& n, int g, int level, int target, const LayerDims& dims, double aux_scale,
@@ -294,6 +323,31 @@ PlanResult evaluate_typing(const Problem& problem, const Hierarchy& hierarchy, c
     r.iteration_s += r.layers.back().total_s;
   }
   return r;
+}
+
+LayerWork layer_work(const Problem& problem, const Hierarchy& hierarchy, const Typing& typing, int v) {
+  if (typing.size() != problem.nodes.size()) throw Error("layer_work: one typing entry per node expected");
+  Evaluator ev(problem, hierarchy, typing);
+  LayerWork out;
+  ev.work(v, out);
+  return out;
+}
+
+Typing typing_from_plan(const plan::Plan& plan, const Problem& problem, const Hierarchy& hierarchy) {
+  if (plan.layers.size() != problem.nodes.size())
+    throw InputError("plan has " + std::to_string(plan.layers.size()) + " layers, the workload " +
+                     std::to_string(problem.nodes.size()));
+  Typing typing;
+  for (size_t v = 0; v < plan.layers.size(); ++v) {
+    const auto& levels = plan.layers[v].levels;
+    if (static_cast<int>(levels.size()) != hierarchy.depth)
+      throw InputError("plan layer '" + plan.layers[v].name + "' has " + std::to_string(levels.size()) +
+                       " levels, the platform's hierarchy " + std::to_string(hierarchy.depth));
+    std::vector<LevelChoice> choices;
+    for (const auto& l : levels) choices.push_back({l.type, l.ratio});
+    typing.push_back(std::move(choices));
+  }
+  return typing;
 }
 
 PlanResult plan_layers(const Problem& problem, const Hierarchy& hierarchy, Strategy strategy,

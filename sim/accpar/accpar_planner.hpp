@@ -56,6 +56,31 @@ struct PlanOptions {
   bool per_layer_ratio = false;  // accpar: eq. 10 per layer instead of one alpha per level
 };
 
+/// What one layer's plan makes the devices do, split by split: the transfers and the work the
+/// time model charges (for a lowering that must describe the same events, DESIGN principle 1).
+struct SplitTransfers {
+  int level = 0;                  // 0 = the top level
+  int group = 0;                  // index into Hierarchy::groups of the group being split
+  double intra_a = 0, intra_b = 0;  // Table 4 elements fetched by side a from side b, and b from a
+  double inter_a = 0, inter_b = 0;  // Table 5 elements (forward F + backward E), likewise
+  double bandwidth = 0;           // the split's cut bandwidth, bytes/s
+};
+struct DeviceWork {
+  int group = 0;                  // the leaf group (one device, or several below the searched depth)
+  double primary_flops = 0;       // Table 6 FLOPs of its share
+  double aux_flops = 0;           // the other FLOPs of its share
+};
+struct LayerWork {
+  std::vector<SplitTransfers> splits;  // every split of every level, parents before children
+  std::vector<DeviceWork> leaves;      // every leaf group
+};
+/// The transfers and work of node v under a complete typing (no mirror-image shortcuts).
+LayerWork layer_work(const Problem& problem, const Hierarchy& hierarchy, const Typing& typing, int v);
+
+/// The typing a plan's levels[] describe (one entry per node, in order; throws InputError when a
+/// layer's levels do not match the hierarchy's depth).
+Typing typing_from_plan(const plan::Plan& plan, const Problem& problem, const Hierarchy& hierarchy);
+
 /// Plans `problem` on `hierarchy` with `strategy`.
 PlanResult plan_layers(const Problem& problem, const Hierarchy& hierarchy, Strategy strategy,
                        const PlanOptions& options = {});

@@ -6,6 +6,7 @@
 #include "sim/accpar/search.hpp"
 #include "sim/common/error.hpp"
 #include "topology/system_parser.hpp"
+#include "workloads/zoo.hpp"
 
 using namespace partsim;
 using namespace partsim::accpar;
@@ -198,4 +199,51 @@ TEST(Planner, InferenceDataParallelHasNoCommunication) {
   const auto dp = plan_layers(p, h, Strategy::dp);
   for (const auto& l : dp.layers) EXPECT_DOUBLE_EQ(l.intra_s + l.inter_s, 0.0);
   EXPECT_NEAR(plan_layers(p, h, Strategy::accpar).iteration_s, dp.iteration_s, 1e-15);
+}
+
+TEST(LayerWork, TransfersOfTheTwoDeviceToy) {
+  // fc2 Type-II after fc1 Type-I at alpha = 0.25 (see TypeIThenTypeIIOnTwoUnequalDevices):
+  // Table 4 A(F_3) = 16 elements each way, Table 5 (b) 7.5 elements each way, cut 10 B/s;
+  // leaves: side a 94 FLOP, side b 314 FLOP (Table 6 of D_i = 1.25 and 3.75).
+  const auto w = layer_work(toy(), two_devices(), typing(Type::I, Type::I, Type::II, 0.25), 2);
+  ASSERT_EQ(w.splits.size(), 1u);
+  EXPECT_DOUBLE_EQ(w.splits[0].intra_a, 16);
+  EXPECT_DOUBLE_EQ(w.splits[0].intra_b, 16);
+  EXPECT_DOUBLE_EQ(w.splits[0].inter_a, 7.5);
+  EXPECT_DOUBLE_EQ(w.splits[0].inter_b, 7.5);
+  EXPECT_DOUBLE_EQ(w.splits[0].bandwidth, 10);
+  ASSERT_EQ(w.leaves.size(), 2u);
+  EXPECT_DOUBLE_EQ(w.leaves[0].primary_flops, 94);
+  EXPECT_DOUBLE_EQ(w.leaves[1].primary_flops, 314);
+}
+
+TEST(LayerWork, ReproducesThePlannedTimeOnTheTpuArray) {
+  // The slowest device's path through layer_work's splits must give the planner's layer time:
+  // the events a lowering takes from layer_work are the ones the prediction charged.
+  const auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/tpu_v2v3_256.yaml");
+  const Hierarchy h = build_hierarchy(spec);
+  const auto graph = workloads::build_zoo("alexnet", 512);
+  const Problem p = make_problem(graph, Mode::training, 2);
+  const auto planned = plan_layers(p, h, Strategy::accpar);
+  std::vector<int> parent(h.groups.size(), -1);
+  for (size_t g = 0; g < h.groups.size(); ++g)
+    if (!h.groups[g].is_leaf()) parent[static_cast<size_t>(h.groups[g].a)] = parent[static_cast<size_t>(h.groups[g].b)] = static_cast<int>(g);
+  for (size_t v = 0; v < p.nodes.size(); ++v) {
+    const auto w = layer_work(p, h, planned.typing, static_cast<int>(v));
+    EXPECT_EQ(w.leaves.size(), 256u);
+    EXPECT_EQ(w.splits.size(), 255u);
+    std::vector<const SplitTransfers*> split_of(h.groups.size(), nullptr);
+    for (const auto& s : w.splits) split_of[static_cast<size_t>(s.group)] = &s;
+    double worst = 0;
+    for (const auto& leaf : w.leaves) {
+      double t = (leaf.primary_flops + leaf.aux_flops) / h.groups[static_cast<size_t>(leaf.group)].flops;
+      for (int child = leaf.group, g = parent[static_cast<size_t>(child)]; g >= 0; child = g, g = parent[static_cast<size_t>(g)]) {
+        const auto& s = *split_of[static_cast<size_t>(g)];
+        const bool side_a = h.groups[static_cast<size_t>(g)].a == child;
+        t += (side_a ? s.intra_a + s.inter_a : s.intra_b + s.inter_b) * 2 / s.bandwidth;  // bf16
+      }
+      worst = std::max(worst, t);
+    }
+    EXPECT_NEAR(worst, planned.layers[v].total_s, 1e-9 * planned.layers[v].total_s + 1e-15) << p.nodes[v].name;
+  }
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/accpar/accpar_planner.hpp"
 #include "sim/common/error.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/planner/strategies.hpp"
@@ -142,4 +143,17 @@ TEST(CheckPlan, AccParLevels) {
   p = make("accpar");
   p.strategy = "magic";
   EXPECT_NE(check_error(p).find("unknown strategy 'magic'"), std::string::npos);
+}
+
+TEST(MakePlan, LevelsReplayThroughTheTimeModel) {
+  // A plan's levels[] fed back into the AccPar time model give the plan's own prediction: what
+  // plan.json says is enough to rebuild every transfer (accpar::layer_work).
+  const auto p = make("accpar");
+  const auto problem = accpar::make_problem(lenet(), accpar::Mode::training, 2);
+  const auto h = accpar::build_hierarchy(spec());
+  const auto r = accpar::evaluate_typing(problem, h, accpar::typing_from_plan(p, problem, h));
+  EXPECT_NEAR(r.iteration_s, p.predicted_iteration_s, 1e-9 * p.predicted_iteration_s);
+  auto broken = p;
+  broken.layers[2].levels.pop_back();
+  EXPECT_THROW(accpar::typing_from_plan(broken, problem, h), InputError);
 }
