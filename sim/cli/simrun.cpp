@@ -3,6 +3,7 @@
 //   simrun --config C --collective NAME --bytes SIZE [--axis x|y|all] [--group G]
 //          [--granularity chip|core] [--root D] [--src D --dst D] [--chunks K] [--json F] [--set k=v ...]
 //                                                      one collective: simulated vs closed-form time
+//   simrun --config C [--set k=v ...] --dump-config F  validate a platform, write it fully resolved
 // The plan replay (--plan, issue 6) is added beside --collective as its own small mode function;
 // keep each mode's logic in the libraries.
 
@@ -143,7 +144,11 @@ int body(int argc, char** argv) {
 
   if (o.list_collectives) return list_collectives_mode();
   if (!o.collective.empty()) return collective_mode(o);
-  throw InputError("nothing to do: give --collective NAME (see --list-collectives)");
+  if (!o.platform.config_file.empty() && !o.platform.dump_config_file.empty()) {
+    cli::load_platform(o.platform);  // validates the platform and writes the resolved one
+    return 0;
+  }
+  throw InputError("nothing to do: give --collective NAME (see --list-collectives), or --config C --dump-config F");
 }
 
 }  // namespace
