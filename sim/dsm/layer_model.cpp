@@ -139,7 +139,7 @@ PassCost evaluate_pass(const DsmLayer& L, Pass pass, ChipSplit split, const Core
     case Pass::fwd:
       read_a = input_own; split_a = split_of_input(f);
       read_b = kernel_chip; split_b = split_of_kernel(f);
-      write_o = L.primary ? group_out_chip : group_out_chip; split_o = split_of_output(f);
+      write_o = group_out_chip; split_o = split_of_output(f);
       break;
     case Pass::bwd:
       read_a = group_out_chip; split_a = split_of_output(f);

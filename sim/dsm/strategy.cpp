@@ -78,9 +78,9 @@ plan::Plan make_dsm_plan(const planner::PlanInputs& in) {
         plan::DsmPassPlan pp;
         pp.pass = pc.pass;
         pp.chip_split = to_string(lc.split);
-        const DsmSystem& sys_used = s;
-        int M = sys_used.M, N = sys_used.N;
-        if (lc.pipe_group) N = static_cast<int>(lc.chips.size()) / std::max(1, M);
+        // A pipelined layer works on its own M x rows block of the torus (§III-D).
+        const int M = s.M;
+        const int N = lc.pipe_group ? static_cast<int>(lc.chips.size()) / std::max(1, M) : s.N;
         const WorkSplit w = work_split(Ls, lc.split, pc.config, M, N);
         pp.core_split = w.core;
         pp.array_split = w.array;

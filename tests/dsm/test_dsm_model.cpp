@@ -188,5 +188,31 @@ TEST(DsmTransfers, MemoryReuseFlagsRemoveFetches) {
   EXPECT_NEAR(f.total, 28 * kNs, 1e-15);
 }
 
+TEST(DsmAuxComp, SlowerOfSfpThroughputAndScratchpadBandwidth) {
+  // 16 elements on a core; SFP 4 ops/ns; scratchpad 32 B/ns.
+  // 1 op, 3 accesses: SFP 16/4 = 4 ns, scratchpad 3*16*2/32 = 3 ns -> 4 ns.
+  EXPECT_NEAR(aux_seconds(AuxOp{"add", 0, 1, 3}, 16, kSys), 4 * kNs, 1e-15);
+  // 0.5 op: SFP 2 ns < scratchpad 3 ns -> 3 ns.
+  EXPECT_NEAR(aux_seconds(AuxOp{"add", 0, 0.5, 3}, 16, kSys), 3 * kNs, 1e-15);
+}
+
+TEST(DsmWorkSplit, HybridSplitsDivideTheTorusAxes) {
+  // fc in 8, out 8, mb 16 on 2 x 2: DataXModelY gives mb/M = 8 and out/N = 4 per chip;
+  // ModelXDataY out/M = 4, mb/N = 8; model out/4 = 2; data mb/4 = 4.
+  const DsmLayer L = fc_layer();
+  const CoreConfig cfg{Split5{1, 1, 1, 1, 2}, Split5{}};
+  EXPECT_EQ(work_split(L, ChipSplit::data_x_model_y, cfg, 2, 2).chip.mb, 8);
+  EXPECT_EQ(work_split(L, ChipSplit::data_x_model_y, cfg, 2, 2).chip.out, 4);
+  EXPECT_EQ(work_split(L, ChipSplit::model_x_data_y, cfg, 2, 2).chip.out, 4);
+  EXPECT_EQ(work_split(L, ChipSplit::model, cfg, 2, 2).chip.out, 2);
+  const WorkSplit d = work_split(L, ChipSplit::data, cfg, 2, 2);
+  EXPECT_EQ(d.chip.mb, 4);
+  EXPECT_EQ(d.core.mb, 2);  // CoreD: mb 4 over 2 cores
+  // One core: nothing crosses the on-chip ring; shared data loads the first link fully.
+  EXPECT_DOUBLE_EQ(on_chip_fetch_link_bytes(100, 1, 1), 0);
+  EXPECT_DOUBLE_EQ(on_chip_fetch_link_bytes(100, 1, 2), 100);
+  EXPECT_DOUBLE_EQ(on_chip_fetch_link_bytes(100, 4, 8), 50);
+}
+
 }  // namespace
 }  // namespace partsim::dsm
