@@ -6,6 +6,7 @@
 
 #include "sim/dsm/search.hpp"
 #include "tiny_system.hpp"
+#include "topology/system_parser.hpp"
 
 namespace partsim::dsm {
 namespace {
@@ -175,6 +176,39 @@ TEST(DsmTimestepPipelining, ChipsByOpsInWholeRows) {
     ADD_FAILURE() << "pipelining not chosen: " << r.iteration_s << " vs " << plain.iteration_s << " "
                   << r.layers[0].total_s << " " << r.layers[1].total_s;
   }
+}
+
+TEST(DsmWeightPreload, InferencePreloadsWeightsThatFit) {
+  // One chip of the tiny system, inference, fc 8 -> 8 at batch 1: memory-bound by its 64-element
+  // (128 B) kernel. FWD without preloading: input 8 + kernel 64 + output 8 el = 160 B / 8 GB/s = 20 ns
+  // against PriComp <= 2 + 8 cycles; preloaded (kernel tile <= 896 B usable): 32 B -> 4 ns.
+  const DsmSystem chip = single_chip(kSys);
+  const DsmNetwork net = chain({matmul("fc", 8, 8, 1, 1)});
+  DsmOptions feat = parse_dsm_options({"memreuse"});
+  feat.mode = plan::Mode::inference;
+  feat.preload = false;
+  DsmOptions pre = feat;
+  pre.preload = true;
+  const DsmResult a = search_network(net, chip, feat);
+  const DsmResult b = search_network(net, chip, pre);
+  ASSERT_EQ(a.layers[0].passes.size(), 1u);  // inference: FWD only
+  EXPECT_FALSE(a.layers[0].passes[0].weight_reuse);
+  EXPECT_NEAR(a.layers[0].passes[0].first.overlapped.memory, 160, 1e-9);
+  EXPECT_TRUE(b.layers[0].passes[0].weight_reuse);
+  EXPECT_NEAR(b.layers[0].passes[0].first.overlapped.memory, 32, 1e-9);
+  EXPECT_LT(b.iteration_s, a.iteration_s);
+}
+
+TEST(DsmSystemView, RejectsPlatformsThatAreNotTemplateTori) {
+  EXPECT_THROW(make_dsm_system(topology::load_system(PARTSIM_SOURCE_DIR "/configs/f1_16xlarge.yaml")), InputError);
+  const DsmSystem s = make_dsm_system(topology::load_system(PARTSIM_SOURCE_DIR "/configs/torus_8pf_asym.yaml"));
+  EXPECT_EQ(s.M, 4);
+  EXPECT_EQ(s.N, 16);
+  EXPECT_DOUBLE_EQ(s.bw_x, 120e9);
+  EXPECT_DOUBLE_EQ(s.bw_y, 40e9);
+  EXPECT_EQ(s.cores(), 32);
+  // seed 003 §IV: 8 PFLOP/s = 2 x 64 x 32 x 1024 MAC x 2 GHz.
+  EXPECT_DOUBLE_EQ(2 * s.peak_macs_per_s(), 2.0 * 64 * 32 * 1024 * 2e9);
 }
 
 }  // namespace
