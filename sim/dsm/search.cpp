@@ -115,9 +115,12 @@ constexpr std::array<int, 7> kDysmFactors = {1, 2, 4, 8, 16, 32, 64};
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
-std::vector<Pass> passes_of(const DsmLayer& L, plan::Mode mode) {
-  if (mode == plan::Mode::inference) return {Pass::fwd};
+/// The passes of a layer in execution order: with memory reuse UPD runs before BWD (§III-B
+/// "BWD/UPD sequence"), so the error the next layer left in the scratchpad serves both.
+std::vector<Pass> passes_of(const DsmLayer& L, const DsmOptions& o) {
+  if (o.mode == plan::Mode::inference) return {Pass::fwd};
   if (L.first) return {Pass::fwd, Pass::upd};  // nothing needs the error of a graph input
+  if (o.memreuse) return {Pass::fwd, Pass::upd, Pass::bwd};
   return {Pass::fwd, Pass::bwd, Pass::upd};
 }
 
@@ -289,7 +292,7 @@ class Planner {
     // LSTM weight reuse across timesteps (§III-B); in inference it counts with the weight
     // optimizations (preloading), as in the paper's Fig. 11(d-f) bars.
     const bool allow_wr = o_.memreuse && L.lstm && (!inference() || o_.preload);
-    for (Pass pass : passes_of(L, o_.mode)) {
+    for (Pass pass : passes_of(L, o_)) {
       PassFlags base = flags_for(pass, st.reuse_in, reuse_out, inference());
       if (pass == Pass::fwd && preload_[group]) base.fetch_b = false;  // weights preloaded (§III-B)
       const PassEval ev = best_pass(Ls, pass, st.split, iterations, base, allow_wr, budget, s_);
@@ -568,7 +571,7 @@ class Planner {
       for (ChipSplit sp : local.splits_for(L)) {
         std::vector<PassChoice> pcs;
         double sum = 0;
-        for (Pass pass : passes_of(L, o_.mode)) {
+        for (Pass pass : passes_of(L, o_)) {
           const PassFlags base = flags_for(pass, false, false, inference());
           const PassEval ev = best_pass(L, pass, sp, ts, base, o_.memreuse, capacity_, sub);
           PassChoice pc;
