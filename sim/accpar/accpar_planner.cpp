@@ -355,7 +355,7 @@ PlanResult plan_layers(const Problem& problem, const Hierarchy& hierarchy, Strat
   const int depth = hierarchy.depth;
   const int searched = options.levels < 0 ? depth : options.levels;
   if (searched > depth)
-    throw InputError("--levels " + std::to_string(searched) + ": the platform's hierarchy has only " +
+    throw InputError("levels=" + std::to_string(searched) + ": the platform's hierarchy has only " +
                      std::to_string(depth) + " levels (" + std::to_string(hierarchy.groups[0].devices.size()) +
                      " devices)");
   const size_t n = problem.nodes.size();
