@@ -31,7 +31,7 @@ TEST(PlatformConfigs, Torus8pf) {
   ASSERT_EQ(s.torus().latency.size(), 2u);
   EXPECT_DOUBLE_EQ(s.torus().latency[0], 500e-9);  // "500ns" is 500 x 1e-9, within an ulp of 5e-7
   EXPECT_DOUBLE_EQ(s.torus().latency[1], 500e-9);
-  EXPECT_TRUE(s.torus().bidirectional);
+  EXPECT_FALSE(s.torus().bidirectional);  // seed 003: one outgoing link per dimension, 80 + 80 = 160 GB/s
   const auto& chip = std::get<TemplateDevice>(s.device_type(0).model);
   EXPECT_EQ(chip.cores, 32);
   EXPECT_EQ(chip.core.macs_per_cycle(), 1024);  // 8 x 8 PEs x 16 lanes

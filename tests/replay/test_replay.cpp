@@ -171,12 +171,12 @@ TEST(ReplayContended, TwoTransfersOnOneLinkTakeTwiceTheBandwidthTime) {
 }
 
 TEST(ReplayContended, AllReduceAndRotationShareTheXLinks) {
-  // Two collectives at once on torus_8pf (X: 4 chips, 80 GB/s, 500 ns, bidirectional): all_reduce
-  // along X of 64 MB (6 steps; each step every + and - X link carries 64e6/(4 x 2) = 8 MB:
-  // 5e-7 + 8e6/8e10 = 1.005e-4 s, 6.03e-4 s alone) and a rotation along X of 8 MB (every + X link,
-  // 1.005e-4 s alone), merged step by step. Step 0: the + links carry 8 + 8 MB:
-  // 5e-7 + 1.6e7/8e10 = 2.005e-4 s; steps 1-5: 1.005e-4 s each. Predicted 7.03e-4 s: the rotation
-  // costs the all-reduce S_rot/B = 1e-4 s (+16.6 %); both flows on a link start together, so the
+  // Two collectives at once on torus_8pf (X: 4 chips, 80 GB/s, 500 ns, unidirectional rings): all_reduce
+  // along X of 64 MB (6 steps; each step every + X link carries 64e6/4 = 16 MB:
+  // 5e-7 + 1.6e7/8e10 = 2.005e-4 s, 1.203e-3 s alone) and a rotation along X of 8 MB (every + X link,
+  // 1.005e-4 s alone), merged step by step. Step 0: the + links carry 16 + 8 MB:
+  // 5e-7 + 2.4e7/8e10 = 3.005e-4 s; steps 1-5: 2.005e-4 s each. Predicted 1.303e-3 s: the rotation
+  // costs the all-reduce S_rot/B = 1e-4 s (+8.3 %); both flows on a link start together, so the
   // link is saturated until it drains and max-min sharing meets the step rule exactly.
   const TopologyGraph g(config("torus_8pf"));
   Request ar;
@@ -187,8 +187,8 @@ TEST(ReplayContended, AllReduceAndRotationShareTheXLinks) {
   rot.collective = "rotate";
   rot.bytes = 8e6;
   const Schedule s = merge(build_schedule(ar, g), build_schedule(rot, g));
-  EXPECT_NEAR(evaluate(lower_to_nodes(s, g), g), 7.03e-4, 1e-12);
-  EXPECT_NEAR(replay::replay(g, s).simulated_s, 7.03e-4, 1e-9);
+  EXPECT_NEAR(evaluate(lower_to_nodes(s, g), g), 1.303e-3, 1e-12);
+  EXPECT_NEAR(replay::replay(g, s).simulated_s, 1.303e-3, 1e-9);
 }
 
 TEST(ReplayContended, ParkingLotIsSlowerThanTheStepRuleByEightPercent) {

@@ -40,18 +40,20 @@ TEST(Simrun, AllReduceOnAsymmetricTorusJson) {
   EXPECT_EQ(j["granularity"], "chip");
   EXPECT_EQ(j["config"], "torus_8pf_asym");
   EXPECT_DOUBLE_EQ(j["bytes"].get<double>(), 1e8);
-  // Seed 003 §II-D by hand (tests/collectives): 1.2289375e-3 s.
-  EXPECT_NEAR(j["closed_form_s"].get<double>(), 1.2289375e-3, 1e-12);
-  EXPECT_NEAR(j["simulated_s"].get<double>(), 1.2289375e-3, 1.2289375e-6);
+  // Seed 003 §II-D by hand, unidirectional rings (torus_8pf_asym: bidirectional false, 160 GB/s
+  // out of each chip): RS_X = 3 x (5e-7 + 1e8/(4 x 1.2e11)) = 6.265e-4; AR_Y of the 25 MB shard =
+  // 30 x (5e-7 + 2.5e7/(16 x 4e10)) = 1.186875e-3; AG_X = 6.265e-4: total 2.439875e-3 s.
+  EXPECT_NEAR(j["closed_form_s"].get<double>(), 2.439875e-3, 1e-12);
+  EXPECT_NEAR(j["simulated_s"].get<double>(), 2.439875e-3, 2.439875e-6);
   EXPECT_LT(std::abs(j["rel_diff"].get<double>()), 1e-3);
   EXPECT_EQ(j["hosts"], 64);
-  EXPECT_EQ(j["activities"], 4608);  // 64 chips x 2 directions x 36 steps
+  EXPECT_EQ(j["activities"], 2304);  // 64 chips x 1 direction x 36 steps
 }
 
 TEST(Simrun, OverrideChangesTheClosedForm) {
   // --set system.torus.bandwidth[1]=80GB/s on the asymmetric torus: the Y all-reduce of the 25 MB
-  // shard takes 30 x (5e-7 + 2.5e7/(16 x 2 x 8e10)) = 30 x 1.02656e-5 = 3.0796875e-4 s instead of
-  // 6.009375e-4; the X phases stay 2 x 3.14e-4: total 9.3596875e-4 s.
+  // shard takes 30 x (5e-7 + 2.5e7/(16 x 8e10)) = 30 x 2.003125e-5 = 6.009375e-4 s instead of
+  // 1.186875e-3; the X phases stay 2 x 6.265e-4: total 1.8539375e-3 s.
   std::string out;
   ASSERT_EQ(run(kSimrun + " --config " + kConfigs +
                     "torus_8pf_asym.yaml --collective all_reduce --bytes 100MB --json - --set "
@@ -60,7 +62,7 @@ TEST(Simrun, OverrideChangesTheClosedForm) {
             0)
       << out;
   const auto j = nlohmann::json::parse(out);
-  EXPECT_NEAR(j["closed_form_s"].get<double>(), 9.3596875e-4, 1e-12);
+  EXPECT_NEAR(j["closed_form_s"].get<double>(), 1.8539375e-3, 1e-12);
 }
 
 TEST(Simrun, ZeroBytesTakeTheLatencyOnly) {
