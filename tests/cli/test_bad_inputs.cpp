@@ -4,6 +4,8 @@
 //   workload_*.yaml: simplan --workload F --describe --json OUT (run from tests/data/bad)
 #include <gtest/gtest.h>
 
+#include "tests/support/bad_files.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,21 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> bad_files() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(fs::path(PARTSIM_TEST_DATA_DIR) / "bad"))
-    if (entry.path().extension() == ".yaml") names.push_back(entry.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-std::string expected_message(const fs::path& file) {
-  std::ifstream in(file);
-  std::string first;
-  std::getline(in, first);
-  const std::string tag = "# expect: ";
-  return first.rfind(tag, 0) == 0 ? first.substr(tag.size()) : "<no # expect: line in " + file.string() + ">";
-}
+using partsim::test::bad_files;
+using partsim::test::expected_message;
 
 std::string read(const fs::path& p) {
   std::ifstream in(p);

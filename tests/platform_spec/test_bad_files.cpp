@@ -4,6 +4,8 @@
 // PARTSIM_TEST_DATA_DIR "/bad/platform_x.yaml" and expects PARTSIM_TEST_DATA_DIR "/" + message.
 #include <gtest/gtest.h>
 
+#include "tests/support/bad_files.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -17,24 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 using partsim::topology::load_system;
 
-std::vector<std::string> bad_platform_files() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(fs::path(PARTSIM_TEST_DATA_DIR) / "bad")) {
-    const std::string name = entry.path().filename().string();
-    if (name.starts_with("platform_") && name.ends_with(".yaml")) names.push_back(name);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-std::string expected_message(const fs::path& file) {
-  std::ifstream in(file);
-  std::string first;
-  std::getline(in, first);
-  const std::string tag = "# expect: ";
-  if (!first.starts_with(tag)) return "<" + file.string() + " has no '# expect: ' first line>";
-  return first.substr(tag.size());
-}
+std::vector<std::string> bad_platform_files() { return partsim::test::bad_files("platform_"); }
+using partsim::test::expected_message;
 
 class BadPlatformFile : public ::testing::TestWithParam<std::string> {};
 
