@@ -163,6 +163,18 @@ struct PassEval {
   double total = kInf;
 };
 
+/// A pass's choice as the search found it: its best configuration, costs and weight reuse.
+PassChoice choice_of(Pass pass, const PassEval& ev, long long iterations) {
+  PassChoice pc;
+  pc.pass = pass;
+  pc.config = ev.config;
+  pc.first = ev.first;
+  pc.rest = ev.rest;
+  pc.iterations = iterations;
+  pc.weight_reuse = ev.weight_reuse;
+  return pc;
+}
+
 /// Best CoreD x ArrayD for one pass of a layer already cut to its spatial minibatch.
 PassEval best_pass(const DsmLayer& L, Pass pass, ChipSplit split, long long iterations, const PassFlags& base,
                    bool allow_weight_reuse, double weight_budget, const DsmSystem& s) {
@@ -296,12 +308,7 @@ class Planner {
       PassFlags base = flags_for(pass, st.reuse_in, reuse_out, inference());
       if (pass == Pass::fwd && preload_[group]) base.fetch_b = false;  // weights preloaded (§III-B)
       const PassEval ev = best_pass(Ls, pass, st.split, iterations, base, allow_wr, budget, s_);
-      PassChoice pc;
-      pc.pass = pass;
-      pc.config = ev.config;
-      pc.first = ev.first;
-      pc.rest = ev.rest;
-      pc.iterations = iterations;
+      PassChoice pc = choice_of(pass, ev, iterations);
       pc.weight_reuse = ev.weight_reuse || (pass == Pass::fwd && preload_[group]);
       pc.memory_reuse = pass == Pass::fwd ? (st.reuse_in || (reuse_out && inference())) : reuse_out;
       if (pass == Pass::upd) pc.grad_reduction_s = gradient_time(L, st.split, s_);
@@ -574,13 +581,7 @@ class Planner {
         for (Pass pass : passes_of(L, o_)) {
           const PassFlags base = flags_for(pass, false, false, inference());
           const PassEval ev = best_pass(L, pass, sp, ts, base, o_.memreuse, capacity_, sub);
-          PassChoice pc;
-          pc.pass = pass;
-          pc.config = ev.config;
-          pc.first = ev.first;
-          pc.rest = ev.rest;
-          pc.iterations = ts;
-          pc.weight_reuse = ev.weight_reuse;
+          PassChoice pc = choice_of(pass, ev, ts);
           const double hand_on = (j + 1 < G && pass != Pass::upd)
                                      ? L.out_elements * s_.bytes_per_element / (s_.M * s_.bw_y) + s_.lat_y
                                      : 0.0;
