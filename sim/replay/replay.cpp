@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "sim/common/error.hpp"
+#include "sim/replay/simulation_impl.hpp"
 
 namespace partsim::replay {
 
@@ -38,19 +39,8 @@ std::vector<std::pair<int, int>> communicating_pairs(const collectives::Schedule
   return {pairs.begin(), pairs.end()};
 }
 
-struct Simulation::Impl {
-  const topology::TopologyGraph& graph;
-  std::unique_ptr<sg4::Engine> engine;
-  std::vector<sg4::Host*> hosts;                    // per node (nullptr for routers)
-  std::vector<simgrid::kernel::routing::NetPoint*> netpoints;  // per node
-  std::vector<sg4::LinkInRoute> link_in_route;      // per link id
-  bool ran = false;
-
-  explicit Impl(const topology::TopologyGraph& g) : graph(g) {}
-};
-
 Simulation::Simulation(const topology::TopologyGraph& graph, const std::vector<std::pair<int, int>>& pairs,
-                       const std::vector<std::string>& simgrid_config)
+                       const std::vector<std::string>& simgrid_config, LinkLatency latency)
     : impl_(std::make_unique<Impl>(graph)) {
   if (g_engine_created) throw Error("replay: only one SimGrid simulation can run per process");
   g_engine_created = true;
@@ -81,25 +71,28 @@ Simulation::Simulation(const topology::TopologyGraph& graph, const std::vector<s
   for (int id = 0; id < n; ++id) {
     const auto& node = graph.node(id);
     if (node.is_endpoint()) {
-      impl_->hosts[id] = zone->create_host(node.name, 1e9);  // speed unused: transfers only
+      impl_->hosts[id] = zone->create_host(node.name, 1e9);  // speed unused: compute is timed by timers
       impl_->netpoints[id] = impl_->hosts[id]->get_netpoint();
     } else {
       impl_->netpoints[id] = zone->create_router(node.name);
     }
   }
+  auto link_latency = [latency](const topology::TopoLink& l) {
+    return latency == LinkLatency::in_links ? l.latency : 0.0;
+  };
   impl_->link_in_route.reserve(graph.link_count());
   std::vector<sg4::SplitDuplexLink*> duplex(graph.link_count(), nullptr);
   for (int id = 0; id < graph.link_count(); ++id) {
     const auto& l = graph.link(id);
     if (l.reverse < 0) {
-      auto* link = zone->create_link(l.physical, l.bandwidth)->set_latency(l.latency)->seal();
+      auto* link = zone->create_link(l.physical, l.bandwidth)->set_latency(link_latency(l))->seal();
       impl_->link_in_route.emplace_back(link);
     } else if (id < l.reverse) {
       const auto& back = graph.link(l.reverse);
       if (back.bandwidth != l.bandwidth || back.latency != l.latency)
         throw Error("replay: the two directions of link " + l.physical + " differ");
       duplex[id] = zone->create_split_duplex_link(l.physical, l.bandwidth);
-      duplex[id]->set_latency(l.latency)->seal();
+      duplex[id]->set_latency(link_latency(l))->seal();
       impl_->link_in_route.emplace_back(duplex[id], sg4::LinkInRoute::Direction::UP);
     } else {
       impl_->link_in_route.emplace_back(duplex[l.reverse], sg4::LinkInRoute::Direction::DOWN);

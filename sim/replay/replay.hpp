@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "sim/collectives/schedule.hpp"
+#include "sim/program/evaluation.hpp"
 #include "topology/topology_graph.hpp"
 
 namespace partsim::replay {
@@ -42,13 +43,20 @@ std::string simgrid_link_name(const topology::TopologyGraph& graph, int link_id)
 /// Every (src, dst) node pair of a node schedule with src != dst, without repeats.
 std::vector<std::pair<int, int>> communicating_pairs(const collectives::Schedule& node_schedule);
 
+/// Where a transfer's route latency is paid. in_links: SimGrid's links carry their latency (CM02 then
+/// weights a flow's share of a link by its route latency, TCP's RTT unfairness; harmless in the
+/// collectives' symmetric steps). by_caller: links have no latency and the caller waits the route
+/// latency before starting the comm (program_replay.cpp), so flows share a link equally (max-min
+/// fair), as a hardware link does.
+enum class LinkLatency { in_links, by_caller };
+
 class Simulation {
  public:
   /// Builds the SimGrid platform of `graph` with routes for `pairs` (node ids). Throws Error if a
   /// Simulation was already created in this process.
   /// `simgrid_config`: extra "key:value" settings for Engine::set_config, applied after partsim's own.
   Simulation(const topology::TopologyGraph& graph, const std::vector<std::pair<int, int>>& pairs,
-             const std::vector<std::string>& simgrid_config = {});
+             const std::vector<std::string>& simgrid_config = {}, LinkLatency latency = LinkLatency::in_links);
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
@@ -58,6 +66,9 @@ class Simulation {
 
   /// Runs a node schedule (lower_to_nodes of a device schedule) to completion; once per Simulation.
   ReplayStats run(const collectives::Schedule& node_schedule);
+  /// Runs a Program to completion (program_replay.hpp describes how); once per Simulation. The
+  /// routes for its transfers must be among `pairs`.
+  program::Evaluation run(const program::Program& program);
 
   int host_count() const;
 

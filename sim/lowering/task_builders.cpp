@@ -1,0 +1,75 @@
+#include "sim/lowering/task_builders.hpp"
+
+#include <variant>
+
+#include "sim/common/error.hpp"
+
+namespace partsim::lowering {
+
+program::Endpoint endpoint_of_node(const topology::TopologyGraph& topology, int node) {
+  const topology::TopoNode& n = topology.node(node);
+  switch (n.kind) {
+    case topology::TopoNodeKind::device: return {n.device, -1, false};
+    case topology::TopoNodeKind::core: return {n.device, n.core, false};
+    case topology::TopoNodeKind::memory: return {n.device, -1, true};
+    default: break;
+  }
+  throw Error("lowering: node " + n.name + " is not an endpoint (a bus, switch or host)");
+}
+
+int add_join(program::Program& program, int layer, plan::Pass pass, const std::string& label,
+             const std::vector<int>& after) {
+  return program.add_delay(layer, pass, label, 0.0, after);
+}
+
+std::vector<int> add_collective(program::Program& program, const collectives::Schedule& device_schedule,
+                                const topology::TopologyGraph& topology, int layer, plan::Pass pass,
+                                const std::string& label, const std::vector<int>& after) {
+  if (device_schedule.on_nodes) throw Error("lowering: add_collective takes a device schedule");
+  const collectives::Schedule nodes = collectives::lower_to_nodes(device_schedule, topology);
+  std::vector<int> previous = after;
+  const auto& ts = nodes.transfers;  // in step order
+  std::size_t t = 0;
+  for (int step = 0; step < nodes.step_count; ++step) {
+    std::vector<int> in_step;
+    for (; t < ts.size() && ts[t].step == step; ++t) {
+      if (ts[t].src == ts[t].dst || ts[t].bytes <= 0) continue;
+      in_step.push_back(program.add_transfer(layer, pass, label + " step " + std::to_string(step + 1),
+                                             endpoint_of_node(topology, ts[t].src),
+                                             endpoint_of_node(topology, ts[t].dst), ts[t].bytes, previous));
+    }
+    if (in_step.empty()) continue;
+    // One join per step keeps the dependencies linear in the transfers (n + n, not n x n).
+    previous = {in_step.size() == 1 ? in_step.front()
+                                    : add_join(program, layer, pass, label + " join", in_step)};
+  }
+  return previous;
+}
+
+std::vector<int> add_memory_traffic(program::Program& program, const topology::TopologyGraph& topology, int device,
+                                    double bytes, bool to_memory, int layer, plan::Pass pass,
+                                    const std::string& label, const std::vector<int>& after) {
+  if (bytes <= 0) return after;
+  const int memory = topology.memory_node(device);
+  if (memory >= 0) {
+    const int cores = topology.cores_of(device);
+    std::vector<int> done;
+    done.reserve(static_cast<std::size_t>(cores));
+    const program::Endpoint mem{device, -1, true};
+    for (int c = 0; c < cores; ++c) {
+      const program::Endpoint core{device, c, false};
+      done.push_back(program.add_transfer(layer, pass, label, to_memory ? core : mem, to_memory ? mem : core,
+                                          bytes / cores, after));
+    }
+    return done;
+  }
+  const auto& model = topology.spec().device_type(device).model;
+  double seconds = 0;
+  if (const auto* chip = std::get_if<topology::TemplateDevice>(&model))
+    seconds = chip->memory_latency + bytes / chip->effective_memory_bandwidth();
+  else
+    seconds = bytes / std::get<topology::RooflineDevice>(model).memory_bandwidth;
+  return {program.add_delay(layer, pass, label, seconds, after)};
+}
+
+}  // namespace partsim::lowering

@@ -1,0 +1,42 @@
+#pragma once
+// Building blocks both lowerings use to put transfers into a Program.
+//
+// Contract: every function appends tasks to `program` and returns the task indices that finish the
+// piece (what a later task must wait for), never an empty list when it added tasks; with nothing to
+// add it returns `after` unchanged so callers can chain pieces without special cases.
+
+#include <string>
+#include <vector>
+
+#include "sim/collectives/schedule.hpp"
+#include "sim/program/program.hpp"
+#include "topology/topology_graph.hpp"
+
+namespace partsim::lowering {
+
+/// The Endpoint of a TopologyGraph endpoint node (device, core at core granularity, or memory).
+program::Endpoint endpoint_of_node(const topology::TopologyGraph& topology, int node);
+
+/// Appends a collective given as a DEVICE schedule (collectives::build_schedule). It is lowered to
+/// the graph's nodes first (collectives::lower_to_nodes: at core granularity each chip-to-chip
+/// transfer becomes one transfer per core pair), then every step becomes transfers that start when
+/// every transfer of the previous step has finished (a zero-length join task between steps: the
+/// schedule's barrier semantics, schedule.hpp), the first step after `after`. Returns the last join.
+std::vector<int> add_collective(program::Program& program, const collectives::Schedule& device_schedule,
+                                const topology::TopologyGraph& topology, int layer, plan::Pass pass,
+                                const std::string& label, const std::vector<int>& after);
+
+/// Traffic between device `device`'s external memory and the device. At core granularity (the graph
+/// has a memory node) it is `bytes` split evenly into one transfer per core (to_memory: core to
+/// memory; else memory to core), all after `after`. At chip granularity there is no memory link in
+/// the graph: it is one delay task of memory latency + bytes / effective memory bandwidth (template
+/// chips, seed 003 §IV) or bytes / memory bandwidth (roofline devices).
+std::vector<int> add_memory_traffic(program::Program& program, const topology::TopologyGraph& topology, int device,
+                                    double bytes, bool to_memory, int layer, plan::Pass pass,
+                                    const std::string& label, const std::vector<int>& after);
+
+/// One zero-length delay that waits for all of `after` (a barrier / join). Returns its index.
+int add_join(program::Program& program, int layer, plan::Pass pass, const std::string& label,
+             const std::vector<int>& after);
+
+}  // namespace partsim::lowering

@@ -1,0 +1,43 @@
+#pragma once
+// The SimGrid evaluator of a Program (DESIGN.md: the second evaluator of the one lowering). Same
+// semantics as the closed form (program/closed_form.hpp): every task starts when its last
+// predecessor finishes; but the transfers share the platform's links under SimGrid's max-min model
+// (CM02, replay.hpp), so where the closed form and this differ, the difference is contention.
+//
+// Execution (notes/simgrid-3.32.md: create activities lazily): a task is started when its last
+// predecessor completes, from SimGrid's completion callback or a kernel timer, so only the tasks in
+// flight exist. A transfer waits its route's latency (a timer), then runs as an actor-free comm of
+// its bytes on the route between its endpoints' nodes (program::node_of) over links without latency
+// (LinkLatency::by_caller): flows share a link equally, and a lone transfer takes exactly latency +
+// bytes / slowest link, as in the closed form. Compute and delay tasks are timers of their seconds:
+// they never share a device (the Program says where work overlaps). Zero-length tasks and transfers
+// within one node complete at once. Evaluation::activities counts the timed tasks (comms + timers).
+
+#include <string>
+#include <vector>
+
+#include "sim/program/evaluation.hpp"
+#include "sim/replay/replay.hpp"
+
+namespace partsim::replay {
+
+/// The (src, dst) node pairs of a Program's transfers, without repeats (the routes to install).
+std::vector<std::pair<int, int>> communicating_pairs(const program::Program& program,
+                                                     const topology::TopologyGraph& graph);
+
+class SimGridEvaluator final : public program::Evaluator {
+ public:
+  /// `graph` must outlive the evaluator. One evaluate() per process (SimGrid: one Engine).
+  explicit SimGridEvaluator(const topology::TopologyGraph& graph, std::vector<std::string> simgrid_config = {});
+  std::string name() const override { return "simgrid"; }
+  program::Evaluation evaluate(const program::Program& program) override;
+  /// Wall-clock figures of the last evaluate().
+  const ReplayStats& stats() const noexcept { return stats_; }
+
+ private:
+  const topology::TopologyGraph& graph_;
+  std::vector<std::string> simgrid_config_;
+  ReplayStats stats_;
+};
+
+}  // namespace partsim::replay

@@ -1,0 +1,113 @@
+// The SimGrid evaluator of a Program against the closed form and against hand-computed times.
+// One simulation per TEST (one process each).
+
+#include <gtest/gtest.h>
+
+#include "sim/common/error.hpp"
+#include "sim/program/closed_form.hpp"
+#include "sim/program/platform_binding.hpp"
+#include "sim/replay/program_replay.hpp"
+#include "tests/topology_graph/spec_builders.hpp"
+
+using namespace partsim;
+using program::Endpoint;
+using program::Program;
+using plan::Pass;
+
+namespace {
+
+// A unidirectional ring of 4 devices, 10 GB/s and 1 us per link: d0 -> d1 -> d2 -> d3 -> d0.
+topology::TopologyGraph ring4() { return topology::TopologyGraph(test::torus_spec({4}, {10e9}, {1e-6}, false)); }
+
+Endpoint dev(int d) { return {d, -1, false}; }
+
+}  // namespace
+
+TEST(ProgramReplay, ComputeTransferComputeEqualsHandAndClosedForm) {
+  const auto g = ring4();
+  Program p;
+  const int layer = p.add_layer("l0");
+  const int c0 = p.add_compute(layer, Pass::fwd, "compute", dev(0), 1e-3, {});
+  const int t = p.add_transfer(layer, Pass::fwd, "send", dev(0), dev(1), 10e6, {c0});
+  p.add_compute(layer, Pass::fwd, "compute", dev(1), 2e-3, {t});
+  // 1 ms + (1 us + 10 MB / 10 GB/s = 1.001 ms) + 2 ms = 4.001 ms.
+  replay::SimGridEvaluator sim(g);
+  const auto s = sim.evaluate(p);
+  const auto c = program::ClosedFormEvaluator(program::uncontended_transfer_time(g)).evaluate(p);
+  EXPECT_NEAR(c.makespan_s, 4.001e-3, 1e-15);
+  EXPECT_NEAR(s.makespan_s, 4.001e-3, 1e-12);
+  EXPECT_NEAR(s.tasks[1].start, 1e-3, 1e-12);
+  EXPECT_NEAR(s.tasks[1].finish, 2.001e-3, 1e-12);
+  EXPECT_EQ(s.activities, 3);
+}
+
+TEST(ProgramReplay, SharedLinkIsSlowerThanClosedFormByMaxMinSharing) {
+  // d0 -> d2 (route d0->d1->d2, 2 us) and d1 -> d2 (d1->d2, 1 us), 10 MB each, share link d1->d2.
+  // Closed form: 2 us + 1 ms and 1 us + 1 ms. SimGrid (CM02: bytes flow after the route latency):
+  // B alone from 1 us to 2 us sends 10 kB; then both at 5 GB/s: B's 9.99 MB end at
+  // 2 us + 1.998 ms = 2.000 ms, when A has 10 kB left at 10 GB/s: A ends at 2.001 ms.
+  const auto g = ring4();
+  Program p;
+  const int layer = p.add_layer("l0");
+  p.add_transfer(layer, Pass::fwd, "a", dev(0), dev(2), 10e6, {});
+  p.add_transfer(layer, Pass::fwd, "b", dev(1), dev(2), 10e6, {});
+  replay::SimGridEvaluator sim(g);
+  const auto s = sim.evaluate(p);
+  const auto c = program::ClosedFormEvaluator(program::uncontended_transfer_time(g)).evaluate(p);
+  EXPECT_NEAR(c.makespan_s, 1.002e-3, 1e-15);
+  EXPECT_NEAR(s.tasks[1].finish, 2.000e-3, 1e-9);
+  EXPECT_NEAR(s.makespan_s, 2.001e-3, 1e-9);
+}
+
+TEST(ProgramReplay, IndependentComputeOnOneDeviceDoesNotShare) {
+  // The Program says where work overlaps: two compute tasks without a dependency run side by side.
+  const auto g = ring4();
+  Program p;
+  const int layer = p.add_layer("l0");
+  p.add_compute(layer, Pass::fwd, "a", dev(0), 1e-3, {});
+  p.add_compute(layer, Pass::fwd, "b", dev(0), 1e-3, {});
+  p.add_delay(layer, Pass::fwd, "latency", 5e-4, {});
+  replay::SimGridEvaluator sim(g);
+  const auto s = sim.evaluate(p);
+  EXPECT_NEAR(s.makespan_s, 1e-3, 1e-12);
+  EXPECT_NEAR(s.tasks[2].finish, 5e-4, 1e-12);
+}
+
+TEST(ProgramReplay, ZeroLengthTasksCompleteAtOnce) {
+  const auto g = ring4();
+  Program p;
+  const int layer = p.add_layer("l0");
+  const int c = p.add_compute(layer, Pass::fwd, "compute", dev(0), 1e-3, {});
+  const int self = p.add_transfer(layer, Pass::fwd, "to itself", dev(0), dev(0), 1e9, {c});
+  const int empty = p.add_transfer(layer, Pass::fwd, "empty", dev(0), dev(1), 0, {self});
+  const int join = p.add_delay(layer, Pass::fwd, "join", 0, {empty});
+  p.add_compute(layer, Pass::bwd, "compute", dev(1), 1e-3, {join});
+  replay::SimGridEvaluator sim(g);
+  const auto s = sim.evaluate(p);
+  EXPECT_NEAR(s.tasks[static_cast<size_t>(join)].finish, 1e-3, 1e-12);
+  EXPECT_NEAR(s.makespan_s, 2e-3, 1e-12);
+  EXPECT_EQ(s.activities, 2);  // only the two compute tasks reach SimGrid
+}
+
+TEST(ProgramReplay, CoreGranularityMemoryTransferTakesTheMemoryLinkAndTheRing) {
+  // Template chips of 2 cores (spec_builders: memory 256 GB/s x 0.8 = 204.8 GB/s, 100 ns; ring 256 GB/s,
+  // 10 ns). Memory -> core 1: memory link then core0 -> core1: 110 ns + 1 MB / 204.8 GB/s
+  // = 1.1e-7 + 4.8828125e-6 = 4.9928125e-6 s.
+  const topology::TopologyGraph g(test::torus_spec({2}, {10e9}, {1e-6}, false, 2), topology::Granularity::core);
+  Program p;
+  const int layer = p.add_layer("l0");
+  p.add_transfer(layer, Pass::fwd, "fetch", {0, -1, true}, {0, 1, false}, 1e6, {});
+  replay::SimGridEvaluator sim(g);
+  const auto s = sim.evaluate(p);
+  const auto c = program::ClosedFormEvaluator(program::uncontended_transfer_time(g)).evaluate(p);
+  EXPECT_NEAR(c.makespan_s, 4.9928125e-6, 1e-18);
+  EXPECT_NEAR(s.makespan_s, 4.9928125e-6, 1e-14);
+}
+
+TEST(ProgramReplay, MemoryEndpointAtChipGranularityIsAnError) {
+  const auto g = ring4();
+  Program p;
+  p.add_transfer(p.add_layer("l0"), Pass::fwd, "fetch", {0, -1, true}, dev(0), 1e6, {});
+  replay::SimGridEvaluator sim(g);
+  EXPECT_THROW(sim.evaluate(p), Error);
+}
