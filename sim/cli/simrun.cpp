@@ -3,9 +3,11 @@
 //   simrun --config C --collective NAME --bytes SIZE [--axis x|y|all] [--group G]
 //          [--granularity chip|core] [--root D] [--src D --dst D] [--chunks K] [--json F] [--set k=v ...]
 //                                                      one collective: simulated vs closed-form time
+//   simrun --config C --plan P [--granularity chip|core] [--out results.json] [--csv layers.csv]
+//          [--timeline trace.json] [--allow-config-change] [--reproducible] [--set k=v ...]
+//                                                      replay a plan: predicted vs closed form vs simulated
 //   simrun --config C [--set k=v ...] --dump-config F  validate a platform, write it fully resolved
-// The plan replay (--plan, issue 6) is added beside --collective as its own small mode function;
-// keep each mode's logic in the libraries.
+// Each mode is one small function; the logic lives in the libraries.
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -19,8 +21,17 @@
 #include "sim/collectives/collectives.hpp"
 #include "sim/common/error.hpp"
 #include "sim/common/units.hpp"
+#include "sim/lowering/lowering.hpp"
+#include "sim/plan/plan_io.hpp"
+#include "sim/planner/check_plan.hpp"
+#include "sim/planner/strategies.hpp"
+#include "sim/program/closed_form.hpp"
+#include "sim/program/platform_binding.hpp"
+#include "sim/replay/program_replay.hpp"
 #include "sim/replay/replay.hpp"
+#include "sim/report/report.hpp"
 #include "topology/topology_graph.hpp"
+#include "workloads/workload_file.hpp"
 
 using namespace partsim;
 
@@ -38,6 +49,13 @@ struct Options {
   int dst = -1;
   int chunks = 0;
   std::string json_file;           // --json F ("-" = stdout)
+  std::string plan_file;           // --plan P
+  std::string out_file;            // --out results.json
+  std::string csv_file;            // --csv layers.csv
+  std::string timeline_file;       // --timeline trace.json
+  bool allow_config_change = false;
+  bool reproducible = false;       // results.json without wall-clock figures (byte-identical reruns)
+  std::size_t worst = 5;           // --worst N rows in the disagreement list
   std::vector<std::string> simgrid_config;  // --simgrid-cfg key:value (repeatable)
   cli::PlatformOptions platform;   // --config, --set, --dump-config
 };
@@ -122,9 +140,48 @@ int collective_mode(const Options& o) {
   return 0;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int plan_mode(const Options& o) {
+  if (o.platform.config_file.empty()) throw InputError("--plan needs --config FILE (the platform the plan was made for)");
+  if (!o.collective.empty()) throw InputError("--plan and --collective are separate modes: give one");
+  const auto t0 = std::chrono::steady_clock::now();
+  const plan::Plan plan = plan::load_plan(o.plan_file);
+  const topology::SystemSpec spec = cli::load_platform(o.platform);
+  const workloads::Graph workload = workloads::load_workload(plan.workload.name, plan.workload.batch);
+  planner::check_plan(plan, spec, workload, planner::builtin_strategies(), o.plan_file, o.allow_config_change);
+  const topology::TopologyGraph graph(spec, topology::parse_granularity(o.granularity));
+
+  const program::Program program = lowering::lower({plan, spec, workload, graph});
+  const program::Evaluation closed = program::ClosedFormEvaluator(program::uncontended_transfer_time(graph)).evaluate(program);
+  replay::SimGridEvaluator simgrid(graph, o.simgrid_config);
+  const program::Evaluation simulated = simgrid.evaluate(program);
+
+  const auto totals = workload.totals();
+  const double useful_flops = plan.workload.mode == plan::Mode::inference ? totals.flops.fwd : totals.flops.total();
+  report::Report report = report::build_report(plan, program, closed, simulated, useful_flops, spec.peak_flops());
+  report.granularity = topology::to_string(graph.granularity());
+  report.wall_s = o.reproducible ? 0.0 : seconds_since(t0);
+
+  if (!o.out_file.empty()) cli::write_file_atomically(o.out_file, report::report_json(report).dump(2) + "\n");
+  if (!o.csv_file.empty()) cli::write_file_atomically(o.csv_file, report::report_csv(report));
+  if (o.out_file == "-") return 0;
+  std::printf("%s plan of %s batch %lld (%s) on %s (%s), %s granularity: %zu tasks\n\n", plan.strategy.c_str(),
+              plan.workload.name.c_str(), static_cast<long long>(plan.workload.batch),
+              plan::to_string(plan.workload.mode).c_str(), spec.name.c_str(), o.platform.config_file.c_str(),
+              report.granularity.c_str(), program.size());
+  std::fputs(report::report_table(report, o.worst).c_str(), stdout);
+  std::printf("replay: %.3f s wall in SimGrid (%.0f activities/s), %.3f s setup\n", simgrid.stats().wall_s,
+              simgrid.stats().wall_s > 0 ? static_cast<double>(simgrid.stats().activities) / simgrid.stats().wall_s : 0.0,
+              simgrid.stats().setup_wall_s);
+  return 0;
+}
+
 int body(int argc, char** argv) {
   Options o;
-  CLI::App app("simrun: replay a collective on SimGrid and compare it with its closed form", "simrun");
+  CLI::App app("simrun: replay a plan (or one collective) on SimGrid and compare it with the closed form and the planner's prediction", "simrun");
   app.add_flag("--list-collectives", o.list_collectives, "List the collectives with a one-line description");
   app.add_option("--collective", o.collective, "Collective to run (see --list-collectives)");
   app.add_option("--bytes", o.bytes, "Payload per device with a unit, e.g. 100MB, 1MiB, 4096B");
@@ -137,18 +194,29 @@ int body(int argc, char** argv) {
   app.add_option("--dst", o.dst, "p2p: destination device (default: the next device)");
   app.add_option("--chunks", o.chunks, "broadcast: pipeline chunks (default 8)")->check(CLI::PositiveNumber);
   app.add_option("--json", o.json_file, "Also write the result as JSON ('-' for stdout only)");
+  app.add_option("--plan", o.plan_file, "Replay this plan.json (written by simplan) and compare with its prediction");
+  app.add_option("--out", o.out_file, "--plan: write results.json (docs/results-format.md; '-' for stdout only)");
+  app.add_option("--csv", o.csv_file, "--plan: write the per-layer table as CSV");
+  app.add_option("--timeline", o.timeline_file, "--plan: write a Chrome-trace timeline (Perfetto, chrome://tracing)");
+  app.add_flag("--allow-config-change", o.allow_config_change,
+               "--plan: replay a plan on a platform of the same name whose parameters changed (sweeps)");
+  app.add_flag("--reproducible", o.reproducible, "--plan: write wall-clock figures as 0, so reruns are byte-identical");
+  app.add_option("--worst", o.worst, "--plan: how many of the largest disagreements to explain (default 5)");
   app.add_option("--simgrid-cfg", o.simgrid_config,
                  "Extra SimGrid setting key:value after partsim's CM02 settings (repeatable; for experiments)");
   cli::add_platform_options(app, o.platform);
   cli::parse(app, argc, argv);
 
   if (o.list_collectives) return list_collectives_mode();
+  if (!o.plan_file.empty()) return plan_mode(o);
   if (!o.collective.empty()) return collective_mode(o);
   if (!o.platform.config_file.empty() && !o.platform.dump_config_file.empty()) {
     cli::load_platform(o.platform);  // validates the platform and writes the resolved one
     return 0;
   }
-  throw InputError("nothing to do: give --collective NAME (see --list-collectives), or --config C --dump-config F");
+  throw InputError(
+      "nothing to do: give --config C --plan P (replay a plan), --collective NAME (see --list-collectives), or "
+      "--config C --dump-config F");
 }
 
 }  // namespace

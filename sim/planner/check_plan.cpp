@@ -6,14 +6,14 @@
 namespace partsim::planner {
 
 void check_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph,
-                const StrategyRegistry& registry, const std::string& file) {
+                const StrategyRegistry& registry, const std::string& file, bool allow_config_change) {
   auto fail = [&](const std::string& message) { throw InputError(file + ": " + message); };
   if (plan.config.name != spec.name)
     fail("made for platform '" + plan.config.name + "' but the platform is '" + spec.name + "' (re-run simplan)");
   const std::string hash = topology::content_hash(spec);
-  if (plan.config.hash != hash)
+  if (plan.config.hash != hash && !allow_config_change)
     fail("made for a different version of platform '" + spec.name + "' (config hash " + plan.config.hash +
-         ", now " + hash + "; --set overrides count too): re-run simplan");
+         ", now " + hash + "; --set overrides count too): re-run simplan, or replay it anyway with --allow-config-change");
   if (plan.workload.batch != graph.batch())
     fail("made for batch " + std::to_string(plan.workload.batch) + " but the workload is at batch " +
          std::to_string(graph.batch()));

@@ -13,7 +13,9 @@
 namespace partsim::planner {
 
 /// `file` names the plan in messages ("plan.json"). The strategy must be in `registry`.
+/// `allow_config_change`: accept a platform of the same name whose content differs (a fixed plan
+/// replayed across a sweep of link bandwidth or scratchpad size); everything else is still checked.
 void check_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph,
-                const StrategyRegistry& registry, const std::string& file = "plan");
+                const StrategyRegistry& registry, const std::string& file = "plan", bool allow_config_change = false);
 
 }  // namespace partsim::planner
