@@ -4,14 +4,12 @@
 // 64 memories). Prints, per granularity: simulated and closed-form time, their difference, SimGrid
 // activities, wall time, activities per second and peak resident memory.
 //
-// SimGrid runs one simulation per process, so every run happens in a forked child that reports
-// back through a pipe; its ru_maxrss is the peak memory of that run alone.
+// SimGrid runs one simulation per process, so every run happens in a forked child
+// (run_in_child.hpp); its ru_maxrss is the peak memory of that run alone.
 //
 // Usage: replay_bench [--config FILE] [--bytes B] [--only chip|core]
 
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -19,6 +17,7 @@
 #include <cstring>
 #include <string>
 
+#include "bench/replay/run_in_child.hpp"
 #include "sim/collectives/collectives.hpp"
 #include "sim/common/error.hpp"
 #include "sim/replay/replay.hpp"
@@ -64,34 +63,6 @@ Result run_one(const std::string& config, double bytes, topology::Granularity gr
   return r;
 }
 
-// Runs run_one in a child process; returns its result (ok = 0 if it failed).
-Result run_in_child(const std::string& config, double bytes, topology::Granularity granularity) {
-  int fds[2];
-  if (pipe(fds) != 0) throw Error("pipe failed");
-  std::fflush(stdout);
-  const pid_t pid = fork();
-  if (pid < 0) throw Error("fork failed");
-  if (pid == 0) {
-    close(fds[0]);
-    Result r;
-    try {
-      r = run_one(config, bytes, granularity);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "replay_bench: %s\n", e.what());
-    }
-    const ssize_t written = write(fds[1], &r, sizeof r);
-    _exit(written == static_cast<ssize_t>(sizeof r) && r.ok ? 0 : 1);
-  }
-  close(fds[1]);
-  Result r;
-  const ssize_t got = read(fds[0], &r, sizeof r);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (got != static_cast<ssize_t>(sizeof r)) r.ok = 0;
-  return r;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -114,8 +85,9 @@ int main(int argc, char** argv) {
   double formula = 0;
   for (auto g : {topology::Granularity::chip, topology::Granularity::core}) {
     if (!only.empty() && only != topology::to_string(g)) continue;
-    const Result r = run_in_child(config, bytes, g);
-    if (!r.ok) {
+    bool ok = false;
+    const Result r = bench::run_in_child<Result>([&] { return run_one(config, bytes, g); }, ok);
+    if (!ok || !r.ok) {
       std::printf("%-6s failed\n", topology::to_string(g).c_str());
       ++failures;
       continue;

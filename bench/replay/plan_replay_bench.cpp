@@ -1,0 +1,119 @@
+// plan_replay_bench: issue 6's replay benchmark. Plans vgg16 training at batch 512 with the dsm
+// strategy on configs/torus_8pf.yaml, lowers the plan and replays it on SimGrid at chip and at core
+// granularity; prints per granularity the Program's tasks, the SimGrid activities (comms + timers),
+// the wall time of lowering, closed form and replay, activities per second and peak memory.
+// Targets (issue 6): chip under 0.3 s, core under 3 s and 500 MB, at least 100k activities/s.
+//
+// Usage: plan_replay_bench [--config FILE] [--workload NAME] [--batch B] [--strategy S] [--only chip|core]
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "bench/replay/run_in_child.hpp"
+#include "sim/lowering/lowering.hpp"
+#include "sim/planner/check_plan.hpp"
+#include "sim/planner/strategies.hpp"
+#include "sim/program/closed_form.hpp"
+#include "sim/program/platform_binding.hpp"
+#include "sim/replay/program_replay.hpp"
+#include "topology/system_parser.hpp"
+#include "workloads/workload_file.hpp"
+
+using namespace partsim;
+
+namespace {
+
+struct Result {
+  double tasks = 0;
+  double activities = 0;
+  double predicted_s = 0;
+  double closed_form_s = 0;
+  double simulated_s = 0;
+  double plan_wall_s = 0;
+  double lower_wall_s = 0;
+  double closed_wall_s = 0;
+  double setup_wall_s = 0;
+  double replay_wall_s = 0;
+  double peak_rss_mb = 0;
+};
+
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+Result run_one(const std::string& config, const std::string& workload_name, long long batch,
+               const std::string& strategy, topology::Granularity granularity) {
+  Result r;
+  const topology::SystemSpec spec = topology::load_system(config);
+  const workloads::Graph workload = workloads::load_workload(workload_name, batch);
+  auto t0 = std::chrono::steady_clock::now();
+  const plan::Plan plan = planner::builtin_strategies().make_plan(
+      strategy, planner::PlanInputs{spec, workload, workload_name, plan::Mode::training, {}});
+  r.plan_wall_s = since(t0);
+  const topology::TopologyGraph graph(spec, granularity);
+  t0 = std::chrono::steady_clock::now();
+  const program::Program program = lowering::lower({plan, spec, workload, graph});
+  r.lower_wall_s = since(t0);
+  t0 = std::chrono::steady_clock::now();
+  r.closed_form_s =
+      program::ClosedFormEvaluator(program::uncontended_transfer_time(graph)).evaluate(program).makespan_s;
+  r.closed_wall_s = since(t0);
+  replay::SimGridEvaluator simgrid(graph);
+  const program::Evaluation simulated = simgrid.evaluate(program);
+  r.simulated_s = simulated.makespan_s;
+  r.activities = static_cast<double>(simulated.activities);
+  r.setup_wall_s = simgrid.stats().setup_wall_s;
+  r.replay_wall_s = simgrid.stats().wall_s;
+  r.tasks = static_cast<double>(program.size());
+  r.predicted_s = plan.predicted_iteration_s;
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  r.peak_rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string config = std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf.yaml";
+  std::string workload = "vgg16", strategy = "dsm", only;
+  long long batch = 512;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--config") == 0) config = argv[i + 1];
+    else if (std::strcmp(argv[i], "--workload") == 0) workload = argv[i + 1];
+    else if (std::strcmp(argv[i], "--batch") == 0) batch = std::atoll(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--strategy") == 0) strategy = argv[i + 1];
+    else if (std::strcmp(argv[i], "--only") == 0) only = argv[i + 1];
+    else {
+      std::fprintf(stderr, "usage: plan_replay_bench [--config F] [--workload W] [--batch B] [--strategy S] "
+                           "[--only chip|core]\n");
+      return 2;
+    }
+  }
+  std::printf("%s training, batch %lld, %s plan, %s\n", workload.c_str(), batch, strategy.c_str(), config.c_str());
+  std::printf("%-5s %9s %10s %12s %12s %12s %8s %8s %8s %10s %12s %8s\n", "gran.", "tasks", "activities", "predicted_s",
+              "closed_s", "simulated_s", "lower_s", "setup_s", "replay_s", "total_s", "activities/s", "peak_MB");
+  int failures = 0;
+  for (auto g : {topology::Granularity::chip, topology::Granularity::core}) {
+    if (!only.empty() && only != topology::to_string(g)) continue;
+    bool ok = false;
+    const Result r = bench::run_in_child<Result>([&] { return run_one(config, workload, batch, strategy, g); }, ok);
+    if (!ok) {
+      std::printf("%-5s failed\n", topology::to_string(g).c_str());
+      ++failures;
+      continue;
+    }
+    const double total = r.lower_wall_s + r.closed_wall_s + r.setup_wall_s + r.replay_wall_s;
+    std::printf("%-5s %9.0f %10.0f %12.6e %12.6e %12.6e %8.3f %8.3f %8.3f %10.3f %12.0f %8.1f\n",
+                topology::to_string(g).c_str(), r.tasks, r.activities, r.predicted_s, r.closed_form_s, r.simulated_s,
+                r.lower_wall_s, r.setup_wall_s, r.replay_wall_s, total, r.activities / r.replay_wall_s, r.peak_rss_mb);
+  }
+  std::printf("total_s: lowering + closed form + SimGrid platform set-up + replay (planning excluded); "
+              "activities: SimGrid comms + timers; targets: chip < 0.3 s, core < 3 s and < 500 MB, >= 100k/s\n");
+  return failures == 0 ? 0 : 1;
+}
