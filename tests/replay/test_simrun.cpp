@@ -6,23 +6,15 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
+
+#include "tests/support/run_command.hpp"
 
 namespace {
 
 const std::string kSimrun = std::string(PARTSIM_BIN_DIR) + "/simrun";
 const std::string kConfigs = std::string(PARTSIM_SOURCE_DIR) + "/configs/";
 
-// Runs a shell command; returns its exit code and puts stdout+stderr in `output`.
-int run(const std::string& command, std::string* output) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  char buf[4096];
-  std::string out;
-  while (std::fgets(buf, sizeof buf, pipe) != nullptr) out += buf;
-  int status = pclose(pipe);
-  if (output != nullptr) *output = out;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+int run(const std::string& command, std::string* output) { return partsim::test::run_command(command, output); }
 
 }  // namespace
 

@@ -1,0 +1,129 @@
+// simrun --plan end to end: refusing plans made for another platform, byte-identical reruns,
+// results.json fields and their relations. The numbers of the lowering itself are tested by hand in
+// tests/lowering_*; here the programs are run as a user runs them.
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "tests/support/run_command.hpp"
+
+using partsim::test::run_command;
+
+namespace {
+
+const std::string kBin = std::string(PARTSIM_BIN_DIR) + "/";
+const std::string kConfigs = std::string(PARTSIM_SOURCE_DIR) + "/configs/";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A dsm plan of alexnet at batch 256 on torus_8pf, written once per test process.
+std::string dsm_plan(const std::string& config = "torus_8pf") {
+  const std::string file = testing::TempDir() + "simrun_plan_" + config + ".json";
+  std::string out;
+  EXPECT_EQ(run_command(kBin + "simplan --config " + kConfigs + config +
+                            ".yaml --workload alexnet --batch 256 --strategy dsm -o " + file,
+                        &out),
+            0)
+      << out;
+  return file;
+}
+
+}  // namespace
+
+TEST(SimrunPlan, PlanForAnotherPlatformIsRefusedWithItsName) {
+  const std::string plan = dsm_plan();
+  std::string out;
+  EXPECT_EQ(run_command(kBin + "simrun --config " + kConfigs + "torus_8pf_asym.yaml --plan " + plan, &out), 2);
+  EXPECT_NE(out.find("made for platform 'torus_8pf' but the platform is 'torus_8pf_asym'"), std::string::npos) << out;
+  EXPECT_EQ(out.find('\n'), out.size() - 1) << "one line: " << out;
+}
+
+TEST(SimrunPlan, ChangedPlatformNeedsAllowConfigChange) {
+  const std::string plan = dsm_plan();
+  const std::string base = kBin + "simrun --config " + kConfigs + "torus_8pf.yaml --plan " + plan +
+                           " --set system.torus.bandwidth=40GB/s";
+  std::string out;
+  EXPECT_EQ(run_command(base, &out), 2);
+  EXPECT_NE(out.find("made for a different version of platform 'torus_8pf'"), std::string::npos) << out;
+  EXPECT_NE(out.find("--allow-config-change"), std::string::npos) << out;
+  const std::string results = testing::TempDir() + "simrun_changed.json";
+  ASSERT_EQ(run_command(base + " --allow-config-change --out " + results, &out), 0) << out;
+  // The prediction reported is the plan's own (made for 80 GB/s), kept as written.
+  const auto j = nlohmann::json::parse(slurp(results));
+  const auto p = nlohmann::json::parse(slurp(plan));
+  EXPECT_DOUBLE_EQ(j["predicted_iteration_s"].get<double>(), p["predicted"]["iteration_s"].get<double>());
+}
+
+TEST(SimrunPlan, ReproducibleRunsWriteByteIdenticalResults) {
+  const std::string plan = dsm_plan();
+  const std::string a = testing::TempDir() + "simrun_a.json", b = testing::TempDir() + "simrun_b.json";
+  const std::string base = kBin + "simrun --config " + kConfigs + "torus_8pf.yaml --plan " + plan + " --reproducible";
+  std::string out;
+  ASSERT_EQ(run_command(base + " --out " + a, &out), 0) << out;
+  ASSERT_EQ(run_command(base + " --out " + b, &out), 0) << out;
+  const std::string first = slurp(a);
+  EXPECT_GT(first.size(), 1000u);
+  EXPECT_EQ(first, slurp(b));
+}
+
+TEST(SimrunPlan, ResultsJsonHasTheDocumentedFieldsAndConsistentTimes) {
+  const std::string plan = dsm_plan();
+  const std::string results = testing::TempDir() + "simrun_fields.json";
+  const std::string csv = testing::TempDir() + "simrun_fields.csv";
+  std::string out;
+  ASSERT_EQ(run_command(kBin + "simrun --config " + kConfigs + "torus_8pf.yaml --plan " + plan + " --out " + results +
+                            " --csv " + csv,
+                        &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("iteration: predicted"), std::string::npos) << out;
+  const auto j = nlohmann::json::parse(slurp(results));
+  for (const char* key : {"schema", "predicted_iteration_s", "closed_form_iteration_s", "simulated_iteration_s",
+                          "utilization", "activities", "wall_s", "layers", "links", "cross_check"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  for (const char* key : {"mean_abs_rel_error", "max_abs_rel_error", "pearson_r"})
+    EXPECT_TRUE(j["cross_check"].contains(key)) << key;
+  const double closed = j["closed_form_iteration_s"].get<double>();
+  const double simulated = j["simulated_iteration_s"].get<double>();
+  // Contention can only slow the replay down: simulated >= closed form (SimGrid's clock rounding aside).
+  EXPECT_GE(simulated, closed * (1 - 1e-9));
+  EXPECT_GT(j["activities"].get<long long>(), 0);
+  EXPECT_GT(j["utilization"].get<double>(), 0);
+  EXPECT_LE(j["utilization"].get<double>(), 1);
+  ASSERT_GT(j["layers"].size(), 10u);
+  for (const auto& row : j["layers"]) {
+    EXPECT_TRUE(row.contains("name") && row.contains("pass") && row.contains("predicted_s") &&
+                row.contains("closed_form_s") && row.contains("simulated_s"));
+    EXPECT_GE(row["simulated_s"].get<double>(), 0);
+  }
+  // The CSV has a header and one line per row of results.json.
+  const std::string table = slurp(csv);
+  size_t lines = 0;
+  for (char c : table) lines += c == '\n';
+  EXPECT_EQ(lines, j["layers"].size() + 1);
+}
+
+TEST(SimrunPlan, PlanAndCollectiveAreSeparateModes) {
+  const std::string plan = dsm_plan();
+  std::string out;
+  EXPECT_EQ(run_command(kBin + "simrun --config " + kConfigs + "torus_8pf.yaml --plan " + plan +
+                            " --collective all_reduce --bytes 1MB",
+                        &out),
+            2);
+  EXPECT_NE(out.find("separate modes"), std::string::npos) << out;
+}
+
+TEST(SimrunPlan, MissingPlanFileIsOneLineAndExitTwo) {
+  std::string out;
+  EXPECT_EQ(run_command(kBin + "simrun --config " + kConfigs + "torus_8pf.yaml --plan /nonexistent/plan.json", &out), 2);
+  EXPECT_NE(out.find("/nonexistent/plan.json"), std::string::npos) << out;
+}
