@@ -124,10 +124,11 @@ class Evaluator {
 
   /// Elements `side` fetches at a split of level `level`: Table 4 + Table 5 (as layout conversions).
   void split_comm(int v, const Node& n, int level, const LayerDims& dims, double edge_scale, Side side,
-                  const Override& o, double& intra, double& inter) const {
+                  const Override& o, double& intra, double& inter, double* inter_fwd = nullptr) const {
     const LevelChoice c = choice(v, level, o);
     intra = n.weighted ? intra_layer_elements(c.type, dims, p_.mode) : 0.0;
     inter = 0.0;
+    if (inter_fwd) *inter_fwd = 0.0;
     const Layout in = node_input_layout(n, c.type);
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       const Edge& e = n.inputs[i];
@@ -135,6 +136,7 @@ class Evaluator {
       const Layout out = node_output_layout(pred, input_type(v, i, level, o));
       const double elements = e.elements * edge_scale;
       inter += conversion_fraction(out, in, c.ratio, side) * elements;  // forward: F
+      if (inter_fwd) *inter_fwd += conversion_fraction(out, in, c.ratio, side) * elements;
       if (p_.mode == Mode::training && !pred.input)
         inter += conversion_fraction(in, out, c.ratio, side) * elements;  // backward: E
     }
@@ -176,7 +178,8 @@ class Evaluator {
             LayerWork& out) const {
     const Group& G = h_.groups[static_cast<size_t>(g)];
     if (G.is_leaf()) {
-      out.leaves.push_back({g, n.weighted ? mode_flops(table6_flops(dims), p_.mode) : 0.0, n.aux_flops * aux_scale});
+      out.leaves.push_back({g, n.weighted ? mode_flops(table6_flops(dims), p_.mode) : 0.0, n.aux_flops * aux_scale,
+                            dims, aux_scale, edge_scale});
       return;
     }
     const LevelChoice c = choice(v, level, Override{});
@@ -184,8 +187,8 @@ class Evaluator {
     t.level = level;
     t.group = g;
     t.bandwidth = h_.cut_bandwidth(G);
-    split_comm(v, n, level, dims, edge_scale, Side::a, Override{}, t.intra_a, t.inter_a);
-    split_comm(v, n, level, dims, edge_scale, Side::b, Override{}, t.intra_b, t.inter_b);
+    split_comm(v, n, level, dims, edge_scale, Side::a, Override{}, t.intra_a, t.inter_a, &t.inter_fwd_a);
+    split_comm(v, n, level, dims, edge_scale, Side::b, Override{}, t.intra_b, t.inter_b, &t.inter_fwd_b);
     out.splits.push_back(t);
     for (Side side : {Side::a, Side::b}) {
       const double share = side == Side::a ? c.ratio : 1.0 - c.ratio;

@@ -64,11 +64,15 @@ struct SplitTransfers {
   double intra_a = 0, intra_b = 0;  // Table 4 elements fetched by side a from side b, and b from a
   double inter_a = 0, inter_b = 0;  // Table 5 elements (forward F + backward E), likewise
   double bandwidth = 0;           // the split's cut bandwidth, bytes/s
+  double inter_fwd_a = 0, inter_fwd_b = 0;  // the forward (F) part of inter_a / inter_b; the rest is E
 };
 struct DeviceWork {
   int group = 0;                  // the leaf group (one device, or several below the searched depth)
   double primary_flops = 0;       // Table 6 FLOPs of its share
   double aux_flops = 0;           // the other FLOPs of its share
+  LayerDims dims;                 // weighted nodes: the leaf's sub-layer (split_dims down its path)
+  double aux_scale = 1;           // share of the node's output tensor (and auxiliary work) it holds
+  double edge_scale = 1;          // share of the node's input tensors it holds
 };
 struct LayerWork {
   std::vector<SplitTransfers> splits;  // every split of every level, parents before children
