@@ -340,6 +340,19 @@ TEST(LoweringAccPar, LayersInPlanOrder) {
   for (size_t i = 0; i < r.plan.layers.size(); ++i) EXPECT_EQ(r.program.layer_names()[i], r.plan.layers[i].name);
 }
 
+// At core granularity a roofline device is still one node: the Program is the same and so is
+// its closed form.
+TEST(LoweringAccPar, CoreGranularityOfRooflineDevicesIsTheSame) {
+  const auto spec = load_platform(platform_yaml("h2_four", 2, 2));
+  const auto graph = two_fc();
+  const auto chip = lower_and_time(spec, graph, "accpar");
+  const topology::TopologyGraph cores(spec, topology::Granularity::core);
+  const auto p = lowering::lower_accpar({chip.plan, spec, graph, cores});
+  EXPECT_EQ(p.size(), chip.program.size());
+  const auto e = program::ClosedFormEvaluator(program::uncontended_transfer_time(cores)).evaluate(p);
+  EXPECT_NEAR(e.makespan_s, chip.eval.makespan_s, 1e-15);
+}
+
 // SimGrid times the same Program. These plans are uncontended: at every level each device sends
 // to at most one partner and receives from at most one at a time, and the star's links are full
 // duplex; so the replay equals the closed form task for task (tolerance 1e-5 of the makespan:
