@@ -1,0 +1,643 @@
+// Lowering of DeepSpatialMatrix plans (seed 003). docs/model.md "Lowering of dsm plans" gives the
+// readings; in short:
+// - Per group (a primary layer and its folded auxiliary layers) and pass the lowering rebuilds, from
+//   the plan's ChipD / CoreD / ArrayD work, DySM factor and reuse flags, the PassCost the planner
+//   charged (dsm::evaluate_pass, the same flags and first / later iteration split as the search), and
+//   describes its events: TotCy = MAX(PriComp, OvlDt) + AuxComp + NonOvlDt (seed 003 §II-D).
+// - Identical iterations (timesteps x DySM spatial minibatches, §III-C) are collapsed into one
+//   segment of k x the iteration (exact: every term of TotCy is linear in k); the first iteration is
+//   its own segment when it differs from the later ones (weights fetched once, partial gradients
+//   read back).
+// - Segment, per chip d: compute (PriComp) on the chip or on each of its cores; at the same time the
+//   overlapped data-transfer group: FetchInp/FetchKer/WriteOut (add_memory_traffic), the on-chip
+//   load (a delay at chip granularity; real core traffic at core granularity), the FWD/UPD rotation
+//   (collectives "rotate" along the model axes); a join; AuxComp on the chip / cores; PartialSumAcc
+//   (a delay); a join; the BWD rotation (not overlapped).
+// - UPD ends with the gradient reduction (ring all-reduce along X of G and along Y of G / px, the two
+//   axes concurrently: "pipelined", with the memory and on-chip parts, as the planner's group).
+// - Relayout (all-to-all along the axes whose split kind changes) precedes the consumer's FWD and
+//   follows its BWD; the core-to-core relayout of memory reuse likewise (a delay).
+// - Ring steps that repeat the same (src, dst) pairs are merged into one transfer per pair carrying
+//   their bytes, plus a delay holding the latencies the merge removed: one transfer per (chip or core,
+//   piece), exact in the closed form.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/collectives/collectives.hpp"
+#include "sim/common/error.hpp"
+#include "sim/dsm/hardware.hpp"
+#include "sim/dsm/layer_model.hpp"
+#include "sim/dsm/network.hpp"
+#include "sim/dsm/search.hpp"
+#include "sim/dsm/transfers.hpp"
+#include "sim/lowering/lowering.hpp"
+#include "sim/lowering/task_builders.hpp"
+
+namespace partsim::lowering {
+namespace {
+
+using dsm::ChipSplit;
+using dsm::CoreConfig;
+using dsm::DsmLayer;
+using dsm::DsmSystem;
+using dsm::PassCost;
+using dsm::PassFlags;
+using plan::Pass;
+using plan::Split5;
+
+long long ceil_div(long long a, long long b) { return b <= 1 ? a : (a + b - 1) / b; }
+
+bool same(const Split5& a, const Split5& b) {
+  return a.in == b.in && a.out == b.out && a.ij == b.ij && a.kij == b.kij && a.mb == b.mb;
+}
+
+std::string pass_list(const std::vector<Pass>& passes) {
+  std::string s;
+  for (Pass p : passes) s += (s.empty() ? "" : ", ") + plan::to_string(p);
+  return s.empty() ? "none" : s;
+}
+
+/// The passes a group runs (search.cpp passes_of): inference FWD; the first layer has no BWD.
+std::vector<Pass> expected_passes(const DsmLayer& L, plan::Mode mode) {
+  if (mode == plan::Mode::inference) return {Pass::fwd};
+  if (L.first) return {Pass::fwd, Pass::upd};
+  return {Pass::fwd, Pass::bwd, Pass::upd};
+}
+
+/// One pass of one group as the planner costed it.
+struct PassSetup {
+  Pass pass = Pass::fwd;
+  const plan::DsmPassPlan* plan = nullptr;
+  CoreConfig config;
+  PassFlags first_flags;
+  PassFlags rest_flags;
+  PassCost first;
+  PassCost rest;
+  double first_reads = 0;  // bytes FetchInp + FetchKer (+ read-back) of one iteration, per chip
+  double rest_reads = 0;
+  double grad_bytes = 0;   // UPD: weight gradient per chip
+  double chunk_bytes = 0;  // rotated feature chunk per iteration, per chip
+};
+
+struct GroupSetup {
+  std::size_t group = 0;
+  int layer = -1;  // Program layer index (the plan layer of the group's primary layer)
+  ChipSplit split = ChipSplit::data;
+  int dysm = 1;
+  DsmLayer Ls;     // the layer cut to its spatial minibatch
+  long long iterations = 1;
+  bool reuse_in = false;
+  bool reuse_out = false;
+  std::vector<PassSetup> passes;  // plan order
+};
+
+class DsmLowerer {
+ public:
+  explicit DsmLowerer(const Context& c)
+      : c_(c),
+        s_(dsm::make_dsm_system(c.spec)),
+        o_(dsm::parse_dsm_options(c.plan.options)),
+        net_(dsm::build_network(c.workload)),
+        core_level_(c.topology.granularity() == topology::Granularity::core) {
+    o_.mode = c.plan.workload.mode;
+  }
+
+  program::Program run() {
+    check_layers();
+    for (const auto& layer : c_.plan.layers) program_.add_layer(layer.name);
+    for (int d = 0; d < s_.chips(); ++d) chips_.push_back(d);
+    for (std::size_t g = 0; g < net_.groups.size(); ++g) groups_.push_back(setup_group(g));
+    for (std::size_t g = 0; g < groups_.size(); ++g) decode_reuse(g);
+    for (auto& gs : groups_)
+      for (auto& ps : gs.passes) resolve_pass(gs, ps);
+
+    std::vector<int> previous;
+    const std::size_t n = groups_.size();
+    for (std::size_t g = 0; g < n; ++g) previous = lower_pass(groups_[g], Pass::fwd, previous);
+    if (o_.mode == plan::Mode::training)
+      for (std::size_t g = n; g-- > 0;)
+        for (const auto& ps : groups_[g].passes)
+          if (ps.pass != Pass::fwd) previous = lower_pass(groups_[g], ps.pass, previous);
+    return std::move(program_);
+  }
+
+ private:
+  // ---- reading the plan -------------------------------------------------------------------------
+
+  std::string where(std::size_t g) const {
+    return "dsm plan: layer '" + net_.groups[g].members.front() + "'";
+  }
+
+  void check_layers() {
+    const auto& layers = c_.workload.layers();
+    if (c_.plan.layers.size() != layers.size())
+      throw InputError("dsm plan: " + std::to_string(c_.plan.layers.size()) + " layers, workload '" +
+                       c_.workload.name() + "' has " + std::to_string(layers.size()));
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      if (c_.plan.layers[i].name != layers[i].name)
+        throw InputError("dsm plan: layer " + std::to_string(i) + " is '" + c_.plan.layers[i].name +
+                         "', the workload's is '" + layers[i].name + "'");
+      plan_index_[layers[i].name] = static_cast<int>(i);
+    }
+    if (c_.topology.device_count() != s_.chips())
+      throw InputError("dsm plan: the platform graph has " + std::to_string(c_.topology.device_count()) +
+                       " devices, the torus " + std::to_string(s_.chips()));
+    // Folded auxiliary layers carry no passes (strategy.hpp).
+    for (const auto& grp : net_.groups)
+      for (std::size_t m = 1; m < grp.members.size(); ++m) {
+        const auto& lp = c_.plan.layers[static_cast<std::size_t>(plan_index_.at(grp.members[m]))];
+        if (!lp.passes.empty())
+          throw InputError("dsm plan: layer '" + lp.name + "' carries passes, but the workload folds it into group '" +
+                           grp.members.front() + "' (only a group's primary layer has passes)");
+      }
+  }
+
+  GroupSetup setup_group(std::size_t g) {
+    const auto& grp = net_.groups[g];
+    GroupSetup gs;
+    gs.group = g;
+    gs.layer = plan_index_.at(grp.members.front());
+    const plan::LayerPlan& lp = c_.plan.layers[static_cast<std::size_t>(gs.layer)];
+    const DsmLayer& L = grp.layer;
+
+    std::vector<Pass> got;
+    for (const auto& pp : lp.passes) got.push_back(pp.pass);
+    const std::vector<Pass> want = expected_passes(L, o_.mode);
+    std::multiset<Pass> got_set(got.begin(), got.end()), want_set(want.begin(), want.end());
+    if (got_set != want_set || got.empty() || got.front() != Pass::fwd)
+      throw InputError(where(g) + ": passes [" + pass_list(got) + "] do not match the workload (" +
+                       std::string(o_.mode == plan::Mode::inference ? "inference"
+                                   : L.first                        ? "training, first layer: no BWD"
+                                                                    : "training") +
+                       ": FWD first, then [" + pass_list(want) + "])");
+    const plan::DsmPassPlan& p0 = lp.passes.front();
+    gs.split = dsm::chip_split_from_string(p0.chip_split);
+    gs.dysm = std::max(1, p0.dysm_factor);
+    for (const auto& pp : lp.passes) {
+      if (pp.chip_split != p0.chip_split || pp.dysm_factor != p0.dysm_factor)
+        throw InputError(where(g) + ": every pass must have the same chip_split and dysm_factor (seed 003 §II-C: "
+                         "the parallelism type fixes where the layer's data lives)");
+      if (pp.pipe_group || !pp.chips.empty())
+        throw InputError(where(g) + ": timestep-pipelined groups (tpipe, seed 003 §III-D) have no lowering yet; "
+                         "plan with --option opt=hybrid,memreuse,dysm");
+    }
+    gs.Ls = dsm::with_minibatch(L, ceil_div(L.mb, gs.dysm));
+    gs.iterations = L.ts * gs.dysm;
+    for (const auto& pp : lp.passes) {
+      PassSetup ps;
+      ps.pass = pp.pass;
+      ps.plan = &pp;
+      gs.passes.push_back(ps);
+    }
+    return gs;
+  }
+
+  const PassSetup* find(const GroupSetup& gs, Pass pass) const {
+    for (const auto& ps : gs.passes)
+      if (ps.pass == pass) return &ps;
+    return nullptr;
+  }
+
+  /// Memory reuse (§III-B) as the search's state: reuse_in (this group's input held on chip) and
+  /// reuse_out (its output held for the next group). In training FWD's flag is reuse_in and
+  /// BWD/UPD's is reuse_out (search.cpp cost()); in inference FWD's flag is reuse_in OR reuse_out,
+  /// resolved with the neighbours (an edge is held on both of its sides).
+  void decode_reuse(std::size_t g) {
+    GroupSetup& gs = groups_[g];
+    const bool fwd_flag = find(gs, Pass::fwd)->plan->memory_reuse;
+    if (o_.mode == plan::Mode::training) {
+      gs.reuse_in = fwd_flag;
+      for (const auto& ps : gs.passes)
+        if (ps.pass != Pass::fwd) gs.reuse_out = gs.reuse_out || ps.plan->memory_reuse;
+      return;
+    }
+    // Inference: an edge is held on both of its sides; when both neighbours' flags are set the
+    // edge is read as held (the search holds every edge it can, §III-B "aggressively").
+    gs.reuse_in = g > 0 && groups_[g - 1].reuse_out;
+    if (!fwd_flag || g + 1 >= groups_.size()) return;
+    const auto& next = net_.groups[g + 1];
+    const GroupSetup& ng = groups_[g + 1];
+    gs.reuse_out = next.primary_producer == static_cast<std::ptrdiff_t>(g) && ng.split == gs.split &&
+                   ng.dysm == gs.dysm && find(ng, Pass::fwd)->plan->memory_reuse;
+  }
+
+  /// The search's flags for one iteration of `pass` (search.cpp flags_for).
+  PassFlags base_flags(Pass pass, bool reuse_in, bool reuse_out) const {
+    const bool inference = o_.mode == plan::Mode::inference;
+    PassFlags f;
+    switch (pass) {
+      case Pass::fwd:
+        f.fetch_a = !reuse_in;
+        f.write_o = !(reuse_out && inference);
+        break;
+      case Pass::bwd:
+        f.fetch_a = !reuse_out;
+        f.write_o = !reuse_in;
+        break;
+      case Pass::upd:
+        f.fetch_b = !reuse_out;
+        break;
+    }
+    return f;
+  }
+
+  /// Finds the CoreD / ArrayD factors that give the plan's work per core and per array, and the
+  /// flag reading, whose composed time is the plan's prediction (the search's own choice when the
+  /// plan came from the search; ties: the first in the search's enumeration order).
+  void resolve_pass(GroupSetup& gs, PassSetup& ps) {
+    const plan::DsmPassPlan& pp = *ps.plan;
+    const DsmLayer& Ls = gs.Ls;
+    const double e = s_.bytes_per_element;
+    const dsm::ChipFactors cf = dsm::chip_factors(gs.split, s_.M, s_.N);
+    const double kernel_chip = dsm::fprod({Ls.in, ceil_div(Ls.out, cf.out), Ls.kij});
+
+    // Flag readings: (first-iteration flags, weights held across later iterations).
+    struct Reading {
+      PassFlags base;
+      bool held;
+    };
+    std::vector<Reading> readings;
+    const bool inference = o_.mode == plan::Mode::inference;
+    PassFlags base = base_flags(ps.pass, gs.reuse_in, gs.reuse_out);
+    if (inference && ps.pass == Pass::fwd && pp.weight_reuse) {
+      PassFlags pre = base;
+      pre.fetch_b = false;  // weights preloaded (§III-B)
+      readings.push_back({pre, false});
+      if (Ls.lstm) {
+        readings.push_back({pre, true});
+        readings.push_back({base, true});
+      }
+    } else {
+      readings.push_back({base, pp.weight_reuse});
+    }
+
+    double target = pp.predicted.total_s;
+    if (auto it = pp.predicted.breakdown.find("relayout_s"); it != pp.predicted.breakdown.end()) target -= it->second;
+    const double grad_s = ps.pass == Pass::upd ? gradient_s(gs) : 0.0;
+
+    bool found = false;
+    double best_gap = 0;
+    for (const Split5& cfac : dsm::factorizations(s_.cores()))
+      for (const Split5& afac : dsm::factorizations(std::max(1, s_.chip.core.arrays))) {
+        const CoreConfig config{cfac, afac};
+        const dsm::WorkSplit w = dsm::work_split(Ls, gs.split, config, s_.M, s_.N);
+        if (!same(w.core, pp.core_split) || !same(w.array, pp.array_split)) continue;
+        for (const Reading& r : readings) {
+          PassSetup cand = ps;
+          cand.config = config;
+          cand.first_flags = r.base;
+          cand.rest_flags = r.base;
+          if (gs.iterations > 1 && Ls.primary) {  // search.cpp best_pass
+            PassFlags& rf = cand.rest_flags;
+            if (ps.pass != Pass::upd) {
+              if (r.held) rf.fetch_b = false;  // weights held across timesteps
+            } else if (r.held) {
+              rf.write_o = false;  // gradient accumulated on chip, written once
+            } else {
+              rf.extra_memory_bytes += kernel_chip * e;  // read back the partial gradient
+            }
+          }
+          cand.first = dsm::evaluate_pass(Ls, ps.pass, gs.split, config, cand.first_flags, s_);
+          cand.rest = dsm::evaluate_pass(Ls, ps.pass, gs.split, config, cand.rest_flags, s_);
+          const double total =
+              cand.first.total + static_cast<double>(gs.iterations - 1) * cand.rest.total + grad_s;
+          const double gap = std::abs(total - target);
+          if (!found || gap < best_gap) {
+            found = true;
+            best_gap = gap;
+            ps.config = cand.config;
+            ps.first_flags = cand.first_flags;
+            ps.rest_flags = cand.rest_flags;
+            ps.first = cand.first;
+            ps.rest = cand.rest;
+          }
+        }
+      }
+    if (!found)
+      throw InputError(where(gs.group) + " pass " + plan::to_string(ps.pass) +
+                       ": core_split / array_split are not a division of the layer's work over " +
+                       std::to_string(s_.cores()) + " cores and " + std::to_string(s_.chip.core.arrays) +
+                       " arrays per core (seed 003 Fig. 4)");
+    // Reads of one iteration (FetchInp + FetchKer + read-back): the memory term without WriteOut.
+    auto reads_of = [&](PassFlags f) {
+      f.write_o = false;
+      return dsm::evaluate_pass(Ls, ps.pass, gs.split, ps.config, f, s_).overlapped.memory;
+    };
+    ps.first_reads = reads_of(ps.first_flags);
+    ps.rest_reads = reads_of(ps.rest_flags);
+    ps.grad_bytes = Ls.primary ? kernel_chip * e : 0.0;
+    // Rotated chunk (layer_model.cpp evaluate_pass): the chip's own share of the input features.
+    const dsm::WorkSplit w = dsm::work_split(Ls, gs.split, ps.config, s_.M, s_.N);
+    const double ij_scale = static_cast<double>(Ls.ij_in) / static_cast<double>(Ls.ij);
+    ps.chunk_bytes = dsm::fprod({w.chip.in, w.chip.mb, w.chip.ij}) * ij_scale / static_cast<double>(cf.out) * e;
+  }
+
+  double gradient_s(const GroupSetup& gs) const {
+    if (!gs.Ls.primary) return 0;
+    const dsm::ChipFactors cf = dsm::chip_factors(gs.split, s_.M, s_.N);
+    const DsmLayer& L = net_.groups[gs.group].layer;
+    const double grad = dsm::fprod({L.in, ceil_div(L.out, cf.out), L.kij}) * s_.bytes_per_element;
+    return dsm::group_time(dsm::gradient_reduction(grad, gs.split, s_).loads, s_);
+  }
+
+  // ---- building the Program ---------------------------------------------------------------------
+
+  std::vector<program::Endpoint> compute_endpoints(int d) const {
+    std::vector<program::Endpoint> v;
+    if (!core_level_) return {{d, -1, false}};
+    const int cores = c_.topology.cores_of(d);
+    for (int c = 0; c < cores; ++c) v.push_back({d, c, false});
+    return v;
+  }
+
+  /// A collective along one torus axis, `repeats` times in a row, with ring steps that repeat the
+  /// same (src, dst) pairs merged into one transfer (module comment). Returns its last tasks.
+  std::vector<int> axis_collective(const std::string& name, const std::string& axis, double bytes, double repeats,
+                                   int layer, Pass pass, const std::string& label, const std::vector<int>& after) {
+    if (bytes <= 0 || repeats <= 0) return after;
+    collectives::Request r;
+    r.collective = name;
+    r.axis = axis;
+    r.bytes = bytes;
+    const collectives::Schedule sched = collectives::build_schedule(r, c_.topology);
+    return add_merged(sched, repeats, layer, pass, label, after);
+  }
+
+  /// Several device schedules run one after the other, merged as above.
+  std::vector<int> add_merged(const collectives::Schedule& sched, double repeats, int layer, Pass pass,
+                              const std::string& label, const std::vector<int>& after) {
+    // Steps as (pair set -> bytes per pair); consecutive steps with the same pairs form a run.
+    using Pairs = std::vector<std::pair<int, int>>;
+    struct Run {
+      Pairs pairs;
+      std::vector<double> bytes;
+      double steps = 0;
+      double latency = 0;  // largest route latency of a step
+    };
+    std::vector<Run> runs;
+    std::size_t t = 0;
+    const auto& ts = sched.transfers;
+    for (int step = 0; step < sched.step_count; ++step) {
+      Pairs pairs;
+      std::vector<double> bytes;
+      double lat = 0;
+      for (; t < ts.size() && ts[t].step == step; ++t) {
+        if (ts[t].src == ts[t].dst || ts[t].bytes <= 0) continue;
+        pairs.push_back({ts[t].src, ts[t].dst});
+        bytes.push_back(ts[t].bytes);
+        lat = std::max(lat, c_.topology.route_latency(c_.topology.device_route(ts[t].src, ts[t].dst)));
+      }
+      if (pairs.empty()) continue;
+      if (!runs.empty() && runs.back().pairs == pairs) {
+        for (std::size_t i = 0; i < pairs.size(); ++i) runs.back().bytes[i] += bytes[i];
+        runs.back().steps += 1;
+        runs.back().latency = std::max(runs.back().latency, lat);
+      } else {
+        runs.push_back({pairs, bytes, 1, lat});
+      }
+    }
+    // Repeating a schedule that is one run extends the run; otherwise the runs are repeated.
+    collectives::Schedule merged;
+    double removed_latency = 0;
+    const bool single = runs.size() == 1;
+    const double copies = single ? 1 : repeats;
+    int step = 0;
+    for (double k = 0; k < copies; k += 1)
+      for (const Run& run : runs) {
+        const double scale = single ? repeats : 1.0;
+        for (std::size_t i = 0; i < run.pairs.size(); ++i)
+          merged.add(run.pairs[i].first, run.pairs[i].second, run.bytes[i] * scale, step);
+        ++step;
+        removed_latency += (run.steps * scale - 1) * run.latency;
+      }
+    merged.step_count = step;
+    std::vector<int> done = add_collective(program_, merged, c_.topology, layer, pass, label, after);
+    if (removed_latency > 0) done = {program_.add_delay(layer, pass, label + " latency", removed_latency, done)};
+    return done;
+  }
+
+  /// Bytes between every chip's memory and the chip: at chip granularity one delay of bytes / the
+  /// memory bandwidth (add_memory_traffic), at core granularity one transfer per core.
+  void memory(int d, double bytes, bool to_memory, int layer, Pass pass, const std::string& label,
+              const std::vector<int>& after, std::vector<int>& done) {
+    if (bytes <= 0) return;
+    const auto t = add_memory_traffic(program_, c_.topology, d, bytes, to_memory, layer, pass, label, after);
+    done.insert(done.end(), t.begin(), t.end());
+  }
+
+  /// A delay standing for on-chip traffic that has no link at chip granularity.
+  void on_chip_delay(double seconds, int layer, Pass pass, const std::string& label, const std::vector<int>& after,
+                     std::vector<int>& done) {
+    if (seconds <= 0 || core_level_) return;
+    done.push_back(program_.add_delay(layer, pass, label, seconds, after));
+  }
+
+  int join(int layer, Pass pass, const std::string& label, const std::vector<int>& after) {
+    if (after.size() == 1) return after.front();
+    return add_join(program_, layer, pass, label, after);
+  }
+
+  /// Rotation of the feature chunk along the model axes (seed 003 §II-D, RotateAlongX/Y): per
+  /// iteration r.x steps along X and r.y along Y, each a neighbour rotation of the chunk; k
+  /// iterations at once.
+  std::vector<int> rotation(const GroupSetup& gs, const PassSetup& ps, double k, int layer,
+                            const std::vector<int>& after) {
+    const dsm::RotationSteps r = dsm::rotation_steps(gs.split, s_.M, s_.N);
+    if (!gs.Ls.primary || r.x + r.y == 0 || ps.chunk_bytes <= 0) return after;
+    std::vector<int> done = after;
+    if (r.x > 0) done = axis_collective("rotate", "x", ps.chunk_bytes, k * r.x, layer, ps.pass, "rotate_x", done);
+    if (r.y > 0) done = axis_collective("rotate", "y", ps.chunk_bytes, k * r.y, layer, ps.pass, "rotate_y", done);
+    return done;
+  }
+
+  /// One segment: k identical iterations of a pass (TotCy x k, seed 003 §II-D).
+  std::vector<int> segment(const GroupSetup& gs, const PassSetup& ps, const PassCost& c, double reads, double k,
+                           const std::vector<int>& after) {
+    const int layer = gs.layer;
+    const Pass pass = ps.pass;
+    const double writes = std::max(0.0, c.overlapped.memory - reads);
+    const std::vector<int> from = after.empty() ? std::vector<int>{} : std::vector<int>{join(layer, pass, "start", after)};
+    // MAX(PriComp, OvlDt): compute and the overlapped group start together.
+    std::vector<int> group;
+    for (int d : chips_) {
+      if (c.pricomp > 0)
+        for (const auto& ep : compute_endpoints(d))
+          group.push_back(program_.add_compute(layer, pass, "compute", ep, k * c.pricomp, from));
+      if (core_level_) {  // reads and writes use the two directions of the memory link
+        memory(d, k * reads, false, layer, pass, "fetch", from, group);
+        memory(d, k * writes, true, layer, pass, "writeout", from, group);
+      } else {  // one memory port: FetchInp/FetchKer then WriteOut (the model sums them)
+        std::vector<int> f;
+        memory(d, k * reads, false, layer, pass, "fetch", from, f);
+        memory(d, k * writes, true, layer, pass, "writeout", f.empty() ? from : f, f);
+        if (!f.empty()) group.push_back(f.back());
+      }
+    }
+    on_chip_delay(k * c.overlapped.on_chip / s_.chip.core_to_core_bandwidth, layer, pass, "onchip_load", from, group);
+    if (pass != Pass::bwd) {
+      const std::vector<int> rot = rotation(gs, ps, k, layer, from);
+      if (rot != from) group.insert(group.end(), rot.begin(), rot.end());
+    }
+    if (group.empty()) return after;
+    std::vector<int> done = {join(layer, pass, "overlap join", group)};
+    // + AuxComp (SFPs; the arrays idle).
+    if (c.aux > 0) {
+      std::vector<int> aux;
+      for (int d : chips_)
+        for (const auto& ep : compute_endpoints(d))
+          aux.push_back(program_.add_compute(layer, pass, "aux", ep, k * c.aux, done));
+      done = {join(layer, pass, "aux join", aux)};
+    }
+    // + NonOvlDt: PartialSumAcc (a delay: the model's ring reduce-scatter time), BWD rotation.
+    if (c.partial_sum > 0) done = {program_.add_delay(layer, pass, "partial_sum", k * c.partial_sum, done)};
+    if (pass == Pass::bwd) done = rotation(gs, ps, k, layer, done);
+    return done;
+  }
+
+  /// Gradient reduction and weight distribution (seed 003 §II-D, Fig. 5), pipelined over X and Y:
+  /// ring all-reduce of G along X (reduce-scatter then all-gather) and of G / px along Y at the same
+  /// time, with the memory (read partial gradient, write new weights) and on-chip parts.
+  std::vector<int> gradient(const GroupSetup& gs, const PassSetup& ps, const std::vector<int>& after) {
+    const dsm::ChipFactors cf = dsm::chip_factors(gs.split, s_.M, s_.N);
+    const int px = cf.x_data ? s_.M : 1;
+    const int py = cf.y_data ? s_.N : 1;
+    const double G = ps.grad_bytes;
+    if (px * py <= 1 || G <= 0) return after;
+    const int layer = gs.layer;
+    std::vector<int> group;
+    auto ring = [&](const std::string& axis, double bytes) {
+      collectives::Request rs;
+      rs.collective = "reduce_scatter";
+      rs.bytes = bytes;
+      rs.axis = axis;
+      collectives::Request ag = rs;
+      ag.collective = "all_gather";
+      collectives::Schedule a = collectives::build_schedule(rs, c_.topology);
+      const collectives::Schedule b = collectives::build_schedule(ag, c_.topology);
+      for (const auto& t : b.transfers) a.add(t.src, t.dst, t.bytes, t.step + a.step_count);
+      a.step_count += b.step_count;
+      const auto done = add_merged(a, 1, layer, Pass::upd, "grad_allreduce_" + axis, after);
+      group.insert(group.end(), done.begin(), done.end());
+    };
+    if (px > 1) ring("x", G);
+    if (py > 1) ring("y", G / px);
+    for (int d : chips_) {
+      if (core_level_) {
+        memory(d, G, false, layer, Pass::upd, "grad_read", after, group);
+        memory(d, G, true, layer, Pass::upd, "grad_write", after, group);
+      } else {
+        memory(d, 2 * G, false, layer, Pass::upd, "grad_memory", after, group);
+      }
+    }
+    on_chip_delay(G / s_.chip.core_to_core_bandwidth, layer, Pass::upd, "grad_onchip", after, group);
+    return {join(layer, Pass::upd, "grad join", group)};
+  }
+
+  /// Chip-to-chip relayout of producer p's output for group l (seed 003 §II-D RelayoutAlongX/Y):
+  /// all-to-all of the chip's share along every axis whose split kind changes (X, then Y), with the
+  /// memory (read the old layout, write the new) and on-chip parts, as one group.
+  std::vector<int> relayout(std::size_t p, const GroupSetup& gs, Pass pass, const std::vector<int>& after) {
+    const auto& P = net_.groups[p].layer;
+    const ChipSplit from = groups_[p].split;
+    const dsm::ChipFactors a = dsm::chip_factors(from, s_.M, s_.N);
+    const dsm::ChipFactors b = dsm::chip_factors(gs.split, s_.M, s_.N);
+    const bool change_x = a.x_data != b.x_data && s_.M > 1;
+    const bool change_y = a.y_data != b.y_data && s_.N > 1;
+    if (!change_x && !change_y) return after;
+    const double per_chip = P.out_elements * static_cast<double>(P.ts) * s_.bytes_per_element / s_.chips();
+    const int layer = gs.layer;
+    std::vector<int> group;
+    std::vector<int> chain = after;
+    if (change_x) chain = axis_collective("all_to_all", "x", per_chip, 1, layer, pass, "relayout_x", chain);
+    if (change_y) chain = axis_collective("all_to_all", "y", per_chip, 1, layer, pass, "relayout_y", chain);
+    if (chain != after) group = chain;
+    for (int d : chips_) {
+      if (core_level_) {
+        memory(d, per_chip, false, layer, pass, "relayout_read", after, group);
+        memory(d, per_chip, true, layer, pass, "relayout_write", after, group);
+      } else {
+        memory(d, 2 * per_chip, false, layer, pass, "relayout_memory", after, group);
+      }
+    }
+    on_chip_delay(per_chip / s_.chip.core_to_core_bandwidth, layer, pass, "relayout_onchip", after, group);
+    return {join(layer, pass, "relayout join", group)};
+  }
+
+  /// Core-to-core relayout when memory reuse hands a tensor over in a different core layout
+  /// (search.cpp onchip_penalty): all-to-all over the chip's cores on the bidirectional ring, a delay.
+  std::vector<int> onchip_relayout(const GroupSetup& gs, Pass pass, const std::vector<int>& after) {
+    if (!gs.reuse_in || gs.group == 0 || pass == Pass::upd) return after;
+    const GroupSetup& prev = groups_[gs.group - 1];
+    const PassSetup* p = find(prev, pass);
+    const PassSetup* c = find(gs, pass);
+    if (!p || !c) return after;
+    const Split5& pf = p->config.core;
+    const Split5& cf = c->config.core;
+    const bool match = pass == Pass::fwd ? (pf.out * pf.in * pf.kij == cf.in && pf.mb == cf.mb && pf.ij == cf.ij)
+                                         : (cf.in * cf.out * cf.kij == pf.out && pf.mb == cf.mb && pf.ij == cf.ij);
+    if (match) return after;
+    const auto& prevL = net_.groups[gs.group - 1].layer;
+    const double per_chip = prevL.out_elements * static_cast<double>(prevL.ts) * s_.bytes_per_element / s_.chips();
+    const double t = dsm::ring_all_to_all_link_bytes(per_chip, s_.cores(), true) / s_.chip.core_to_core_bandwidth;
+    if (t <= 0) return after;
+    return {program_.add_delay(gs.layer, pass, "onchip_relayout", t, after)};
+  }
+
+  /// Relayouts charged to group gs in `pass` (search.cpp charge_edges): every producer edge whose
+  /// split differs, except the edge held on chip by memory reuse.
+  std::vector<int> relayouts(const GroupSetup& gs, Pass pass, const std::vector<int>& after) {
+    std::vector<int> done = after;
+    for (std::size_t p : net_.groups[gs.group].producers) {
+      if (gs.reuse_in && p + 1 == gs.group) continue;
+      done = relayout(p, gs, pass, done);
+    }
+    return onchip_relayout(gs, pass, done);
+  }
+
+  std::vector<int> lower_pass(const GroupSetup& gs, Pass pass, const std::vector<int>& after) {
+    const PassSetup& ps = *find(gs, pass);
+    std::vector<int> done = after;
+    if (pass == Pass::fwd) done = relayouts(gs, pass, done);
+    // Iterations: the first, then the later ones in one segment (or all in one when they are equal).
+    const double n = static_cast<double>(gs.iterations);
+    const bool equal = ps.first.total == ps.rest.total && ps.first_reads == ps.rest_reads &&
+                       ps.first.overlapped.memory == ps.rest.overlapped.memory;
+    if (equal || gs.iterations == 1) {
+      done = segment(gs, ps, ps.first, ps.first_reads, n, done);
+    } else {
+      done = segment(gs, ps, ps.first, ps.first_reads, 1, done);
+      done = segment(gs, ps, ps.rest, ps.rest_reads, n - 1, done);
+    }
+    if (pass == Pass::upd) done = gradient(gs, ps, done);
+    if (pass == Pass::bwd) done = relayouts(gs, pass, done);
+    // One join closes the pass, so the next pass waits on one task.
+    return {join(gs.layer, pass, "end", done)};
+  }
+
+  const Context& c_;
+  DsmSystem s_;
+  dsm::DsmOptions o_;
+  dsm::DsmNetwork net_;
+  bool core_level_ = false;
+  std::map<std::string, int> plan_index_;
+  std::vector<GroupSetup> groups_;
+  std::vector<int> chips_;
+  program::Program program_;
+};
+
+}  // namespace
+
+program::Program lower_dsm(const Context& context) {
+  if (context.plan.strategy != "dsm")
+    throw InputError("lower_dsm: plan strategy is '" + context.plan.strategy + "', not dsm");
+  return DsmLowerer(context).run();
+}
+
+}  // namespace partsim::lowering
