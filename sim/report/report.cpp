@@ -25,6 +25,11 @@ std::string pad(const std::string& s, size_t width, bool left = false) {
 
 }  // namespace
 
+const std::string& Report::diagnosis(size_t row) const {
+  static const std::string none;
+  return row < diagnoses.size() ? diagnoses[row] : none;
+}
+
 double Row::rel_error() const {
   if (predicted_s == 0) return simulated_s == 0 ? 0.0 : 1.0;
   return (simulated_s - predicted_s) / predicted_s;
@@ -148,10 +153,25 @@ nlohmann::ordered_json report_json(const Report& report) {
                     {"compute_s", row.compute_s},
                     {"exposed_s", row.exposed_s},
                     {"rel_error", row.rel_error()}});
+  // Diagnosed rows (diagnosis.hpp) carry their cause; the others have no "diagnosis" key.
+  for (size_t i = 0; i < report.rows.size(); ++i)
+    if (!report.diagnosis(i).empty()) rows[i]["diagnosis"] = report.diagnosis(i);
   j["layers"] = rows;
-  nlohmann::ordered_json links = nlohmann::ordered_json::array();
+  // Links that carried traffic, by link id (link_usage.hpp).
+  std::vector<const LinkUsage*> used;
   for (const auto& l : report.links)
-    links.push_back({{"link", l.link}, {"bytes", l.bytes}, {"busy_fraction", l.busy_fraction}});
+    if (l.bytes > 0) used.push_back(&l);
+  std::stable_sort(used.begin(), used.end(), [](const LinkUsage* a, const LinkUsage* b) { return a->id < b->id; });
+  nlohmann::ordered_json links = nlohmann::ordered_json::array();
+  for (const LinkUsage* l : used)
+    links.push_back({{"id", l->id},
+                     {"link", l->link},
+                     {"kind", l->kind},
+                     {"axis", l->axis},
+                     {"bandwidth_Bps", l->bandwidth},
+                     {"bytes", l->bytes},
+                     {"busy_fraction", l->busy_fraction},
+                     {"utilization", l->utilization}});
   j["links"] = links;
   j["cross_check"] = {{"mean_abs_rel_error", report.cross_check.mean_abs_rel_error},
                       {"max_abs_rel_error", report.cross_check.max_abs_rel_error},
@@ -185,6 +205,8 @@ std::string report_table(const Report& report, size_t worst_rows) {
   if (worst_rows > 0 && !report.rows.empty()) {
     std::vector<const Row*> sorted;
     for (const auto& row : report.rows) sorted.push_back(&row);
+    std::map<const Row*, size_t> index_of;  // for the row's diagnosis
+    for (size_t i = 0; i < report.rows.size(); ++i) index_of[&report.rows[i]] = i;
     std::stable_sort(sorted.begin(), sorted.end(), [](const Row* a, const Row* b) {
       return std::fabs(a->simulated_s - a->predicted_s) > std::fabs(b->simulated_s - b->predicted_s);
     });
@@ -198,6 +220,8 @@ std::string report_table(const Report& report, size_t worst_rows) {
       out << "  " << row.layer << "/" << row.pass << ": " << ms(row.simulated_s - row.predicted_s) << " ms = "
           << ms(model_gap) << " ms planner vs program (latency, overlap) + " << ms(contention)
           << " ms contention\n";
+      const std::string& cause = report.diagnosis(index_of[&row]);
+      if (!cause.empty()) out << "    cause: " << cause << "\n";
     }
   }
   return out.str();

@@ -37,11 +37,16 @@ struct CrossCheck {
                                   // or no variance), so it never prints NaN
 };
 
-/// Per-link load in the simulation: the fraction of the iteration the link was busy.
+/// Per-link load in the simulation: the fraction of the iteration the link was busy (link_usage.hpp).
 struct LinkUsage {
   std::string link;
   double bytes = 0;
   double busy_fraction = 0;
+  int id = -1;               // TopoLink id in the TopologyGraph (names of parallel links may repeat)
+  std::string kind;          // chip_to_chip | on_chip | memory
+  std::string axis;          // torus links: direction and dimension, e.g. "+x"; else empty
+  double bandwidth = 0;      // bytes/s in this direction
+  double utilization = 0;    // bytes / (bandwidth x iteration time)
 };
 
 struct Report {
@@ -59,6 +64,10 @@ struct Report {
   std::vector<Row> rows;
   std::vector<LinkUsage> links;
   CrossCheck cross_check;
+  /// The cause of a row's disagreement (diagnosis.hpp), same index as rows; "" for a row not
+  /// diagnosed; may be shorter than rows (or empty) when nothing was diagnosed.
+  std::vector<std::string> diagnoses;
+  const std::string& diagnosis(size_t row) const;
 };
 
 /// Pearson correlation of two equally long series; 0 when undefined.

@@ -1,0 +1,68 @@
+#pragma once
+// Per-link traffic of an evaluated Program: which transfers crossed which directed link of the
+// TopologyGraph, how many bytes each link carried, and for what fraction of the iteration it was
+// busy. Evaluator-independent: it reads the transfers' [start, finish) from any Evaluation (the
+// SimGrid replay for the report; the closed form works too) and their routes from the graph.
+//
+// Contract:
+// - A transfer's route is graph.route(node_of(src), node_of(dst)) (sim/program/platform_binding.hpp),
+//   the same route both evaluators use. A transfer whose endpoints are the same node crosses no link.
+// - A link is busy while at least one transfer crossing it is in flight: busy time is the measure
+//   of the UNION of the [start, finish) intervals of those transfers (overlapping transfers count
+//   once), so busy_fraction <= 1 whereas utilization (bytes / (bandwidth x makespan)) measures how
+//   much of the link's capacity was used.
+// - O(T log T + sum of route lengths) time for T transfers: routes are computed once per node pair,
+//   intervals are merged per node pair first and then per link.
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/program/evaluation.hpp"
+#include "sim/report/report.hpp"
+#include "topology/topology_graph.hpp"
+
+namespace partsim::report {
+
+/// The route of every transfer of a Program, computed once per (source node, destination node).
+class TransferRoutes {
+ public:
+  TransferRoutes(const program::Program& program, const topology::TopologyGraph& graph);
+
+  /// Links crossed by task `task`: empty for a compute or delay task or a same-node transfer.
+  const topology::Route& route(size_t task) const;
+  /// Index of the task's (src, dst) node pair, -1 for a task that is not a transfer.
+  int pair_of(size_t task) const { return pair_of_task_[task]; }
+  size_t pair_count() const { return pairs_.size(); }
+  const topology::Route& pair_route(size_t pair) const { return routes_[pair]; }
+  /// (source node, destination node) of a pair.
+  std::pair<int, int> pair_nodes(size_t pair) const { return pairs_[pair]; }
+
+ private:
+  std::vector<int> pair_of_task_;
+  std::vector<std::pair<int, int>> pairs_;
+  std::vector<topology::Route> routes_;
+  topology::Route empty_;
+};
+
+/// "chip_to_chip" | "on_chip" | "memory".
+std::string to_string(topology::TopoLinkKind kind);
+/// Torus links: "+x", "-y", ...; empty for other links.
+std::string axis_label(const topology::TopoLink& link);
+/// The link's name with its torus axis when it has one, e.g. "d0->d1 (+x)": a human label that
+/// tells parallel links apart (a bidirectional dimension of size 2 has two d0->d1 links).
+std::string link_label(const topology::TopoLink& link);
+
+/// Measure of the union of half-open intervals (sorted in place by start). Empty intervals count 0.
+double union_length(std::vector<std::pair<double, double>>& intervals);
+
+/// Every link that carried bytes, sorted by link id, with bytes, busy fraction and utilization
+/// over `evaluation.makespan_s` (both 0 when the makespan is 0).
+std::vector<LinkUsage> link_usage(const program::Program& program, const program::Evaluation& evaluation,
+                                  const topology::TopologyGraph& graph);
+/// Same, with routes already computed.
+std::vector<LinkUsage> link_usage(const program::Program& program, const program::Evaluation& evaluation,
+                                  const topology::TopologyGraph& graph, const TransferRoutes& routes);
+
+}  // namespace partsim::report

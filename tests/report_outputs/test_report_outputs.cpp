@@ -1,0 +1,434 @@
+// Evaluator-independent outputs of a replay: per-link usage, the Chrome-trace timeline and the
+// diagnosis of disagreements. Programs and Evaluations are built by hand (the TaskTiming values are
+// chosen here), so every number below is worked out in the comments.
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "sim/common/yaml_reader.hpp"
+#include "sim/program/platform_binding.hpp"
+#include "sim/report/diagnosis.hpp"
+#include "sim/report/link_usage.hpp"
+#include "sim/report/timeline.hpp"
+#include "topology/system_parser.hpp"
+
+using namespace partsim;
+using program::Endpoint;
+using program::Evaluation;
+using program::Program;
+using plan::Pass;
+
+namespace {
+
+// A unidirectional ring of 4 roofline devices, 10 GB/s and 1 us per link: d0 -> d1 -> d2 -> d3 -> d0.
+const char* const kRing4 = R"(
+system:
+  name: ring4
+  device_types:
+    acc: {kind: roofline, peak: 1TFLOP/s, memory: 1GB, memory_bandwidth: 100GB/s}
+  devices:
+    - {type: acc, count: 4}
+  torus:
+    dims: [4]
+    bandwidth: [10GB/s]
+    latency: [1us]
+    bidirectional: false
+)";
+
+// Two template chips of 2 cores on a unidirectional ring, for core granularity (memory and on-chip links).
+const char* const kChips2 = R"(
+system:
+  name: chips2
+  device_types:
+    chip:
+      kind: template
+      pe: {simd_lanes: 1}
+      pe_array: {rows: 2, cols: 2}
+      core: {scratchpad: 1MiB, scratchpad_bandwidth: 100GB/s, frequency: 1GHz}
+      chip: {cores: 2, interconnect: ring, core_to_core_bandwidth: 100GB/s, on_chip_latency: 10ns,
+             memory: 1GiB, memory_bandwidth: 100GB/s, memory_efficiency: 1, memory_latency: 100ns}
+  devices:
+    - {type: chip, count: 2}
+  torus:
+    dims: [2]
+    bandwidth: [10GB/s]
+    latency: [1us]
+    bidirectional: false
+)";
+
+topology::SystemSpec spec_of(const char* yaml) {
+  return topology::parse_system(yaml::load_string(yaml, "test.yaml"));
+}
+
+Endpoint dev(int d) { return {d, -1, false}; }
+
+int link_id(const topology::TopologyGraph& g, const std::string& name) {
+  for (int l = 0; l < g.link_count(); ++l)
+    if (g.link(l).name == name) return l;
+  ADD_FAILURE() << "no link " << name;
+  return -1;
+}
+
+const report::LinkUsage* usage_of(const std::vector<report::LinkUsage>& u, const std::string& name) {
+  for (const auto& l : u)
+    if (l.link == name) return &l;
+  return nullptr;
+}
+
+// Evaluation from (start, finish) in milliseconds, one per task.
+Evaluation timed(const std::vector<std::pair<double, double>>& ms) {
+  Evaluation e;
+  for (const auto& [s, f] : ms) {
+    e.tasks.push_back({s * 1e-3, f * 1e-3});
+    e.makespan_s = std::max(e.makespan_s, f * 1e-3);
+  }
+  return e;
+}
+
+}  // namespace
+
+// ---- link usage -------------------------------------------------------------------------------
+
+TEST(LinkUsage, BytesBusyFractionAndUtilizationByHand) {
+  const topology::TopologyGraph g(spec_of(kRing4));
+  Program p;
+  const int l = p.add_layer("l0");
+  p.add_transfer(l, Pass::fwd, "a", dev(0), dev(2), 10e6, {});  // 0: d0->d1, d1->d2
+  p.add_transfer(l, Pass::fwd, "b", dev(1), dev(2), 10e6, {});  // 1: d1->d2
+  p.add_transfer(l, Pass::fwd, "c", dev(2), dev(3), 5e6, {});   // 2: d2->d3
+  p.add_transfer(l, Pass::fwd, "d", dev(0), dev(1), 1e6, {});   // 3: d0->d1
+  p.add_transfer(l, Pass::fwd, "self", dev(1), dev(1), 7e6, {});  // 4: no link
+  p.add_compute(l, Pass::fwd, "compute", dev(3), 4e-3, {});       // 5
+  const Evaluation e = timed({{0, 2}, {1, 3}, {3.5, 4}, {3, 3.5}, {0, 0}, {0, 4}});  // makespan 4 ms
+  const auto u = report::link_usage(p, e, g);
+  // Capacity over the iteration: 10 GB/s x 4 ms = 40 MB.
+  ASSERT_EQ(u.size(), 3u);  // d3->d0 carried nothing
+  const auto* d01 = usage_of(u, "d0->d1");
+  const auto* d12 = usage_of(u, "d1->d2");
+  const auto* d23 = usage_of(u, "d2->d3");
+  ASSERT_TRUE(d01 && d12 && d23);
+  // d0->d1: a (10 MB, [0, 2)) and d (1 MB, [3, 3.5)): 11 MB, busy 2.5 ms of 4 = 0.625, 11/40 = 0.275.
+  EXPECT_DOUBLE_EQ(d01->bytes, 11e6);
+  EXPECT_NEAR(d01->busy_fraction, 0.625, 1e-12);
+  EXPECT_NEAR(d01->utilization, 0.275, 1e-12);
+  // d1->d2: a [0, 2) and b [1, 3) overlap: union [0, 3) = 3 ms -> 0.75; 20 MB / 40 MB = 0.5.
+  EXPECT_DOUBLE_EQ(d12->bytes, 20e6);
+  EXPECT_NEAR(d12->busy_fraction, 0.75, 1e-12);
+  EXPECT_NEAR(d12->utilization, 0.5, 1e-12);
+  // d2->d3: c, 5 MB in [3.5, 4): 0.125 and 5/40 = 0.125.
+  EXPECT_DOUBLE_EQ(d23->bytes, 5e6);
+  EXPECT_NEAR(d23->busy_fraction, 0.125, 1e-12);
+  EXPECT_NEAR(d23->utilization, 0.125, 1e-12);
+  // Sorted by id, with the topology's kind, axis and bandwidth.
+  EXPECT_LT(u[0].id, u[1].id);
+  EXPECT_LT(u[1].id, u[2].id);
+  EXPECT_EQ(d01->id, link_id(g, "d0->d1"));
+  EXPECT_EQ(d01->kind, "chip_to_chip");
+  EXPECT_EQ(d01->axis, "+x");
+  EXPECT_DOUBLE_EQ(d01->bandwidth, 10e9);
+}
+
+TEST(LinkUsage, UnionLengthMergesOverlapsAndIgnoresEmptyIntervals) {
+  // [0,1) [0.5,2) [2,3) [5,5) [4,4.5): union [0,3) + [4,4.5) = 3.5.
+  std::vector<std::pair<double, double>> v{{2, 3}, {0.5, 2}, {5, 5}, {0, 1}, {4, 4.5}};
+  EXPECT_DOUBLE_EQ(report::union_length(v), 3.5);
+  std::vector<std::pair<double, double>> none;
+  EXPECT_DOUBLE_EQ(report::union_length(none), 0.0);
+}
+
+TEST(LinkUsage, CoreGranularityNamesMemoryAndOnChipLinks) {
+  const topology::TopologyGraph g(spec_of(kChips2), topology::Granularity::core);
+  Program p;
+  const int l = p.add_layer("l0");
+  p.add_transfer(l, Pass::fwd, "load", {0, -1, true}, {0, 1, false}, 4e6, {});   // memory -> core 0 -> core 1
+  p.add_transfer(l, Pass::fwd, "send", {0, 0, false}, {1, 0, false}, 2e6, {});  // off chip
+  const Evaluation e = timed({{0, 1}, {0, 2}});
+  const auto u = report::link_usage(p, e, g);
+  std::map<std::string, double> bytes_by_kind;
+  double total = 0;
+  for (const auto& x : u) {
+    bytes_by_kind[x.kind] += x.bytes;
+    total += x.bytes;
+    EXPECT_EQ(x.kind, report::to_string(g.link(x.id).kind));
+  }
+  // The load crosses the memory link (4 MB) and at least one on-chip link; the send a chip-to-chip link.
+  EXPECT_DOUBLE_EQ(bytes_by_kind["memory"], 4e6);
+  EXPECT_GE(bytes_by_kind["on_chip"], 4e6);
+  EXPECT_GE(bytes_by_kind["chip_to_chip"], 2e6);
+  // Every link's bytes = the sum over the transfers whose route crosses it.
+  const report::TransferRoutes routes(p, g);
+  double expected = 0;
+  for (size_t i = 0; i < p.size(); ++i) expected += p.tasks()[i].bytes * static_cast<double>(routes.route(i).size());
+  EXPECT_DOUBLE_EQ(total, expected);
+}
+
+TEST(LinkUsage, ReportJsonWritesUsedLinksSortedById) {
+  report::Report r;
+  report::LinkUsage a{"d1->d2", 20e6, 0.75, 1, "chip_to_chip", "+x", 10e9, 0.5};
+  report::LinkUsage idle{"d3->d0", 0, 0, 3, "chip_to_chip", "+x", 10e9, 0};
+  report::LinkUsage b{"d0->d1", 11e6, 0.625, 0, "chip_to_chip", "+x", 10e9, 0.275};
+  r.links = {a, idle, b};
+  const auto j = report::report_json(r);
+  ASSERT_EQ(j["links"].size(), 2u);
+  EXPECT_EQ(j["links"][0]["link"], "d0->d1");
+  EXPECT_EQ(j["links"][0]["id"], 0);
+  EXPECT_EQ(j["links"][0]["kind"], "chip_to_chip");
+  EXPECT_DOUBLE_EQ(j["links"][0]["utilization"].get<double>(), 0.275);
+  EXPECT_DOUBLE_EQ(j["links"][1]["busy_fraction"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(j["links"][1]["bandwidth_Bps"].get<double>(), 10e9);
+}
+
+// ---- timeline ---------------------------------------------------------------------------------
+
+namespace {
+
+// conv1/fwd on the ring: compute on d0, two transfers sharing link d1->d2, a join, a memory delay,
+// compute on d2.
+struct TimelineCase {
+  topology::TopologyGraph g{spec_of(kRing4)};
+  Program p;
+  Evaluation e;
+  TimelineCase() {
+    const int l = p.add_layer("conv1");
+    const int c0 = p.add_compute(l, Pass::fwd, "compute", dev(0), 1e-3, {});              // 0
+    const int t0 = p.add_transfer(l, Pass::fwd, "relayout", dev(0), dev(2), 2e6, {c0});  // 1: 2 links
+    const int t1 = p.add_transfer(l, Pass::fwd, "halo", dev(1), dev(2), 1e6, {});        // 2: 1 link
+    const int j = p.add_delay(l, Pass::fwd, "join", 0.0, {t0, t1});                      // 3: skipped
+    const int d = p.add_delay(l, Pass::fwd, "weights", 0.2e-3, {j});                     // 4: on d2
+    p.add_compute(l, Pass::fwd, "compute", dev(2), 1e-3, {d});                            // 5
+    // ms: c0 [0,1), t0 [1,1.3), t1 [1.1,1.4) (overlaps t0 on d1->d2), join at 1.4, delay [1.4,1.6),
+    // compute [1.6, 2.6).
+    e = timed({{0, 1}, {1, 1.3}, {1.1, 1.4}, {1.4, 1.4}, {1.4, 1.6}, {1.6, 2.6}});
+  }
+  nlohmann::json trace(size_t max_events, report::TimelineStats* stats = nullptr) const {
+    std::ostringstream out;
+    const auto s = report::write_timeline(out, p, e, g, report::TimelineOptions{max_events});
+    if (stats) *stats = s;
+    return nlohmann::json::parse(out.str());
+  }
+};
+
+struct Parsed {
+  std::vector<nlohmann::json> events;                 // complete events
+  std::map<int, std::string> process;                 // pid -> name
+  std::map<std::pair<int, int>, std::string> thread;  // (pid, tid) -> name
+  std::string track(const nlohmann::json& ev) const {
+    return process.at(ev["pid"].get<int>()) + "/" + thread.at({ev["pid"].get<int>(), ev["tid"].get<int>()});
+  }
+};
+
+Parsed parse(const nlohmann::json& trace) {
+  Parsed p;
+  for (const auto& ev : trace["traceEvents"]) {
+    if (ev["ph"] == "X") p.events.push_back(ev);
+    else if (ev["name"] == "process_name") p.process[ev["pid"].get<int>()] = ev["args"]["name"];
+    else if (ev["name"] == "thread_name") p.thread[{ev["pid"].get<int>(), ev["tid"].get<int>()}] = ev["args"]["name"];
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST(Timeline, EventsTracksNamesAndMicroseconds) {
+  const TimelineCase c;
+  report::TimelineStats stats;
+  const Parsed t = parse(c.trace(1000, &stats));
+  // Device events: 2 compute + 1 delay (the join is left out) + 2 transfers on their senders = 5;
+  // link events: relayout on d0->d1 and d1->d2, halo on d1->d2 = 3. Total 8.
+  ASSERT_EQ(t.events.size(), 8u);
+  EXPECT_EQ(stats.events, 8u);
+  EXPECT_EQ(stats.link_events, 3u);
+  EXPECT_EQ(stats.link_events_dropped, 0u);
+  std::multiset<std::string> where;
+  for (const auto& ev : t.events) where.insert(t.track(ev) + " " + ev["name"].get<std::string>());
+  const std::multiset<std::string> expected{
+      "d0/compute conv1/fwd compute",
+      "d0/send conv1/fwd relayout",
+      "d1/send conv1/fwd halo",
+      "d2/compute conv1/fwd compute",
+      "d2/delays conv1/fwd weights",  // a delay is drawn on its predecessor's device (the join's: t0 -> d2)
+      "links/d0->d1 (+x) conv1/fwd relayout",
+      "links/d1->d2 (+x) conv1/fwd relayout",  // relayout starts first on d1->d2: lane 1
+      "links/d1->d2 (+x) #2 conv1/fwd halo",   // overlaps it: lane 2
+  };
+  EXPECT_EQ(where, expected);
+  for (const auto& ev : t.events) {
+    if (ev["name"] != "conv1/fwd relayout") continue;
+    // [1 ms, 1.3 ms) = ts 1000 us, dur 300 us; args bytes, src, dst.
+    EXPECT_NEAR(ev["ts"].get<double>(), 1000.0, 1e-3);
+    EXPECT_NEAR(ev["dur"].get<double>(), 300.0, 1e-3);
+    EXPECT_DOUBLE_EQ(ev["args"]["bytes"].get<double>(), 2e6);
+    EXPECT_EQ(ev["args"]["src"], "d0");
+    EXPECT_EQ(ev["args"]["dst"], "d2");
+    EXPECT_EQ(ev["args"]["task"], 1);
+  }
+  for (const auto& ev : t.events)
+    if (ev["name"] == "conv1/fwd weights") {
+      EXPECT_NEAR(ev["ts"].get<double>(), 1400.0, 1e-3);
+      EXPECT_NEAR(ev["dur"].get<double>(), 200.0, 1e-3);
+    }
+  EXPECT_EQ(t.process.size(), 4u);  // d0, d1, d2, links (d3 has nothing)
+}
+
+TEST(Timeline, CapDropsLinkEventsFirstAndRecordsIt) {
+  const TimelineCase c;
+  report::TimelineStats stats;
+  // 7 events: 5 device events + 2 link events: relayout's 2 fit, then halo's 1 does not (budget 0).
+  auto j = c.trace(7, &stats);
+  EXPECT_EQ(parse(j).events.size(), 7u);
+  EXPECT_EQ(j["otherData"]["link_events_dropped"], 1);
+  EXPECT_EQ(j["otherData"]["events_dropped"], 0);
+  EXPECT_EQ(j["otherData"]["max_events"], 7);
+  // 6 events: link budget 1 < relayout's 2 links; the transfers after it lose theirs too (a prefix
+  // of the transfers keeps its link events): 3 dropped.
+  j = c.trace(6, &stats);
+  EXPECT_EQ(parse(j).events.size(), 5u);
+  EXPECT_EQ(stats.link_events_dropped, 3u);
+  EXPECT_EQ(j["otherData"]["link_events_dropped"], 3);
+  // 3 events: no links, and only the first 3 device events in task order (compute, relayout, halo).
+  j = c.trace(3, &stats);
+  const Parsed t = parse(j);
+  ASSERT_EQ(t.events.size(), 3u);
+  EXPECT_EQ(stats.other_events_dropped, 2u);
+  EXPECT_EQ(j["otherData"]["events_dropped"], 2);
+  std::set<int> tasks;
+  for (const auto& ev : t.events) tasks.insert(ev["args"]["task"].get<int>());
+  EXPECT_EQ(tasks, (std::set<int>{0, 1, 2}));
+}
+
+TEST(Timeline, CoreGranularityThreadsPerCoreAndMemory) {
+  const topology::TopologyGraph g(spec_of(kChips2), topology::Granularity::core);
+  Program p;
+  const int l = p.add_layer("fc");
+  const int ld = p.add_transfer(l, Pass::bwd, "load", {0, -1, true}, {0, 1, false}, 4e6, {});  // memory thread
+  p.add_compute(l, Pass::bwd, "compute", {0, 1, false}, 1e-3, {ld});                          // core 1
+  p.add_compute(l, Pass::bwd, "compute", {0, 0, false}, 1e-3, {});                            // core 0
+  const Evaluation e = timed({{0, 0.5}, {0.5, 1.5}, {0, 1}});
+  std::ostringstream out;
+  report::write_timeline(out, p, e, g);
+  const Parsed t = parse(nlohmann::json::parse(out.str()));
+  std::set<std::string> device_tracks;
+  for (const auto& ev : t.events)
+    if (t.process.at(ev["pid"].get<int>()) != "links") device_tracks.insert(t.track(ev) + " " + ev["name"].get<std::string>());
+  EXPECT_EQ(device_tracks, (std::set<std::string>{"d0/memory fc/bwd load", "d0/core 0 fc/bwd compute",
+                                                  "d0/core 1 fc/bwd compute"}));
+}
+
+// ---- diagnosis --------------------------------------------------------------------------------
+
+namespace {
+
+// Three rows on the ring, each with its own cause, and one transfer of another layer.
+struct DiagnosisCase {
+  topology::TopologyGraph g{spec_of(kRing4)};
+  Program p;
+  Evaluation closed, sim;
+  DiagnosisCase() {
+    const int c = p.add_layer("contended");
+    const int x = p.add_layer("other");
+    const int lat = p.add_layer("small");
+    const int ov = p.add_layer("serial");
+    std::vector<std::pair<double, double>> cf, sm;  // ms
+    auto add = [&](int id, std::pair<double, double> closed_ms, std::pair<double, double> sim_ms) {
+      EXPECT_EQ(id, static_cast<int>(cf.size()));
+      cf.push_back(closed_ms);
+      sm.push_back(sim_ms);
+    };
+    // contended/fwd: a d0->d2 and b d1->d2 (10 MB each) share d1->d2. Closed form: 1 us per link +
+    // 10 MB / 10 GB/s = 1 ms: a 1.002 ms, b 1.001 ms. Simulated (fair sharing, as in
+    // tests/replay): b ends at 2.000 ms, a at 2.001 ms. Then c d2->d3 (10 MB, 1.001 ms, not slowed).
+    const int a = p.add_transfer(c, Pass::fwd, "a", dev(0), dev(2), 10e6, {});
+    add(a, {0, 1.002}, {0, 2.001});
+    const int b = p.add_transfer(c, Pass::fwd, "b", dev(1), dev(2), 10e6, {});
+    add(b, {0, 1.001}, {0, 2.000});
+    add(p.add_transfer(c, Pass::fwd, "c", dev(2), dev(3), 10e6, {a, b}), {1.002, 2.003}, {2.001, 3.002});
+    // other/fwd: 1 MB on d0->d1 in [2.5, 2.6) ms of the simulation (inside contended's span).
+    add(p.add_transfer(x, Pass::fwd, "x", dev(0), dev(1), 1e6, {}), {2.5, 2.6}, {2.5, 2.6});
+    // small/fwd: 4 transfers of 1 kB d0->d1 one after the other: 1 us + 1 kB / 10 GB/s = 1.1 us each.
+    double t = 5.0;
+    int prev = -1;
+    for (int k = 0; k < 4; ++k) {
+      prev = p.add_transfer(lat, Pass::fwd, "grad_allreduce_x step " + std::to_string(k + 1), dev(0), dev(1), 1e3,
+                            prev < 0 ? std::vector<int>{} : std::vector<int>{prev});
+      add(prev, {t, t + 1.1e-3}, {t, t + 1.1e-3});
+      t += 1.1e-3;
+    }
+    // serial/fwd: compute 1 ms on d0, then send 100 MB d0->d1 (1 us + 10 ms = 10.001 ms); the planner
+    // overlapped them (max = 10.001 ms), the Program does not (11.001 ms), both evaluators agree.
+    const int k = p.add_compute(ov, Pass::fwd, "compute", dev(0), 1e-3, {});
+    add(k, {6, 7}, {6, 7});
+    add(p.add_transfer(ov, Pass::fwd, "send", dev(0), dev(1), 100e6, {k}), {7, 17.001}, {7, 17.001});
+    closed = timed(cf);
+    sim = timed(sm);
+  }
+  std::string diagnose(const report::Row& row) const {
+    return report::diagnose_row(row, p, closed, sim, g, report::TransferRoutes(p, g));
+  }
+};
+
+// Rows with predicted, closed form and simulated spans (s), as build_report makes them.
+report::Row row(const std::string& layer, double predicted, double closed, double simulated) {
+  report::Row r;
+  r.layer = layer;
+  r.pass = "fwd";
+  r.predicted_s = predicted;
+  r.closed_form_s = closed;
+  r.simulated_s = simulated;
+  return r;
+}
+
+}  // namespace
+
+TEST(Diagnosis, ContentionNamesTheBusiestLinksOfTheSlowedTransfers) {
+  const DiagnosisCase c;
+  // Spans: closed [0, 2.003) ms, simulated [0, 3.002) ms; predicted 2 ms. Contention (0.999 ms)
+  // outweighs the model gap (0.003 ms). Slowed: a and b (2 of 3); their links d0->d1, d1->d2.
+  // In the simulated span (3.002 ms): d1->d2 carried a + b = 20 MB, busy [0, 2.001) = 66.7 % -> 67%;
+  // d0->d1 carried a + x = 11 MB, busy [0, 2.001) + [2.5, 2.6) = 2.101 / 3.002 = 70.0 % -> 70%.
+  // Simulated over closed: 3.002 / 2.003 - 1 = 49.9 % -> +50%.
+  EXPECT_EQ(c.diagnose(row("contended", 2e-3, 2.003e-3, 3.002e-3)),
+            "contention: d1->d2 (+x) 67% busy, d0->d1 (+x) 70%; 2 of 3 transfers slower; "
+            "simulated +50% over closed form");
+}
+
+TEST(Diagnosis, LatencyBoundRowOfSmallTransfers) {
+  const DiagnosisCase c;
+  // 4 x 1.1 us = 4.4 us in both evaluators; the planner counted 4 x 0.1 us = 0.4 us of bytes.
+  // Route latency 4 x 1 us of 4.4 us = 90.9 % -> 91%; closed over predicted 4.4 / 0.4 - 1 = +1000%.
+  EXPECT_EQ(c.diagnose(row("small", 0.4e-6, 4.4e-6, 4.4e-6)),
+            "latency: 4 transfers of 1 kB mean, route latency 91% of their closed-form time; "
+            "closed form +1000% over prediction");
+}
+
+TEST(Diagnosis, OverlapWhenClosedFormEqualsSimulationButNotPrediction) {
+  const DiagnosisCase c;
+  // 11.001 / 10.001 - 1 = +10.0 %; task time: transfer 10.001 of 11.001 ms = 90.9 % -> 91%;
+  // latency share of the transfer 1 us / 10.001 ms: not latency-bound.
+  EXPECT_EQ(c.diagnose(row("serial", 10.001e-3, 11.001e-3, 11.001e-3)),
+            "overlap: closed form = simulated, +10% over prediction; largest task kind transfer "
+            "(91% of task time, 'send')");
+}
+
+TEST(Diagnosis, AgreementAndReportRows) {
+  const DiagnosisCase c;
+  EXPECT_EQ(c.diagnose(row("serial", 11.0e-3, 11.001e-3, 11.001e-3)), "agrees: simulated within 1% of prediction");
+  // diagnose() fills the 2 largest |simulated - predicted|: contended (1.002 ms), serial (1 ms); not
+  // small (4 us). The JSON carries them; rows not diagnosed have no key.
+  report::Report r;
+  r.rows = {row("contended", 2e-3, 2.003e-3, 3.002e-3), row("small", 0.4e-6, 4.4e-6, 4.4e-6),
+            row("serial", 10.001e-3, 11.001e-3, 11.001e-3)};
+  report::diagnose(r, c.p, c.closed, c.sim, c.g, 2);
+  ASSERT_EQ(r.diagnoses.size(), 3u);
+  EXPECT_EQ(r.diagnoses[0].rfind("contention: ", 0), 0u);
+  EXPECT_TRUE(r.diagnoses[1].empty());
+  EXPECT_EQ(r.diagnoses[2].rfind("overlap: ", 0), 0u);
+  const auto j = report::report_json(r);
+  EXPECT_EQ(j["layers"][0]["diagnosis"], r.diagnoses[0]);
+  EXPECT_FALSE(j["layers"][1].contains("diagnosis"));
+  EXPECT_NE(report::report_table(r, 2).find("cause: overlap: "), std::string::npos);
+}
