@@ -521,8 +521,9 @@ class DsmLowerer {
       ag.collective = "all_gather";
       collectives::Schedule a = collectives::build_schedule(rs, c_.topology);
       const collectives::Schedule b = collectives::build_schedule(ag, c_.topology);
-      for (const auto& t : b.transfers) a.add(t.src, t.dst, t.bytes, t.step + a.step_count);
-      a.step_count += b.step_count;
+      const int offset = a.step_count;
+      for (const auto& t : b.transfers) a.add(t.src, t.dst, t.bytes, t.step + offset);
+      a.step_count = offset + b.step_count;
       const auto done = add_merged(a, 1, layer, Pass::upd, "grad_allreduce_" + axis, after);
       group.insert(group.end(), done.begin(), done.end());
     };

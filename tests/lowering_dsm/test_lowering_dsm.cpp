@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "sim/program/platform_binding.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/net_builder.hpp"
+#include "workloads/workload_file.hpp"
 
 using namespace partsim;
 
@@ -85,4 +87,43 @@ TEST(LoweringDsm, Probe) {
                 plan::to_string(s.pass).c_str(), s.span());
   for (const auto& t : prog.tasks())
     std::printf("  %s %s %s %g %g\n", prog.layer_names()[static_cast<size_t>(t.layer)].c_str(), plan::to_string(t.pass).c_str(), t.label.c_str(), t.seconds, t.bytes);
+}
+
+// Figures for the report (not a check): vgg16 b512 dsm on torus_8pf, per layer and pass, closed form
+// vs the planner, and the Program's size at both granularities. Run with
+// --gtest_also_run_disabled_tests --gtest_filter='*Vgg16*'.
+TEST(LoweringDsm, DISABLED_Vgg16Figures) {
+  const topology::SystemSpec spec = topology::load_system(PARTSIM_SOURCE_DIR "/configs/torus_8pf.yaml");
+  const workloads::Graph g = workloads::load_workload("vgg16", 512);
+  const plan::Plan p = planner::builtin_strategies().make_plan("dsm", {spec, g, "vgg16", plan::Mode::training, {}});
+  for (auto gran : {topology::Granularity::chip, topology::Granularity::core}) {
+    const topology::TopologyGraph topo(spec, gran);
+    const program::Program prog = lowering::lower_dsm({p, spec, g, topo});
+    std::map<program::TaskKind, long long> kinds;
+    for (const auto& t : prog.tasks()) ++kinds[t.kind];
+    std::printf("%s granularity: %zu tasks (compute %lld, transfer %lld, delay %lld)\n",
+                topology::to_string(gran).c_str(), prog.size(), kinds[program::TaskKind::compute],
+                kinds[program::TaskKind::transfer], kinds[program::TaskKind::delay]);
+    program::ClosedFormEvaluator closed(program::uncontended_transfer_time(topo));
+    const auto ev = closed.evaluate(prog);
+    double pred_total = 0;
+    for (const auto& s : program::layer_pass_spans(prog, ev)) {
+      const auto& lp = p.layers[static_cast<size_t>(s.layer)];
+      double pred = 0;
+      for (const auto& pp : lp.passes)
+        if (pp.pass == s.pass) pred = pp.predicted.total_s;
+      pred_total += pred;
+      std::printf("  %-8s %-3s predicted %9.2f us closed %9.2f us  %+6.2f %%\n", lp.name.c_str(),
+                  plan::to_string(s.pass).c_str(), pred * 1e6, s.span() * 1e6, (s.span() / pred - 1) * 100);
+    }
+    if (std::getenv("H1_DUMP"))
+      for (size_t i = 0; i < prog.size(); ++i) {
+        const auto& t = prog.tasks()[i];
+        if (prog.layer_names()[static_cast<size_t>(t.layer)] != std::getenv("H1_DUMP") || t.pass != (std::getenv("H1_PASS") ? plan::Pass::bwd : plan::Pass::upd)) continue;
+        std::printf("    %zu %s dev %d/%d->%d  s=%g b=%g  [%g, %g]\n", i, t.label.c_str(), t.at.device, t.src.device, t.dst.device, t.seconds, t.bytes,
+                    ev.tasks[i].start * 1e6, ev.tasks[i].finish * 1e6);
+      }
+    std::printf("  total predicted %.2f us (plan %.2f) closed form %.2f us %+6.2f %%\n", pred_total * 1e6,
+                p.predicted_iteration_s * 1e6, ev.makespan_s * 1e6, (ev.makespan_s / p.predicted_iteration_s - 1) * 100);
+  }
 }
