@@ -1,6 +1,7 @@
 #include "sim/report/link_usage.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 
 #include "sim/common/error.hpp"
@@ -84,59 +85,50 @@ std::vector<LinkUsage> link_usage(const program::Program& program, const program
   if (evaluation.tasks.size() != program.size())
     throw Error("report: the evaluation has " + std::to_string(evaluation.tasks.size()) + " task timings for " +
                 std::to_string(program.size()) + " tasks");
-  const size_t pairs = routes.pair_count();
   const auto& tasks = program.tasks();
+  const auto& timing = evaluation.tasks;
 
-  // 1. Bytes and in-flight intervals per node pair (counting sort by pair: no per-pair vectors).
-  std::vector<double> pair_bytes(pairs, 0.0);
-  std::vector<size_t> offset(pairs + 1, 0);
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    const int p = routes.pair_of(i);
-    if (p < 0 || tasks[i].bytes <= 0 || routes.pair_route(static_cast<size_t>(p)).empty()) continue;
-    pair_bytes[static_cast<size_t>(p)] += tasks[i].bytes;
-    ++offset[static_cast<size_t>(p) + 1];
-  }
-  for (size_t p = 0; p < pairs; ++p) offset[p + 1] += offset[p];
-  std::vector<std::pair<double, double>> intervals(offset[pairs]);
-  {
-    std::vector<size_t> fill(offset.begin(), offset.end() - 1);
-    for (size_t i = 0; i < tasks.size(); ++i) {
-      const int p = routes.pair_of(i);
-      if (p < 0 || tasks[i].bytes <= 0 || routes.pair_route(static_cast<size_t>(p)).empty()) continue;
-      intervals[fill[static_cast<size_t>(p)]++] = {evaluation.tasks[i].start, evaluation.tasks[i].finish};
+  // Transfers that cross links, sorted once by start: walking them in that order hands every link
+  // its intervals sorted by start, so each link merges its union on the fly (O(1) state per link)
+  // instead of storing and sorting its own list. O(T log T + sum of route lengths).
+  std::vector<std::uint32_t> order;
+  for (size_t i = 0; i < tasks.size(); ++i)
+    if (routes.pair_of(i) >= 0 && tasks[i].bytes > 0 && !routes.route(i).empty())
+      order.push_back(static_cast<std::uint32_t>(i));
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return timing[a].start != timing[b].start ? timing[a].start < timing[b].start : a < b;
+  });
+
+  struct Acc {
+    double bytes = 0;
+    double busy = 0;    // closed part of the union
+    double lo = 0, hi = 0;  // the open interval of the union
+    bool used = false, open = false;
+  };
+  std::vector<Acc> acc(static_cast<size_t>(graph.link_count()));
+  for (std::uint32_t i : order) {
+    const double s = timing[i].start, f = timing[i].finish;
+    for (int l : routes.route(i)) {
+      Acc& a = acc[static_cast<size_t>(l)];
+      a.used = true;
+      a.bytes += tasks[i].bytes;
+      if (!(f > s)) continue;  // an empty interval adds bytes, no busy time
+      if (a.open && s <= a.hi) {
+        a.hi = std::max(a.hi, f);
+      } else {
+        if (a.open) a.busy += a.hi - a.lo;
+        a.lo = s;
+        a.hi = f;
+        a.open = true;
+      }
     }
   }
-
-  // 2. Merge each pair's intervals into their union: every link of the pair's route sees the same
-  //    union, so a link only merges the (usually far fewer) pair unions that cross it.
-  std::vector<std::vector<std::pair<double, double>>> pair_union(pairs);
-  for (size_t p = 0; p < pairs; ++p) {
-    auto first = intervals.begin() + static_cast<std::ptrdiff_t>(offset[p]);
-    auto last = intervals.begin() + static_cast<std::ptrdiff_t>(offset[p + 1]);
-    std::sort(first, last);
-    auto& merged = pair_union[p];
-    for (auto it = first; it != last; ++it) {
-      if (!(it->second > it->first)) continue;
-      if (!merged.empty() && it->first <= merged.back().second)
-        merged.back().second = std::max(merged.back().second, it->second);
-      else
-        merged.push_back(*it);
-    }
-  }
-  intervals = {};
-
-  // 3. Per link: the pairs whose route crosses it.
-  std::vector<std::vector<int>> pairs_on_link(static_cast<size_t>(graph.link_count()));
-  for (size_t p = 0; p < pairs; ++p)
-    if (pair_bytes[p] > 0)
-      for (int l : routes.pair_route(p)) pairs_on_link[static_cast<size_t>(l)].push_back(static_cast<int>(p));
 
   const double makespan = evaluation.makespan_s;
   std::vector<LinkUsage> out;
-  std::vector<std::pair<double, double>> scratch;
   for (int l = 0; l < graph.link_count(); ++l) {
-    const auto& on = pairs_on_link[static_cast<size_t>(l)];
-    if (on.empty()) continue;
+    const Acc& a = acc[static_cast<size_t>(l)];
+    if (!a.used) continue;
     const topology::TopoLink& link = graph.link(l);
     LinkUsage u;
     u.id = l;
@@ -144,18 +136,8 @@ std::vector<LinkUsage> link_usage(const program::Program& program, const program
     u.kind = to_string(link.kind);
     u.axis = axis_label(link);
     u.bandwidth = link.bandwidth;
-    scratch.clear();
-    for (int p : on) {
-      u.bytes += pair_bytes[static_cast<size_t>(p)];
-      const auto& merged = pair_union[static_cast<size_t>(p)];
-      scratch.insert(scratch.end(), merged.begin(), merged.end());
-    }
-    const double busy = on.size() == 1 ? [&] {
-      double s = 0;
-      for (const auto& [a, b] : scratch) s += b - a;  // already a disjoint union
-      return s;
-    }()
-                                       : union_length(scratch);
+    u.bytes = a.bytes;
+    const double busy = a.busy + (a.open ? a.hi - a.lo : 0.0);
     if (makespan > 0) {
       u.busy_fraction = busy / makespan;
       u.utilization = link.bandwidth > 0 ? u.bytes / (link.bandwidth * makespan) : 0;

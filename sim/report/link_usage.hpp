@@ -11,8 +11,9 @@
 //   of the UNION of the [start, finish) intervals of those transfers (overlapping transfers count
 //   once), so busy_fraction <= 1 whereas utilization (bytes / (bandwidth x makespan)) measures how
 //   much of the link's capacity was used.
-// - O(T log T + sum of route lengths) time for T transfers: routes are computed once per node pair,
-//   intervals are merged per node pair first and then per link.
+// - O(T log T + sum of route lengths) time for T transfers and O(T + links) memory: routes are
+//   computed once per node pair; transfers are sorted once by start and every link merges its
+//   union while they are walked in that order.
 
 #include <cstddef>
 #include <string>

@@ -3,8 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <functional>
 #include <limits>
 #include <map>
@@ -24,18 +25,41 @@ using program::TaskKind;
 
 std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 
-// Microseconds with 0.1 ns resolution: fixed notation keeps the output byte-identical across runs
-// and readable by every trace viewer.
-std::string micros(double seconds) {
+// Microseconds with 0.1 ns resolution, in fixed notation so the output is byte-identical across
+// runs and readable by every trace viewer. Integer formatting: printf("%.4f") dominated the time.
+void append_micros(std::string& out, double seconds) {
+  long long ticks = std::llround(seconds * 1e10);  // 0.1 ns
+  if (ticks < 0) {
+    out += '-';
+    ticks = -ticks;
+  }
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, ticks / 10000);
+  out.append(buf, r.ptr);
+  out += '.';
+  const long long frac = ticks % 10000;
+  char digits[4] = {static_cast<char>('0' + frac / 1000), static_cast<char>('0' + frac / 100 % 10),
+                    static_cast<char>('0' + frac / 10 % 10), static_cast<char>('0' + frac % 10)};
+  out.append(digits, 4);
+}
+
+// Shortest representation that reads back exactly.
+void append_number(std::string& out, double v) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4f", seconds * 1e6);
-  return buf;
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void append_number(std::string& out, long long v) {
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
 }
 
 std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.15g", v);
-  return buf;
+  std::string s;
+  append_number(s, v);
+  return s;
 }
 
 // Track order inside a device process: per core (-1 = the chip), its compute thread then its send
@@ -60,12 +84,14 @@ class Writer {
     program_pid_ = device_count_;
     links_pid_ = device_count_ + 1;
     for (const auto& node : graph.nodes()) node_names_.push_back(quoted(node.name));
+    for (int d = 0; d < device_count_; ++d) memory_names_.push_back(quoted(process_name(d) + ":memory"));
   }
 
   TimelineStats write(const TimelineOptions& options) {
     const auto& tasks = program_.tasks();
     const size_t n = tasks.size();
     infer_delay_devices();
+    event_names_.assign(n, std::string());
 
     // Which events exist and which the cap keeps: device events first, then link events of whole
     // transfers in task order while they fit.
@@ -76,7 +102,8 @@ class Writer {
     TimelineStats stats;
     stats.other_events_dropped = device_events - device_budget;
 
-    std::map<TrackKey, std::vector<std::uint32_t>> tracks;
+    std::map<TrackKey, std::vector<std::uint32_t>> tracks;                           // device tracks
+    std::vector<std::vector<std::uint32_t>> link_tracks(static_cast<size_t>(graph_.link_count()));  // by link id
     size_t kept_device = 0;
     bool links_full = false;
     for (size_t i = 0; i < n; ++i) {
@@ -90,7 +117,7 @@ class Writer {
       if (!links_full && route.size() <= link_budget) {
         link_budget -= route.size();
         stats.link_events += route.size();
-        for (int l : route) tracks[{links_pid_, l}].push_back(static_cast<std::uint32_t>(i));
+        for (int l : route) link_tracks[static_cast<size_t>(l)].push_back(static_cast<std::uint32_t>(i));
       } else {
         links_full = true;  // a prefix of the transfers keeps its link events, no holes
         stats.link_events_dropped += route.size();
@@ -99,10 +126,11 @@ class Writer {
 
     out_ << "{\"traceEvents\":[\n";
     std::map<int, int> next_tid;  // per pid
-    for (auto& [key, events] : tracks) {
+    auto write_track = [&](const TrackKey& key, std::vector<std::uint32_t>& events) {
+      if (events.empty()) return;
       if (!names_written_.count(key.pid)) write_process_name(key.pid);
       const std::vector<int> lanes = assign_lanes(events);
-      const int lane_count = lanes.empty() ? 0 : *std::max_element(lanes.begin(), lanes.end()) + 1;
+      const int lane_count = *std::max_element(lanes.begin(), lanes.end()) + 1;
       int& tid = next_tid[key.pid];
       const std::string name = track_name(key);
       for (int lane = 0; lane < lane_count; ++lane) {
@@ -114,7 +142,10 @@ class Writer {
         ++stats.events;
       }
       tid += lane_count;
-    }
+      events = {};  // written: free it
+    };
+    for (auto& [key, events] : tracks) write_track(key, events);
+    for (int l = 0; l < graph_.link_count(); ++l) write_track({links_pid_, l}, link_tracks[static_cast<size_t>(l)]);
     out_ << "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{";
     out_ << "\"generator\":\"partsim\",\"time_unit\":\"us\",\"makespan_s\":" << number(evaluation_.makespan_s)
          << ",\"tasks\":" << n << ",\"events\":" << stats.events << ",\"link_events\":" << stats.link_events
@@ -216,8 +247,10 @@ class Writer {
     return lane;
   }
 
-  std::string endpoint_name(const program::Endpoint& e) const {
-    if (e.memory && graph_.memory_node(e.device) < 0) return quoted(process_name(e.device) + ":memory");
+  // JSON-quoted graph node name; "<device>:memory" for a memory the graph has no node for.
+  const std::string& endpoint_name(const program::Endpoint& e) const {
+    if (e.memory && e.device >= 0 && e.device < device_count_ && graph_.memory_node(e.device) < 0)
+      return memory_names_[static_cast<size_t>(e.device)];
     return node_names_[static_cast<size_t>(program::node_of(graph_, e))];
   }
 
@@ -243,25 +276,59 @@ class Writer {
          << ",\"args\":{\"sort_index\":" << tid << "}}";
   }
 
+  // "<layer>/<pass> <label>", JSON-quoted; cached per task, as a transfer is written once per link.
+  const std::string& event_name(std::uint32_t i) {
+    std::string& name = event_names_[i];
+    if (name.empty()) {
+      const Task& t = program_.tasks()[i];
+      const std::string layer =
+          t.layer >= 0 ? program_.layer_names()[static_cast<size_t>(t.layer)] : std::string("(none)");
+      name = quoted(layer + "/" + plan::to_string(t.pass) + " " + t.label);
+    }
+    return name;
+  }
+
   void write_event(std::uint32_t i, const TrackKey& key, int tid) {
     const Task& t = program_.tasks()[i];
     const auto& tt = evaluation_.tasks[i];
-    const std::string layer =
-        t.layer >= 0 ? program_.layer_names()[static_cast<size_t>(t.layer)] : std::string("(none)");
     const char* cat = key.pid == links_pid_ ? "link"
                       : t.kind == TaskKind::compute ? "compute"
                       : t.kind == TaskKind::transfer ? "transfer"
                                                      : "delay";
-    separator();
-    out_ << "{\"name\":" << quoted(layer + "/" + plan::to_string(t.pass) + " " + t.label) << ",\"cat\":\"" << cat
-         << "\",\"ph\":\"X\",\"ts\":" << micros(tt.start) << ",\"dur\":" << micros(std::max(0.0, tt.finish - tt.start))
-         << ",\"pid\":" << key.pid << ",\"tid\":" << tid << ",\"args\":{";
-    if (t.kind == TaskKind::transfer)
-      out_ << "\"bytes\":" << number(t.bytes) << ",\"src\":" << endpoint_name(t.src)
-           << ",\"dst\":" << endpoint_name(t.dst) << ",";
-    else if (t.kind == TaskKind::compute)
-      out_ << "\"at\":" << endpoint_name(t.at) << ",";
-    out_ << "\"task\":" << i << "}}";
+    std::string& b = buffer_;
+    b.clear();
+    if (!first_) b += ",\n";
+    first_ = false;
+    b += "{\"name\":";
+    b += event_name(i);
+    b += ",\"cat\":\"";
+    b += cat;
+    b += "\",\"ph\":\"X\",\"ts\":";
+    append_micros(b, tt.start);
+    b += ",\"dur\":";
+    append_micros(b, std::max(0.0, tt.finish - tt.start));
+    b += ",\"pid\":";
+    append_number(b, static_cast<long long>(key.pid));
+    b += ",\"tid\":";
+    append_number(b, static_cast<long long>(tid));
+    b += ",\"args\":{";
+    if (t.kind == TaskKind::transfer) {
+      b += "\"bytes\":";
+      append_number(b, t.bytes);
+      b += ",\"src\":";
+      b += endpoint_name(t.src);
+      b += ",\"dst\":";
+      b += endpoint_name(t.dst);
+      b += ',';
+    } else if (t.kind == TaskKind::compute) {
+      b += "\"at\":";
+      b += endpoint_name(t.at);
+      b += ',';
+    }
+    b += "\"task\":";
+    append_number(b, static_cast<long long>(i));
+    b += "}}";
+    out_.write(b.data(), static_cast<std::streamsize>(b.size()));
   }
 
   std::ostream& out_;
@@ -272,9 +339,12 @@ class Writer {
   int device_count_ = 0;
   int program_pid_ = 0;
   int links_pid_ = 0;
-  std::vector<std::string> node_names_;  // JSON-quoted
+  std::vector<std::string> node_names_;    // JSON-quoted
+  std::vector<std::string> memory_names_;  // JSON-quoted, per device
   std::vector<int> delay_device_;
   std::map<int, bool> names_written_;
+  std::vector<std::string> event_names_;  // per task, filled when first written
+  std::string buffer_;
   bool first_ = true;
 };
 
