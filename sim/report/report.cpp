@@ -114,15 +114,19 @@ Report build_report(const plan::Plan& plan, const program::Program& program, con
       }
     } else {
       Row row{layer.name, "all", layer.predicted.total_s, 0, 0, 0, 0};
+      bool has_tasks = false;
       for (int pass = 0; pass < 3; ++pass) {
         auto it = spans.find({layer.name, pass});
         if (it == spans.end()) continue;
+        has_tasks = true;
         row.closed_form_s += it->second.closed;
         row.simulated_s += it->second.simulated;
         row.compute_s += it->second.compute;
       }
       row.exposed_s = std::max(0.0, row.simulated_s - row.compute_s);
-      r.rows.push_back(row);
+      // A layer the planner folded into another (dsm: an activation or pooling runs as its primary
+      // layer's auxiliary work) has neither a prediction nor tasks of its own: no row.
+      if (has_tasks || row.predicted_s != 0) r.rows.push_back(row);
     }
   }
   r.cross_check = cross_check(r.rows);
