@@ -58,7 +58,7 @@ topology::SystemSpec load_platform(const std::string& yaml) {
   return spec;
 }
 
-workloads::Graph two_fc(std::int64_t batch) {
+[[maybe_unused]] workloads::Graph two_fc(std::int64_t batch) {
   workloads::NetBuilder b("two_fc", "");
   std::string x = b.input("x", {16, 1, 1});
   x = b.fc("fc1", x, 16, false);
@@ -70,8 +70,13 @@ workloads::Graph two_fc(std::int64_t batch) {
 
 TEST(LoweringDsm, Probe) {
   const auto spec = load_platform(tiny_yaml());
-  const auto g = two_fc(8);
-  const plan::Plan p = planner::builtin_strategies().make_plan("dsm", {spec, g, "two_fc", plan::Mode::training, {"opt=none"}});
+  workloads::NetBuilder b("conv_fc", "");
+  std::string x = b.input("x", {std::atoi(std::getenv("H1_C")), std::atoi(std::getenv("H1_H")), std::atoi(std::getenv("H1_H"))});
+  x = b.conv("conv", x, std::atoi(std::getenv("H1_K")), 3, 1, 1, false);
+  x = b.flatten("flat", x);
+  b.fc("fc", x, std::atoi(std::getenv("H1_F")), false);
+  const auto g = b.build(std::atoi(std::getenv("H1_B")));
+  const plan::Plan p = planner::builtin_strategies().make_plan("dsm", {spec, g, "two_fc", plan::Mode::training, {std::getenv("H1_OPT")}});
   const topology::TopologyGraph topo(spec);
   const program::Program prog = lowering::lower_dsm({p, spec, g, topo});
   program::ClosedFormEvaluator closed(program::uncontended_transfer_time(topo));
