@@ -242,6 +242,36 @@ TEST(LoweringDsm, Vgg16OnThePaperTorusMatchesThePlannerPassByPass) {
   EXPECT_GT(relayout, 0);
 }
 
+// Inference (FWD only; memory reuse read from FWD flags and weight preloading, §III-B): the closed
+// form equals the planner per layer.
+TEST(LoweringDsm, InferencePlansMatchThePlanner) {
+  const topology::SystemSpec spec = topology::load_system(
+      PARTSIM_SOURCE_DIR "/configs/torus_8pf.yaml", {"system.device_types.dsm_chip.chip.memory_latency=0ns"});
+  for (std::int64_t batch : {1, 16}) {
+    const workloads::Graph g = workloads::load_workload("vgg16", batch);
+    const plan::Plan p = planner::builtin_strategies().make_plan("dsm", {spec, g, "vgg16", plan::Mode::inference, {}});
+    const topology::TopologyGraph topo(spec);
+    const program::Program prog = lowering::lower({p, spec, g, topo});
+    program::ClosedFormEvaluator closed(program::uncontended_transfer_time(topo));
+    const auto ev = closed.evaluate(prog);
+    int preloaded = 0, reused = 0;
+    for (const auto& l : p.layers)
+      for (const auto& pp : l.passes) {
+        preloaded += pp.weight_reuse;
+        reused += pp.memory_reuse;
+      }
+    EXPECT_GT(preloaded, 0);  // the reuse readings this test is about occur
+    EXPECT_GT(reused, 0);
+    for (const auto& s : program::layer_pass_spans(prog, ev)) {
+      const auto& lp = p.layers[static_cast<size_t>(s.layer)];
+      const auto it = lp.passes.front().predicted.breakdown.find("relayout_s");
+      if (it != lp.passes.front().predicted.breakdown.end() && it->second > 0) continue;  // see the vgg16 test
+      EXPECT_NEAR(s.span(), lp.passes.front().predicted.total_s, 1e-9 * lp.passes.front().predicted.total_s)
+          << lp.name << " batch " << batch << " preloaded " << preloaded << " reused " << reused;
+    }
+  }
+}
+
 // Program size: at chip granularity one compute task per chip and segment; at core granularity one
 // per core; collectives are chip-pair transfers at both (module comment of dsm_lowering.cpp).
 TEST(LoweringDsm, TaskCountsAtChipAndCoreGranularity) {
