@@ -134,7 +134,12 @@ std::string model_line(const Row& row, const std::vector<size_t>& tasks, const p
                        const program::Evaluation& closed, const topology::TopologyGraph& graph,
                        const TransferRoutes& routes, double tol) {
   const auto& all = program.tasks();
-  const std::string tail = "closed form " + percent(rel(row.closed_form_s, row.predicted_s), true) + " over prediction";
+  // The model gap, and the smaller contention gap when it is not negligible.
+  const bool contended = std::fabs(row.simulated_s - row.closed_form_s) > tol;
+  const std::string contention =
+      contended ? " (simulated " + percent(rel(row.simulated_s, row.closed_form_s), true) + " over closed form)" : "";
+  const std::string tail =
+      "closed form " + percent(rel(row.closed_form_s, row.predicted_s), true) + " vs prediction" + contention;
   // Latency share of the row's transfers, in the closed form (no contention): route latency over
   // their durations.
   double latency = 0, time = 0, bytes = 0;
@@ -162,10 +167,10 @@ std::string model_line(const Row& row, const std::vector<size_t>& tasks, const p
     by_label[{static_cast<int>(all[i].kind), base_label(all[i].label)}] += d;
     total += d;
   }
-  const std::string agreement = std::fabs(row.simulated_s - row.closed_form_s) <= tol ? "closed form = simulated, "
-                                                                                       : "closed form ~ simulated, ";
-  std::string line = "overlap: " + agreement + percent(rel(row.closed_form_s, row.predicted_s), true) +
-                     " over prediction";
+  std::string line = "overlap: " + (contended ? tail
+                                               : "closed form = simulated, " +
+                                                     percent(rel(row.closed_form_s, row.predicted_s), true) +
+                                                     " vs prediction");
   if (total <= 0) return line;
   int kind = -1;
   double best = -1;
@@ -187,8 +192,15 @@ std::string diagnose_row(const Row& row, const program::Program& program, const 
   if (closed_form.tasks.size() != program.size() || simulated.tasks.size() != program.size())
     throw Error("diagnosis: the evaluations do not time this Program");
   const double tol = options.tolerance * std::max(std::fabs(row.predicted_s), std::fabs(row.simulated_s));
-  if (std::fabs(row.simulated_s - row.predicted_s) <= tol)
-    return "agrees: simulated within " + percent(options.tolerance, false) + " of prediction";
+  if (std::fabs(row.simulated_s - row.predicted_s) <= tol) {
+    std::string line = "agrees: simulated within " + percent(options.tolerance, false) + " of prediction";
+    // Agreement by compensation: the Program is faster (or slower) than the planner says and
+    // contention makes up the difference.
+    if (std::fabs(row.closed_form_s - row.predicted_s) > tol)
+      line += "; closed form " + percent(rel(row.closed_form_s, row.predicted_s), true) +
+              ", contention makes up the difference";
+    return line;
+  }
   const std::vector<size_t> tasks = row_tasks(row, program);
   if (tasks.empty()) return "no tasks: the Program has no work for this row";
   const double model_gap = row.closed_form_s - row.predicted_s;

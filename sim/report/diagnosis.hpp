@@ -15,9 +15,14 @@
 //   the line names the task kind (and label) that takes most of the row's closed-form task time.
 // - "agrees" when simulated is within the tolerance of the prediction.
 // Examples:
-//   "contention: d0->d1 (+x) 92% busy, d1->d2 (+x) 88%; 12 of 40 transfers slower; simulated +14% over closed form"
-//   "latency: 96 transfers of 4.1 kB mean, route latency 71% of their closed-form time; closed form +30% over prediction"
-//   "overlap: closed form = simulated, +25% over prediction; largest task kind transfer (62% of task time, 'grad_allreduce_x')"
+//   "contention: d0->d1 (+x) 92% busy, d1->d2 (+x) 88%; 12 of 40 transfers slower;
+//    simulated +14% over closed form"
+//   "latency: 96 transfers of 4.1 kB mean, route latency 71% of their closed-form time;
+//    closed form +30% vs prediction"
+//   "overlap: closed form = simulated, +25% vs prediction; largest task kind transfer
+//    (62% of task time, 'grad_allreduce_x')"
+//   (one line each; wrapped here). When the smaller gap is not negligible, the line adds it:
+//   "... closed form -44% vs prediction (simulated +30% over closed form) ...".
 
 #include <cstddef>
 #include <string>

@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <queue>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,41 +94,40 @@ class Writer {
     infer_delay_devices();
     event_names_.assign(n, std::string());
 
-    // Which events exist and which the cap keeps: device events first, then link events of whole
-    // transfers in task order while they fit.
-    size_t device_events = 0;
-    for (size_t i = 0; i < n; ++i) device_events += shown(i);
-    const size_t device_budget = std::min(device_events, options.max_events);
-    size_t link_budget = options.max_events - device_budget;
+    // Device events: every shown task, the first max_events in task order.
     TimelineStats stats;
-    stats.other_events_dropped = device_events - device_budget;
-
-    std::map<TrackKey, std::vector<std::uint32_t>> tracks;                           // device tracks
-    std::vector<std::vector<std::uint32_t>> link_tracks(static_cast<size_t>(graph_.link_count()));  // by link id
-    size_t kept_device = 0;
-    bool links_full = false;
+    std::map<TrackKey, std::vector<std::uint32_t>> tracks;
+    size_t device_events = 0;
     for (size_t i = 0; i < n; ++i) {
       if (!shown(i)) continue;
-      if (kept_device < device_budget) {
-        ++kept_device;
-        tracks[device_track(i)].push_back(static_cast<std::uint32_t>(i));
-      }
-      if (tasks[i].kind != TaskKind::transfer) continue;
-      const auto& route = routes_.route(i);
-      if (!links_full && route.size() <= link_budget) {
-        link_budget -= route.size();
-        stats.link_events += route.size();
-        for (int l : route) link_tracks[static_cast<size_t>(l)].push_back(static_cast<std::uint32_t>(i));
-      } else {
-        links_full = true;  // a prefix of the transfers keeps its link events, no holes
-        stats.link_events_dropped += route.size();
-      }
+      if (++device_events <= options.max_events) tracks[device_track(i)].push_back(static_cast<std::uint32_t>(i));
     }
+    const size_t device_kept = std::min(device_events, options.max_events);
+    stats.other_events_dropped = device_events - device_kept;
+
+    // Link segments: the flows on each link, then a first pass that only counts segments and
+    // collects their starts, to choose the time before which they fit in the budget.
+    link_flows_.assign(static_cast<size_t>(graph_.link_count()), {});
+    for (size_t i = 0; i < n; ++i) {
+      const auto& tt = evaluation_.tasks[i];
+      if (tasks[i].kind != TaskKind::transfer || !(tt.finish > tt.start)) continue;
+      for (int l : routes_.route(i)) link_flows_[static_cast<size_t>(l)].push_back(static_cast<std::uint32_t>(i));
+    }
+    std::vector<double> starts;
+    for (size_t l = 0; l < link_flows_.size(); ++l)
+      link_segments(l, [&](const Segment& seg) { starts.push_back(seg.start); });
+    const size_t link_budget = options.max_events - device_kept;
+    double cutoff = std::numeric_limits<double>::infinity();  // keep segments starting before it
+    if (starts.size() > link_budget) {
+      std::nth_element(starts.begin(), starts.begin() + static_cast<std::ptrdiff_t>(link_budget), starts.end());
+      cutoff = starts[link_budget];  // strictly before: ties at the cutoff go together, never over budget
+    }
+    const size_t link_segments_total = starts.size();
+    starts = {};
 
     out_ << "{\"traceEvents\":[\n";
     std::map<int, int> next_tid;  // per pid
-    auto write_track = [&](const TrackKey& key, std::vector<std::uint32_t>& events) {
-      if (events.empty()) return;
+    for (auto& [key, events] : tracks) {
       if (!names_written_.count(key.pid)) write_process_name(key.pid);
       const std::vector<int> lanes = assign_lanes(events);
       const int lane_count = *std::max_element(lanes.begin(), lanes.end()) + 1;
@@ -143,19 +143,139 @@ class Writer {
       }
       tid += lane_count;
       events = {};  // written: free it
-    };
-    for (auto& [key, events] : tracks) write_track(key, events);
-    for (int l = 0; l < graph_.link_count(); ++l) write_track({links_pid_, l}, link_tracks[static_cast<size_t>(l)]);
+    }
+    int link_tid = 0;
+    for (size_t l = 0; l < link_flows_.size(); ++l) {
+      bool named = false;
+      link_segments(l, [&](const Segment& seg) {
+        if (!(seg.start < cutoff)) return;
+        if (!named) {
+          if (!names_written_.count(links_pid_)) write_process_name(links_pid_);
+          write_thread_name(links_pid_, link_tid, link_label(graph_.link(static_cast<int>(l))));
+          ++stats.threads;
+          named = true;
+        }
+        write_segment(seg, link_tid);
+        ++stats.events;
+        ++stats.link_events;
+      });
+      if (named) ++link_tid;
+      link_flows_[l] = {};
+    }
+    stats.link_events_dropped = link_segments_total - stats.link_events;
+
     out_ << "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{";
     out_ << "\"generator\":\"partsim\",\"time_unit\":\"us\",\"makespan_s\":" << number(evaluation_.makespan_s)
          << ",\"tasks\":" << n << ",\"events\":" << stats.events << ",\"link_events\":" << stats.link_events
          << ",\"max_events\":" << options.max_events << ",\"link_events_dropped\":" << stats.link_events_dropped
-         << ",\"events_dropped\":" << stats.other_events_dropped << "}}\n";
+         << ",\"links_shown_until_us\":";
+    if (std::isinf(cutoff)) {
+      out_ << "null";
+    } else {
+      std::string b;
+      append_micros(b, cutoff);
+      out_ << b;
+    }
+    out_ << ",\"events_dropped\":" << stats.other_events_dropped << "}}\n";
     if (!out_) throw Error("timeline: write failed");
     return stats;
   }
 
  private:
+  // One piece of a link's busy time during which the same flows are in flight.
+  struct Segment {
+    double start = 0, finish = 0;
+    std::uint32_t first = 0;  // the flow in flight that started first (ties: lowest task index)
+    size_t flows = 0;         // flows in flight
+    double bytes = 0;         // their bytes
+  };
+
+  // Cuts link l's busy time at every start and finish of its flows and calls emit for every piece
+  // with at least one flow in flight, in time order; consecutive pieces with the same flows in flight
+  // (same first flow and count) are one segment. O(F log F) for F flows.
+  template <class Emit>
+  void link_segments(size_t l, Emit emit) const {
+    const auto& flows = link_flows_[l];
+    if (flows.empty()) return;
+    const auto& timing = evaluation_.tasks;
+    struct Edge {
+      double t;
+      bool opens;
+      std::uint32_t task;
+    };
+    std::vector<Edge> edges;
+    edges.reserve(2 * flows.size());
+    for (std::uint32_t i : flows) {
+      edges.push_back({timing[i].start, true, i});
+      edges.push_back({timing[i].finish, false, i});
+    }
+    std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
+      if (a.t != b.t) return a.t < b.t;
+      if (a.opens != b.opens) return !a.opens;  // close before open at the same instant
+      return a.task < b.task;
+    });
+    std::set<std::pair<double, std::uint32_t>> active;  // (start, task)
+    double bytes = 0;
+    Segment open;
+    bool has_open = false;
+    size_t k = 0;
+    while (k < edges.size()) {
+      const double t = edges[k].t;
+      for (; k < edges.size() && edges[k].t == t; ++k) {
+        const std::uint32_t i = edges[k].task;
+        if (edges[k].opens) {
+          active.insert({timing[i].start, i});
+          bytes += program_.tasks()[i].bytes;
+        } else {
+          active.erase({timing[i].start, i});
+          bytes -= program_.tasks()[i].bytes;
+        }
+      }
+      const bool same = has_open && !active.empty() && active.begin()->second == open.first &&
+                        active.size() == open.flows;
+      if (same) continue;
+      if (has_open) {
+        open.finish = t;
+        emit(open);
+        has_open = false;
+      }
+      if (!active.empty()) {
+        open = {t, t, active.begin()->second, active.size(), active.size() == 1 ? program_.tasks()[active.begin()->second].bytes : bytes};
+        has_open = true;
+      }
+    }
+  }
+
+  void write_segment(const Segment& seg, int tid) {
+    const Task& t = program_.tasks()[seg.first];
+    std::string& b = buffer_;
+    b.clear();
+    if (!first_) b += ",\n";
+    first_ = false;
+    b += "{\"name\":";
+    b += event_name(seg.first);
+    b += ",\"cat\":\"link\",\"ph\":\"X\",\"ts\":";
+    append_micros(b, seg.start);
+    b += ",\"dur\":";
+    append_micros(b, seg.finish - seg.start);
+    b += ",\"pid\":";
+    append_number(b, static_cast<long long>(links_pid_));
+    b += ",\"tid\":";
+    append_number(b, static_cast<long long>(tid));
+    b += ",\"args\":{\"flows\":";
+    append_number(b, static_cast<long long>(seg.flows));
+    b += ",\"bytes\":";
+    append_number(b, seg.bytes);
+    b += ",\"src\":";
+    b += endpoint_name(t.src);
+    b += ",\"dst\":";
+    b += endpoint_name(t.dst);
+    b += ",\"task\":";
+    append_number(b, static_cast<long long>(seg.first));
+    b += "}}";
+    out_.write(b.data(), static_cast<std::streamsize>(b.size()));
+  }
+
   // A task appears on its device unless it is a zero-length delay (a join).
   bool shown(size_t i) const {
     const Task& t = program_.tasks()[i];
@@ -163,22 +283,26 @@ class Writer {
              evaluation_.tasks[i].finish <= evaluation_.tasks[i].start);
   }
 
-  // Delays name no endpoint: draw one on the device of its first predecessor that has a device
-  // (compute: where it ran; transfer: where the data arrived; delay: its own inferred device).
+  // A delay names no endpoint unless the lowering set Task::at. Without it, a delay is drawn on the
+  // device its predecessors share (compute: where it ran; transfer: where the data arrived; delay:
+  // its own device), and in the process "program" when they span several devices or none.
   void infer_delay_devices() {
+    constexpr int kNone = -1, kSeveral = -2;
     const auto& tasks = program_.tasks();
-    delay_device_.assign(tasks.size(), -1);
+    delay_device_.assign(tasks.size(), kNone);
     for (size_t i = 0; i < tasks.size(); ++i) {
       const Task& t = tasks[i];
-      if (t.kind == TaskKind::compute) delay_device_[i] = t.at.device;
-      else if (t.kind == TaskKind::transfer) delay_device_[i] = t.dst.device;
-      else if (t.at.device >= 0) delay_device_[i] = t.at.device;
+      int& d = delay_device_[i];
+      if (t.kind == TaskKind::compute) d = t.at.device;
+      else if (t.kind == TaskKind::transfer) d = t.dst.device;
+      else if (t.at.device >= 0) d = t.at.device;
       else
-        for (int d : t.after)
-          if (delay_device_[static_cast<size_t>(d)] >= 0) {
-            delay_device_[i] = delay_device_[static_cast<size_t>(d)];
-            break;
-          }
+        for (int p : t.after) {
+          const int pd = delay_device_[static_cast<size_t>(p)];
+          if (pd == kNone || pd == d) continue;
+          d = d == kNone ? pd : kSeveral;
+          if (d == kSeveral) break;
+        }
     }
   }
 
@@ -194,7 +318,8 @@ class Writer {
       case TaskKind::delay: break;
     }
     const int d = delay_device_[i];
-    return {d >= 0 ? d : program_pid_, kDelaysOrder};
+    if (d < 0) return {program_pid_, kDelaysOrder};
+    return {d, t.at.memory ? kMemoryOrder : kDelaysOrder};  // at.memory: memory traffic as a delay
   }
 
   // Core -1 (the chip) at chip granularity; a core index only where the graph has core nodes.
@@ -344,6 +469,7 @@ class Writer {
   std::vector<int> delay_device_;
   std::map<int, bool> names_written_;
   std::vector<std::string> event_names_;  // per task, filled when first written
+  std::vector<std::vector<std::uint32_t>> link_flows_;  // per link: transfers crossing it, f > s
   std::string buffer_;
   bool first_ = true;
 };

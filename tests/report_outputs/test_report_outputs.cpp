@@ -238,11 +238,12 @@ TEST(Timeline, EventsTracksNamesAndMicroseconds) {
   const TimelineCase c;
   report::TimelineStats stats;
   const Parsed t = parse(c.trace(1000, &stats));
-  // Device events: 2 compute + 1 delay (the join is left out) + 2 transfers on their senders = 5;
-  // link events: relayout on d0->d1 and d1->d2, halo on d1->d2 = 3. Total 8.
-  ASSERT_EQ(t.events.size(), 8u);
-  EXPECT_EQ(stats.events, 8u);
-  EXPECT_EQ(stats.link_events, 3u);
+  // Device events: 2 compute + 1 delay (the join is left out) + 2 transfers on their senders = 5.
+  // Link segments: d0->d1 carries relayout alone [1, 1.3); d1->d2 carries relayout [1, 1.1), relayout
+  // and halo [1.1, 1.3) (named after relayout, which started first), halo alone [1.3, 1.4) = 4.
+  ASSERT_EQ(t.events.size(), 9u);
+  EXPECT_EQ(stats.events, 9u);
+  EXPECT_EQ(stats.link_events, 4u);
   EXPECT_EQ(stats.link_events_dropped, 0u);
   std::multiset<std::string> where;
   for (const auto& ev : t.events) where.insert(t.track(ev) + " " + ev["name"].get<std::string>());
@@ -251,14 +252,16 @@ TEST(Timeline, EventsTracksNamesAndMicroseconds) {
       "d0/send conv1/fwd relayout",
       "d1/send conv1/fwd halo",
       "d2/compute conv1/fwd compute",
-      "d2/delays conv1/fwd weights",  // a delay is drawn on its predecessor's device (the join's: t0 -> d2)
+      "d2/delays conv1/fwd weights",  // the join's predecessors both arrive on d2
       "links/d0->d1 (+x) conv1/fwd relayout",
-      "links/d1->d2 (+x) conv1/fwd relayout",  // relayout starts first on d1->d2: lane 1
-      "links/d1->d2 (+x) #2 conv1/fwd halo",   // overlaps it: lane 2
+      "links/d1->d2 (+x) conv1/fwd relayout",
+      "links/d1->d2 (+x) conv1/fwd relayout",
+      "links/d1->d2 (+x) conv1/fwd halo",
   };
   EXPECT_EQ(where, expected);
+  EXPECT_EQ(t.thread.size(), 7u);  // d0 compute, send; d1 send; d2 compute, delays; 2 links
   for (const auto& ev : t.events) {
-    if (ev["name"] != "conv1/fwd relayout") continue;
+    if (ev["name"] != "conv1/fwd relayout" || ev["cat"] != "transfer") continue;
     // [1 ms, 1.3 ms) = ts 1000 us, dur 300 us; args bytes, src, dst.
     EXPECT_NEAR(ev["ts"].get<double>(), 1000.0, 1e-3);
     EXPECT_NEAR(ev["dur"].get<double>(), 300.0, 1e-3);
@@ -267,6 +270,17 @@ TEST(Timeline, EventsTracksNamesAndMicroseconds) {
     EXPECT_EQ(ev["args"]["dst"], "d2");
     EXPECT_EQ(ev["args"]["task"], 1);
   }
+  // The shared segment of d1->d2: [1.1, 1.3) ms, 2 flows, 2 MB + 1 MB.
+  int shared = 0;
+  for (const auto& ev : t.events)
+    if (ev["cat"] == "link" && ev["args"]["flows"] == 2) {
+      ++shared;
+      EXPECT_NEAR(ev["ts"].get<double>(), 1100.0, 1e-3);
+      EXPECT_NEAR(ev["dur"].get<double>(), 200.0, 1e-3);
+      EXPECT_DOUBLE_EQ(ev["args"]["bytes"].get<double>(), 3e6);
+      EXPECT_EQ(ev["args"]["task"], 1);
+    }
+  EXPECT_EQ(shared, 1);
   for (const auto& ev : t.events)
     if (ev["name"] == "conv1/fwd weights") {
       EXPECT_NEAR(ev["ts"].get<double>(), 1400.0, 1e-3);
@@ -278,18 +292,19 @@ TEST(Timeline, EventsTracksNamesAndMicroseconds) {
 TEST(Timeline, CapDropsLinkEventsFirstAndRecordsIt) {
   const TimelineCase c;
   report::TimelineStats stats;
-  // 7 events: 5 device events + 2 link events: relayout's 2 fit, then halo's 1 does not (budget 0).
+  // 7 events: 5 device events + 2 link segments. Segment starts: 1, 1 (both links), 1.1, 1.3 ms;
+  // the 3rd smallest is 1.1 ms, so the two starting at 1 ms are kept, 2 dropped.
   auto j = c.trace(7, &stats);
   EXPECT_EQ(parse(j).events.size(), 7u);
-  EXPECT_EQ(j["otherData"]["link_events_dropped"], 1);
+  EXPECT_EQ(j["otherData"]["link_events_dropped"], 2);
+  EXPECT_NEAR(j["otherData"]["links_shown_until_us"].get<double>(), 1100.0, 1e-3);
   EXPECT_EQ(j["otherData"]["events_dropped"], 0);
   EXPECT_EQ(j["otherData"]["max_events"], 7);
-  // 6 events: link budget 1 < relayout's 2 links; the transfers after it lose theirs too (a prefix
-  // of the transfers keeps its link events): 3 dropped.
+  // 6 events: budget 1, but the two segments at 1 ms tie: neither is kept (never over the cap).
   j = c.trace(6, &stats);
   EXPECT_EQ(parse(j).events.size(), 5u);
-  EXPECT_EQ(stats.link_events_dropped, 3u);
-  EXPECT_EQ(j["otherData"]["link_events_dropped"], 3);
+  EXPECT_EQ(stats.link_events_dropped, 4u);
+  EXPECT_EQ(j["otherData"]["link_events_dropped"], 4);
   // 3 events: no links, and only the first 3 device events in task order (compute, relayout, halo).
   j = c.trace(3, &stats);
   const Parsed t = parse(j);
@@ -299,6 +314,23 @@ TEST(Timeline, CapDropsLinkEventsFirstAndRecordsIt) {
   std::set<int> tasks;
   for (const auto& ev : t.events) tasks.insert(ev["args"]["task"].get<int>());
   EXPECT_EQ(tasks, (std::set<int>{0, 1, 2}));
+  // No cap reached: links_shown_until_us is null.
+  EXPECT_TRUE(c.trace(100)["otherData"]["links_shown_until_us"].is_null());
+}
+
+TEST(Timeline, OverlappingComputeOnOneCoreGoesToLanes) {
+  const topology::TopologyGraph g(spec_of(kRing4));
+  Program p;
+  const int l = p.add_layer("l");
+  p.add_compute(l, Pass::fwd, "a", dev(0), 1e-3, {});  // [0, 1)
+  p.add_compute(l, Pass::fwd, "b", dev(0), 1e-3, {});  // [0.5, 1.5): overlaps a -> lane 2
+  p.add_compute(l, Pass::fwd, "c", dev(0), 1e-3, {});  // [1, 2): a's lane is free again at 1
+  std::ostringstream out;
+  report::write_timeline(out, p, timed({{0, 1}, {0.5, 1.5}, {1, 2}}), g);
+  const Parsed t = parse(nlohmann::json::parse(out.str()));
+  std::set<std::string> where;
+  for (const auto& ev : t.events) where.insert(t.track(ev) + " " + ev["name"].get<std::string>());
+  EXPECT_EQ(where, (std::set<std::string>{"d0/compute l/fwd a", "d0/compute #2 l/fwd b", "d0/compute l/fwd c"}));
 }
 
 TEST(Timeline, CoreGranularityThreadsPerCoreAndMemory) {
@@ -317,6 +349,33 @@ TEST(Timeline, CoreGranularityThreadsPerCoreAndMemory) {
     if (t.process.at(ev["pid"].get<int>()) != "links") device_tracks.insert(t.track(ev) + " " + ev["name"].get<std::string>());
   EXPECT_EQ(device_tracks, (std::set<std::string>{"d0/memory fc/bwd load", "d0/core 0 fc/bwd compute",
                                                   "d0/core 1 fc/bwd compute"}));
+}
+
+TEST(Timeline, DelaysGoToTheirDeviceOrToProgram) {
+  const topology::TopologyGraph g(spec_of(kRing4));
+  Program p;
+  const int l = p.add_layer("l");
+  const int a = p.add_transfer(l, Pass::fwd, "a", dev(0), dev(1), 1e3, {});  // 0: arrives on d1
+  const int b = p.add_transfer(l, Pass::fwd, "b", dev(1), dev(2), 1e3, {});  // 1: arrives on d2
+  const int j = p.add_delay(l, Pass::fwd, "join", 0.0, {a, b});              // 2: d1 and d2
+  p.add_delay(l, Pass::fwd, "after_join", 1e-3, {j});                        // 3: -> program/delays
+  p.add_delay(l, Pass::fwd, "after_a", 1e-3, {a});                           // 4: -> d1/delays
+  program::Task mem;                                                        // 5: at = d3's memory
+  mem.kind = program::TaskKind::delay;
+  mem.layer = l;
+  mem.label = "fetch";
+  mem.seconds = 1e-3;
+  mem.at = {3, -1, true};
+  p.add(mem);
+  const Evaluation e = timed({{0, 0.1}, {0, 0.1}, {0.1, 0.1}, {0.1, 1.1}, {0.1, 1.1}, {0, 1}});
+  std::ostringstream out;
+  report::write_timeline(out, p, e, g);
+  const Parsed t = parse(nlohmann::json::parse(out.str()));
+  std::set<std::string> delays;
+  for (const auto& ev : t.events)
+    if (ev["cat"] == "delay") delays.insert(t.track(ev) + " " + ev["name"].get<std::string>());
+  EXPECT_EQ(delays, (std::set<std::string>{"program/delays l/fwd after_join", "d1/delays l/fwd after_a",
+                                           "d3/memory l/fwd fetch"}));
 }
 
 // ---- diagnosis --------------------------------------------------------------------------------
@@ -402,7 +461,7 @@ TEST(Diagnosis, LatencyBoundRowOfSmallTransfers) {
   // Route latency 4 x 1 us of 4.4 us = 90.9 % -> 91%; closed over predicted 4.4 / 0.4 - 1 = +1000%.
   EXPECT_EQ(c.diagnose(row("small", 0.4e-6, 4.4e-6, 4.4e-6)),
             "latency: 4 transfers of 1 kB mean, route latency 91% of their closed-form time; "
-            "closed form +1000% over prediction");
+            "closed form +1000% vs prediction");
 }
 
 TEST(Diagnosis, OverlapWhenClosedFormEqualsSimulationButNotPrediction) {
@@ -410,13 +469,16 @@ TEST(Diagnosis, OverlapWhenClosedFormEqualsSimulationButNotPrediction) {
   // 11.001 / 10.001 - 1 = +10.0 %; task time: transfer 10.001 of 11.001 ms = 90.9 % -> 91%;
   // latency share of the transfer 1 us / 10.001 ms: not latency-bound.
   EXPECT_EQ(c.diagnose(row("serial", 10.001e-3, 11.001e-3, 11.001e-3)),
-            "overlap: closed form = simulated, +10% over prediction; largest task kind transfer "
+            "overlap: closed form = simulated, +10% vs prediction; largest task kind transfer "
             "(91% of task time, 'send')");
 }
 
 TEST(Diagnosis, AgreementAndReportRows) {
   const DiagnosisCase c;
   EXPECT_EQ(c.diagnose(row("serial", 11.0e-3, 11.001e-3, 11.001e-3)), "agrees: simulated within 1% of prediction");
+  // Closed form 2.003 ms vs predicted 3 ms (-33 %), simulated 3.002 ms: agreement by compensation.
+  EXPECT_EQ(c.diagnose(row("contended", 3e-3, 2.003e-3, 3.002e-3)),
+            "agrees: simulated within 1% of prediction; closed form -33%, contention makes up the difference");
   // diagnose() fills the 2 largest |simulated - predicted|: contended (1.002 ms), serial (1 ms); not
   // small (4 us). The JSON carries them; rows not diagnosed have no key.
   report::Report r;
