@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -371,13 +370,6 @@ TEST(LoweringDsm, DISABLED_Vgg16Figures) {
       std::printf("  %-8s %-3s predicted %9.2f us closed %9.2f us  %+6.2f %%\n", lp.name.c_str(),
                   plan::to_string(s.pass).c_str(), pred * 1e6, s.span() * 1e6, (s.span() / pred - 1) * 100);
     }
-    if (std::getenv("H1_DUMP"))
-      for (size_t i = 0; i < prog.size(); ++i) {
-        const auto& t = prog.tasks()[i];
-        if (prog.layer_names()[static_cast<size_t>(t.layer)] != std::getenv("H1_DUMP") || t.pass != (std::getenv("H1_PASS") ? plan::Pass::bwd : plan::Pass::upd)) continue;
-        std::printf("    %zu %s dev %d/%d->%d  s=%g b=%g  [%g, %g]\n", i, t.label.c_str(), t.at.device, t.src.device, t.dst.device, t.seconds, t.bytes,
-                    ev.tasks[i].start * 1e6, ev.tasks[i].finish * 1e6);
-      }
     std::printf("  total predicted %.2f us (plan %.2f) closed form %.2f us %+6.2f %%\n", pred_total * 1e6,
                 p.predicted_iteration_s * 1e6, ev.makespan_s * 1e6, (ev.makespan_s / p.predicted_iteration_s - 1) * 100);
   }
