@@ -18,8 +18,11 @@
 // - Relayout (all-to-all along the axes whose split kind changes) precedes the consumer's FWD and
 //   follows its BWD; the core-to-core relayout of memory reuse likewise (a delay).
 // - Ring steps that repeat the same (src, dst) pairs are merged into one transfer per pair carrying
-//   their bytes, plus a delay holding the latencies the merge removed: one transfer per (chip or core,
-//   piece), exact in the closed form.
+//   their bytes, plus a delay holding the latencies the merge removed: exact in the closed form.
+// - Core granularity: compute and AuxComp on every core; collectives as one transfer per chip pair
+//   (core 0 to core 0, over the on-chip ring to the port), memory as two half-ring flows per chip
+//   (see chip_topology_ and memory() for the measured reason: the issue 6 speed targets).
+// - Not lowered: timestep-pipelined groups (tpipe, §III-D): an InputError.
 
 #include <algorithm>
 #include <cmath>
