@@ -10,7 +10,6 @@
 #include <limits>
 #include <map>
 #include <queue>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -105,25 +104,54 @@ class Writer {
     const size_t device_kept = std::min(device_events, options.max_events);
     stats.other_events_dropped = device_events - device_kept;
 
-    // Link segments: the flows on each link, then a first pass that only counts segments and
-    // collects their starts, to choose the time before which they fit in the budget.
-    link_flows_.assign(static_cast<size_t>(graph_.link_count()), {});
+    // Flows per link in (start, task) order, which link_segments() relies on.
+    std::vector<std::uint32_t> order;
+    size_t flow_count = 0;
     for (size_t i = 0; i < n; ++i) {
       const auto& tt = evaluation_.tasks[i];
-      if (tasks[i].kind != TaskKind::transfer || !(tt.finish > tt.start)) continue;
-      for (int l : routes_.route(i)) link_flows_[static_cast<size_t>(l)].push_back(static_cast<std::uint32_t>(i));
+      if (tasks[i].kind != TaskKind::transfer || !(tt.finish > tt.start) || routes_.route(i).empty()) continue;
+      order.push_back(static_cast<std::uint32_t>(i));
+      flow_count += routes_.route(i).size();
     }
-    std::vector<double> starts;
-    for (size_t l = 0; l < link_flows_.size(); ++l)
-      link_segments(l, [&](const Segment& seg) { starts.push_back(seg.start); });
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const auto& x = evaluation_.tasks[a];
+      const auto& y = evaluation_.tasks[b];
+      return x.start != y.start ? x.start < y.start : a < b;
+    });
+    link_flows_.assign(static_cast<size_t>(graph_.link_count()), {});
+    for (std::uint32_t i : order)
+      for (int l : routes_.route(i)) link_flows_[static_cast<size_t>(l)].push_back(i);
+    order = {};
     const size_t link_budget = options.max_events - device_kept;
-    double cutoff = std::numeric_limits<double>::infinity();  // keep segments starting before it
-    if (starts.size() > link_budget) {
-      std::nth_element(starts.begin(), starts.begin() + static_cast<std::ptrdiff_t>(link_budget), starts.end());
-      cutoff = starts[link_budget];  // strictly before: ties at the cutoff go together, never over budget
+    // The cap on link segments is a time: segments are kept when they start in a time bin (of
+    // kTimeBins over the iteration) before the first bin where the count would exceed the budget.
+    // A histogram, not a sorted list of starts: O(bins) memory for any number of segments.
+    constexpr size_t kTimeBins = 1 << 16;
+    const double makespan = evaluation_.makespan_s;
+    auto bin_of = [&](double t) {
+      if (!(makespan > 0) || !(t > 0)) return size_t{0};
+      return std::min(kTimeBins - 1, static_cast<size_t>(t / makespan * static_cast<double>(kTimeBins)));
+    };
+    size_t cut_bin = kTimeBins;  // keep segments whose bin < cut_bin
+    size_t link_segments_total = 0;
+    // A link with F flows has at most 2F - 1 segments: count them only when the cap may bind.
+    const bool may_bind = 2 * flow_count > link_budget;
+    if (may_bind) {
+      std::vector<size_t> histogram(kTimeBins, 0);
+      for (size_t l = 0; l < link_flows_.size(); ++l)
+        link_segments(l, [&](const Segment& seg) {
+          ++histogram[bin_of(seg.start)];
+          ++link_segments_total;
+        });
+      size_t kept = 0;
+      for (size_t b = 0; b < kTimeBins; ++b) {
+        if (kept + histogram[b] > link_budget) {
+          cut_bin = b;
+          break;
+        }
+        kept += histogram[b];
+      }
     }
-    const size_t link_segments_total = starts.size();
-    starts = {};
 
     out_ << "{\"traceEvents\":[\n";
     std::map<int, int> next_tid;  // per pid
@@ -148,7 +176,7 @@ class Writer {
     for (size_t l = 0; l < link_flows_.size(); ++l) {
       bool named = false;
       link_segments(l, [&](const Segment& seg) {
-        if (!(seg.start < cutoff)) return;
+        if (bin_of(seg.start) >= cut_bin) return;
         if (!named) {
           if (!names_written_.count(links_pid_)) write_process_name(links_pid_);
           write_thread_name(links_pid_, link_tid, link_label(graph_.link(static_cast<int>(l))));
@@ -162,18 +190,18 @@ class Writer {
       if (named) ++link_tid;
       link_flows_[l] = {};
     }
-    stats.link_events_dropped = link_segments_total - stats.link_events;
+    stats.link_events_dropped = may_bind ? link_segments_total - stats.link_events : 0;
 
     out_ << "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{";
     out_ << "\"generator\":\"partsim\",\"time_unit\":\"us\",\"makespan_s\":" << number(evaluation_.makespan_s)
          << ",\"tasks\":" << n << ",\"events\":" << stats.events << ",\"link_events\":" << stats.link_events
          << ",\"max_events\":" << options.max_events << ",\"link_events_dropped\":" << stats.link_events_dropped
          << ",\"links_shown_until_us\":";
-    if (std::isinf(cutoff)) {
+    if (cut_bin == kTimeBins) {
       out_ << "null";
     } else {
       std::string b;
-      append_micros(b, cutoff);
+      append_micros(b, static_cast<double>(cut_bin) * makespan / static_cast<double>(kTimeBins));
       out_ << b;
     }
     out_ << ",\"events_dropped\":" << stats.other_events_dropped << "}}\n";
@@ -192,55 +220,48 @@ class Writer {
 
   // Cuts link l's busy time at every start and finish of its flows and calls emit for every piece
   // with at least one flow in flight, in time order; consecutive pieces with the same flows in flight
-  // (same first flow and count) are one segment. O(F log F) for F flows.
+  // (same first flow and count) are one segment. link_flows_[l] is sorted by (start, task), so the
+  // flows in flight, in start order, are a queue: O(F log F) for F flows with a heap of finishes.
   template <class Emit>
   void link_segments(size_t l, Emit emit) const {
     const auto& flows = link_flows_[l];
     if (flows.empty()) return;
     const auto& timing = evaluation_.tasks;
-    struct Edge {
-      double t;
-      bool opens;
-      std::uint32_t task;
-    };
-    std::vector<Edge> edges;
-    edges.reserve(2 * flows.size());
-    for (std::uint32_t i : flows) {
-      edges.push_back({timing[i].start, true, i});
-      edges.push_back({timing[i].finish, false, i});
-    }
-    std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
-      if (a.t != b.t) return a.t < b.t;
-      if (a.opens != b.opens) return !a.opens;  // close before open at the same instant
-      return a.task < b.task;
-    });
-    std::set<std::pair<double, std::uint32_t>> active;  // (start, task)
+    using Close = std::pair<double, size_t>;  // (finish, position in flows)
+    std::priority_queue<Close, std::vector<Close>, std::greater<>> closes;
+    std::vector<char> closed(flows.size(), 0);
+    size_t next_open = 0, head = 0, active = 0;
     double bytes = 0;
     Segment open;
     bool has_open = false;
-    size_t k = 0;
-    while (k < edges.size()) {
-      const double t = edges[k].t;
-      for (; k < edges.size() && edges[k].t == t; ++k) {
-        const std::uint32_t i = edges[k].task;
-        if (edges[k].opens) {
-          active.insert({timing[i].start, i});
-          bytes += program_.tasks()[i].bytes;
-        } else {
-          active.erase({timing[i].start, i});
-          bytes -= program_.tasks()[i].bytes;
-        }
+    while (next_open < flows.size() || !closes.empty()) {
+      const double t = closes.empty() ? timing[flows[next_open]].start
+                       : next_open < flows.size() ? std::min(closes.top().first, timing[flows[next_open]].start)
+                                                  : closes.top().first;
+      // Close before open at the same instant: a flow ending when another starts is not shared.
+      while (!closes.empty() && closes.top().first == t) {
+        const size_t k = closes.top().second;
+        closes.pop();
+        closed[k] = 1;
+        --active;
+        bytes -= program_.tasks()[flows[k]].bytes;
       }
-      const bool same = has_open && !active.empty() && active.begin()->second == open.first &&
-                        active.size() == open.flows;
-      if (same) continue;
+      for (; next_open < flows.size() && timing[flows[next_open]].start == t; ++next_open) {
+        closes.push({timing[flows[next_open]].finish, next_open});
+        ++active;
+        bytes += program_.tasks()[flows[next_open]].bytes;
+      }
+      while (head < next_open && closed[head]) ++head;
+      const std::uint32_t first = active > 0 ? flows[head] : 0;
+      if (has_open && active > 0 && first == open.first && active == open.flows) continue;
       if (has_open) {
         open.finish = t;
         emit(open);
         has_open = false;
       }
-      if (!active.empty()) {
-        open = {t, t, active.begin()->second, active.size(), active.size() == 1 ? program_.tasks()[active.begin()->second].bytes : bytes};
+      if (active > 0) {
+        // Exact for one flow; a running sum otherwise (deterministic: same order every run).
+        open = {t, t, first, active, active == 1 ? program_.tasks()[first].bytes : bytes};
         has_open = true;
       }
     }
@@ -469,7 +490,7 @@ class Writer {
   std::vector<int> delay_device_;
   std::map<int, bool> names_written_;
   std::vector<std::string> event_names_;  // per task, filled when first written
-  std::vector<std::vector<std::uint32_t>> link_flows_;  // per link: transfers crossing it, f > s
+  std::vector<std::vector<std::uint32_t>> link_flows_;  // per link: transfers crossing it (f > s), by start
   std::string buffer_;
   bool first_ = true;
 };

@@ -24,8 +24,9 @@
 // - Times in microseconds (ts, dur; 0.1 ns resolution) from the start of the iteration.
 // - Streamed to the ostream event by event; memory is O(tasks + sum of route lengths), not O(file).
 // - At most `max_events` complete events: device events are kept first (in task order when even
-//   they exceed the cap), then link segments that start before the time where the budget runs out
-//   (otherData.links_shown_until_us); the dropped counts are in "otherData" and in TimelineStats.
+//   they exceed the cap), then the link segments that start before a time chosen so they fit (a
+//   bin of 1/65536 of the iteration; otherData.links_shown_until_us, null when nothing was cut);
+//   the dropped counts are in "otherData" and in TimelineStats.
 //   Deterministic output.
 
 #include <cstddef>
