@@ -227,8 +227,10 @@ void diagnose(Report& report, const program::Program& program, const program::Ev
     return std::fabs(rows[a].simulated_s - rows[a].predicted_s) > std::fabs(rows[b].simulated_s - rows[b].predicted_s);
   });
   report.diagnoses.assign(rows.size(), "");
-  for (size_t i = 0; i < std::min(worst, sorted.size()); ++i)
-    report.diagnoses[sorted[i]] = diagnose_row(rows[sorted[i]], program, closed_form, simulated, graph, routes, options);
+  for (size_t i = 0; i < std::min(worst, sorted.size()); ++i) {
+    const size_t r = sorted[i];
+    report.diagnoses[r] = diagnose_row(rows[r], program, closed_form, simulated, graph, routes, options);
+  }
 }
 
 }  // namespace partsim::report

@@ -348,7 +348,8 @@ TEST(Timeline, CoreGranularityThreadsPerCoreAndMemory) {
   const Parsed t = parse(nlohmann::json::parse(out.str()));
   std::set<std::string> device_tracks;
   for (const auto& ev : t.events)
-    if (t.process.at(ev["pid"].get<int>()) != "links") device_tracks.insert(t.track(ev) + " " + ev["name"].get<std::string>());
+    if (t.process.at(ev["pid"].get<int>()) != "links")
+      device_tracks.insert(t.track(ev) + " " + ev["name"].get<std::string>());
   EXPECT_EQ(device_tracks, (std::set<std::string>{"d0/memory fc/bwd load", "d0/core 0 fc/bwd compute",
                                                   "d0/core 1 fc/bwd compute"}));
 }
