@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -99,6 +100,10 @@ struct GroupSetup {
   bool reuse_in = false;
   bool reuse_out = false;
   std::vector<PassSetup> passes;  // plan order
+  DsmSystem sys;                  // the torus it runs on (a block of whole rows when pipelined)
+  std::vector<int> chips;         // its chips
+  int first_row = 0;              // pipelined: first torus row of its block
+  std::optional<int> pipe;        // timestep-pipelining group (§III-D)
 };
 
 class DsmLowerer {
@@ -124,11 +129,26 @@ class DsmLowerer {
 
     std::vector<int> previous;
     const std::size_t n = groups_.size();
-    for (std::size_t g = 0; g < n; ++g) previous = lower_pass(groups_[g], Pass::fwd, previous);
+    for (std::size_t g = 0; g < n; ++g) {
+      if (!groups_[g].pipe) {
+        previous = lower_pass(groups_[g], Pass::fwd, previous);
+      } else if (g == 0 || groups_[g - 1].pipe != groups_[g].pipe) {  // a pipe group, at its first stage
+        std::size_t end = g;
+        while (end < n && groups_[end].pipe == groups_[g].pipe) ++end;
+        previous = lower_pipe(g, end, Pass::fwd, previous);
+      }
+    }
     if (o_.mode == plan::Mode::training)
-      for (std::size_t g = n; g-- > 0;)
-        for (const auto& ps : groups_[g].passes)
-          if (ps.pass != Pass::fwd) previous = lower_pass(groups_[g], ps.pass, previous);
+      for (std::size_t g = n; g-- > 0;) {
+        if (groups_[g].pipe && g + 1 < n && groups_[g + 1].pipe == groups_[g].pipe) continue;
+        std::size_t begin = g;
+        while (groups_[g].pipe && begin > 0 && groups_[begin - 1].pipe == groups_[g].pipe) --begin;
+        for (const auto& ps : groups_[g].passes) {
+          if (ps.pass == Pass::fwd) continue;
+          previous = groups_[g].pipe ? lower_pipe(begin, g + 1, ps.pass, previous)
+                                     : lower_pass(groups_[g], ps.pass, previous);
+        }
+      }
     return std::move(program_);
   }
 
@@ -188,9 +208,24 @@ class DsmLowerer {
       if (pp.chip_split != p0.chip_split || pp.dysm_factor != p0.dysm_factor)
         throw InputError(where(g) + ": every pass must have the same chip_split and dysm_factor (seed 003 §II-C: "
                          "the parallelism type fixes where the layer's data lives)");
-      if (pp.pipe_group || !pp.chips.empty())
-        throw InputError(where(g) + ": timestep-pipelined groups (tpipe, seed 003 §III-D) have no lowering yet; "
-                         "plan with --option opt=hybrid,memreuse,dysm");
+      if (pp.pipe_group != p0.pipe_group || pp.chips != p0.chips)
+        throw InputError(where(g) + ": every pass must have the same pipe_group and chips");
+    }
+    gs.sys = s_;
+    gs.pipe = p0.pipe_group;
+    if (p0.chips.empty()) {
+      gs.chips = chips_;
+    } else {
+      // A pipelined layer runs on a block of whole torus rows (§III-D, search.cpp try_pipeline).
+      gs.chips = p0.chips;
+      const int rows = static_cast<int>(gs.chips.size()) / s_.M;
+      gs.first_row = gs.chips.front() / s_.M;
+      bool block = rows >= 1 && static_cast<int>(gs.chips.size()) == rows * s_.M && gs.first_row + rows <= s_.N;
+      for (std::size_t i = 0; block && i < gs.chips.size(); ++i)
+        block = gs.chips[i] == gs.first_row * s_.M + static_cast<int>(i);
+      if (!block)
+        throw InputError(where(g) + ": chips must be whole rows of the torus, in order (seed 003 §III-D)");
+      gs.sys = dsm::sub_torus(s_, rows);
     }
     gs.Ls = dsm::with_minibatch(L, ceil_div(L.mb, gs.dysm));
     gs.iterations = L.ts * gs.dysm;
@@ -258,8 +293,8 @@ class DsmLowerer {
   void resolve_pass(GroupSetup& gs, PassSetup& ps) {
     const plan::DsmPassPlan& pp = *ps.plan;
     const DsmLayer& Ls = gs.Ls;
-    const double e = s_.bytes_per_element;
-    const dsm::ChipFactors cf = dsm::chip_factors(gs.split, s_.M, s_.N);
+    const double e = gs.sys.bytes_per_element;
+    const dsm::ChipFactors cf = dsm::chip_factors(gs.split, gs.sys.M, gs.sys.N);
     const double kernel_chip = dsm::fprod({Ls.in, ceil_div(Ls.out, cf.out), Ls.kij});
 
     // Flag readings: (first-iteration flags, weights held across later iterations).
@@ -282,16 +317,19 @@ class DsmLowerer {
       readings.push_back({base, pp.weight_reuse});
     }
 
-    double target = pp.predicted.total_s;
-    if (auto it = pp.predicted.breakdown.find("relayout_s"); it != pp.predicted.breakdown.end()) target -= it->second;
+    // Pipelined layers report a share of their pipe group's time, not their own: the cheapest
+    // reading is the search's (try_pipeline's best_pass).
+    double target = gs.pipe ? 0.0 : pp.predicted.total_s;
+    if (auto it = pp.predicted.breakdown.find("relayout_s"); !gs.pipe && it != pp.predicted.breakdown.end())
+      target -= it->second;
     const double grad_s = ps.pass == Pass::upd ? gradient_s(gs) : 0.0;
 
     bool found = false;
     double best_gap = 0;
-    for (const Split5& cfac : dsm::factorizations(s_.cores()))
-      for (const Split5& afac : dsm::factorizations(std::max(1, s_.chip.core.arrays))) {
+    for (const Split5& cfac : dsm::factorizations(gs.sys.cores()))
+      for (const Split5& afac : dsm::factorizations(std::max(1, gs.sys.chip.core.arrays))) {
         const CoreConfig config{cfac, afac};
-        const dsm::WorkSplit w = dsm::work_split(Ls, gs.split, config, s_.M, s_.N);
+        const dsm::WorkSplit w = dsm::work_split(Ls, gs.split, config, gs.sys.M, gs.sys.N);
         if (!same(w.core, pp.core_split) || !same(w.array, pp.array_split)) continue;
         for (const Reading& r : readings) {
           PassSetup cand = ps;
@@ -308,8 +346,8 @@ class DsmLowerer {
               rf.extra_memory_bytes += kernel_chip * e;  // read back the partial gradient
             }
           }
-          cand.first = dsm::evaluate_pass(Ls, ps.pass, gs.split, config, cand.first_flags, s_);
-          cand.rest = dsm::evaluate_pass(Ls, ps.pass, gs.split, config, cand.rest_flags, s_);
+          cand.first = dsm::evaluate_pass(Ls, ps.pass, gs.split, config, cand.first_flags, gs.sys);
+          cand.rest = dsm::evaluate_pass(Ls, ps.pass, gs.split, config, cand.rest_flags, gs.sys);
           const double total =
               cand.first.total + static_cast<double>(gs.iterations - 1) * cand.rest.total + grad_s;
           const double gap = std::abs(total - target);
@@ -327,28 +365,28 @@ class DsmLowerer {
     if (!found)
       throw InputError(where(gs.group) + " pass " + plan::to_string(ps.pass) +
                        ": core_split / array_split are not a division of the layer's work over " +
-                       std::to_string(s_.cores()) + " cores and " + std::to_string(s_.chip.core.arrays) +
+                       std::to_string(gs.sys.cores()) + " cores and " + std::to_string(gs.sys.chip.core.arrays) +
                        " arrays per core (seed 003 Fig. 4)");
     // Reads of one iteration (FetchInp + FetchKer + read-back): the memory term without WriteOut.
     auto reads_of = [&](PassFlags f) {
       f.write_o = false;
-      return dsm::evaluate_pass(Ls, ps.pass, gs.split, ps.config, f, s_).overlapped.memory;
+      return dsm::evaluate_pass(Ls, ps.pass, gs.split, ps.config, f, gs.sys).overlapped.memory;
     };
     ps.first_reads = reads_of(ps.first_flags);
     ps.rest_reads = reads_of(ps.rest_flags);
     ps.grad_bytes = Ls.primary ? kernel_chip * e : 0.0;
     // Rotated chunk (layer_model.cpp evaluate_pass): the chip's own share of the input features.
-    const dsm::WorkSplit w = dsm::work_split(Ls, gs.split, ps.config, s_.M, s_.N);
+    const dsm::WorkSplit w = dsm::work_split(Ls, gs.split, ps.config, gs.sys.M, gs.sys.N);
     const double ij_scale = static_cast<double>(Ls.ij_in) / static_cast<double>(Ls.ij);
     ps.chunk_bytes = dsm::fprod({w.chip.in, w.chip.mb, w.chip.ij}) * ij_scale / static_cast<double>(cf.out) * e;
   }
 
   double gradient_s(const GroupSetup& gs) const {
     if (!gs.Ls.primary) return 0;
-    const dsm::ChipFactors cf = dsm::chip_factors(gs.split, s_.M, s_.N);
+    const dsm::ChipFactors cf = dsm::chip_factors(gs.split, gs.sys.M, gs.sys.N);
     const DsmLayer& L = net_.groups[gs.group].layer;
-    const double grad = dsm::fprod({L.in, ceil_div(L.out, cf.out), L.kij}) * s_.bytes_per_element;
-    return dsm::group_time(dsm::gradient_reduction(grad, gs.split, s_).loads, s_);
+    const double grad = dsm::fprod({L.in, ceil_div(L.out, cf.out), L.kij}) * gs.sys.bytes_per_element;
+    return dsm::group_time(dsm::gradient_reduction(grad, gs.split, gs.sys).loads, gs.sys);
   }
 
   // ---- building the Program ---------------------------------------------------------------------
@@ -363,15 +401,49 @@ class DsmLowerer {
 
   /// A collective along one torus axis, `repeats` times in a row, with ring steps that repeat the
   /// same (src, dst) pairs merged into one transfer (module comment). Returns its last tasks.
-  std::vector<int> axis_collective(const std::string& name, const std::string& axis, double bytes, double repeats,
-                                   int layer, Pass pass, const std::string& label, const std::vector<int>& after) {
+  std::vector<int> axis_collective(const GroupSetup& gs, const std::string& name, const std::string& axis, double bytes,
+                                   double repeats, int layer, Pass pass, const std::string& label,
+                                   const std::vector<int>& after) {
     if (bytes <= 0 || repeats <= 0) return after;
+    return add_merged(axis_schedule(gs, name, axis, bytes), repeats, layer, pass, label, after);
+  }
+
+  /// The device schedule of a collective along one torus axis over the group's chips: the whole
+  /// torus (collectives::build_schedule), or for a pipelined group its block of rows treated as a
+  /// torus (§III-D, search.cpp try_pipeline): the X rings are its rows; along Y a ring over the
+  /// block's rows in every column, closing from the last row back to the first over the real
+  /// torus's routes.
+  collectives::Schedule axis_schedule(const GroupSetup& gs, const std::string& name, const std::string& axis,
+                                      double bytes) const {
     collectives::Request r;
     r.collective = name;
     r.axis = axis;
     r.bytes = bytes;
-    const collectives::Schedule sched = collectives::build_schedule(r, chip_topology_);
-    return add_merged(sched, repeats, layer, pass, label, after);
+    collectives::Schedule full = collectives::build_schedule(r, chip_topology_);
+    if (!gs.pipe) return full;
+    collectives::Schedule sched;
+    if (axis == "x") {
+      const auto in_block = [&](int d) { return std::find(gs.chips.begin(), gs.chips.end(), d) != gs.chips.end(); };
+      for (const auto& t : full.transfers)
+        if (in_block(t.src) && in_block(t.dst)) sched.add(t.src, t.dst, t.bytes, t.step);
+      sched.step_count = full.step_count;
+      return sched;
+    }
+    const int R = gs.sys.N;
+    if (R <= 1) return sched;
+    const int dirs = gs.sys.bidirectional && R > 2 ? 2 : 1;
+    const int steps = name == "rotate" ? 1 : R - 1;  // rotate; ring reduce_scatter / all_gather
+    const double piece = name == "rotate" ? bytes : bytes / (static_cast<double>(R) * dirs);
+    if (name != "rotate" && name != "reduce_scatter" && name != "all_gather")
+      throw Error("lower_dsm: no block-ring schedule for " + name);
+    for (int step = 0; step < steps; ++step)
+      for (int x = 0; x < s_.M; ++x)
+        for (int i = 0; i < R; ++i) {
+          const int from = x + s_.M * (gs.first_row + i);
+          sched.add(from, x + s_.M * (gs.first_row + (i + 1) % R), piece, step);
+          if (dirs == 2 && name != "rotate") sched.add(from, x + s_.M * (gs.first_row + (i + R - 1) % R), piece, step);
+        }
+    return sched;
   }
 
   /// Several device schedules run one after the other, merged as above.
@@ -474,11 +546,11 @@ class DsmLowerer {
   /// iterations at once.
   std::vector<int> rotation(const GroupSetup& gs, const PassSetup& ps, double k, int layer,
                             const std::vector<int>& after) {
-    const dsm::RotationSteps r = dsm::rotation_steps(gs.split, s_.M, s_.N);
+    const dsm::RotationSteps r = dsm::rotation_steps(gs.split, gs.sys.M, gs.sys.N);
     if (!gs.Ls.primary || r.x + r.y == 0 || ps.chunk_bytes <= 0) return after;
     std::vector<int> done = after;
-    if (r.x > 0) done = axis_collective("rotate", "x", ps.chunk_bytes, k * r.x, layer, ps.pass, "rotate_x", done);
-    if (r.y > 0) done = axis_collective("rotate", "y", ps.chunk_bytes, k * r.y, layer, ps.pass, "rotate_y", done);
+    if (r.x > 0) done = axis_collective(gs, "rotate", "x", ps.chunk_bytes, k * r.x, layer, ps.pass, "rotate_x", done);
+    if (r.y > 0) done = axis_collective(gs, "rotate", "y", ps.chunk_bytes, k * r.y, layer, ps.pass, "rotate_y", done);
     return done;
   }
 
@@ -491,7 +563,7 @@ class DsmLowerer {
     const std::vector<int> from = after.empty() ? std::vector<int>{} : std::vector<int>{join(layer, pass, "start", after)};
     // MAX(PriComp, OvlDt): compute and the overlapped group start together.
     std::vector<int> group;
-    for (int d : chips_) {
+    for (int d : gs.chips) {
       if (c.pricomp > 0)
         for (const auto& ep : compute_endpoints(d))
           group.push_back(program_.add_compute(layer, pass, "compute", ep, k * c.pricomp, from));
@@ -515,7 +587,7 @@ class DsmLowerer {
     // + AuxComp (SFPs; the arrays idle).
     if (c.aux > 0) {
       std::vector<int> aux;
-      for (int d : chips_)
+      for (int d : gs.chips)
         for (const auto& ep : compute_endpoints(d))
           aux.push_back(program_.add_compute(layer, pass, "aux", ep, k * c.aux, done));
       done = {join(layer, pass, "aux join", aux)};
@@ -530,22 +602,16 @@ class DsmLowerer {
   /// ring all-reduce of G along X (reduce-scatter then all-gather) and of G / px along Y at the same
   /// time, with the memory (read partial gradient, write new weights) and on-chip parts.
   std::vector<int> gradient(const GroupSetup& gs, const PassSetup& ps, const std::vector<int>& after) {
-    const dsm::ChipFactors cf = dsm::chip_factors(gs.split, s_.M, s_.N);
-    const int px = cf.x_data ? s_.M : 1;
-    const int py = cf.y_data ? s_.N : 1;
+    const dsm::ChipFactors cf = dsm::chip_factors(gs.split, gs.sys.M, gs.sys.N);
+    const int px = cf.x_data ? gs.sys.M : 1;
+    const int py = cf.y_data ? gs.sys.N : 1;
     const double G = ps.grad_bytes;
     if (px * py <= 1 || G <= 0) return after;
     const int layer = gs.layer;
     std::vector<int> group;
     auto ring = [&](const std::string& axis, double bytes) {
-      collectives::Request rs;
-      rs.collective = "reduce_scatter";
-      rs.bytes = bytes;
-      rs.axis = axis;
-      collectives::Request ag = rs;
-      ag.collective = "all_gather";
-      collectives::Schedule a = collectives::build_schedule(rs, chip_topology_);
-      const collectives::Schedule b = collectives::build_schedule(ag, chip_topology_);
+      collectives::Schedule a = axis_schedule(gs, "reduce_scatter", axis, bytes);
+      const collectives::Schedule b = axis_schedule(gs, "all_gather", axis, bytes);
       const int offset = a.step_count;
       for (const auto& t : b.transfers) a.add(t.src, t.dst, t.bytes, t.step + offset);
       a.step_count = offset + b.step_count;
@@ -554,7 +620,7 @@ class DsmLowerer {
     };
     if (px > 1) ring("x", G);
     if (py > 1) ring("y", G / px);
-    for (int d : chips_) {
+    for (int d : gs.chips) {
       if (core_level_) {
         memory(d, G, false, layer, Pass::upd, "grad_read", after, group);
         memory(d, G, true, layer, Pass::upd, "grad_write", after, group);
@@ -581,8 +647,11 @@ class DsmLowerer {
     const int layer = gs.layer;
     std::vector<int> group;
     std::vector<int> chain = after;
-    if (change_x) chain = axis_collective("all_to_all", "x", per_chip, 1, layer, pass, "relayout_x", chain);
-    if (change_y) chain = axis_collective("all_to_all", "y", per_chip, 1, layer, pass, "relayout_y", chain);
+    // On the whole torus (search.cpp relayout_time), also for a pipelined consumer.
+    GroupSetup whole;
+    whole.sys = s_;
+    if (change_x) chain = axis_collective(whole, "all_to_all", "x", per_chip, 1, layer, pass, "relayout_x", chain);
+    if (change_y) chain = axis_collective(whole, "all_to_all", "y", per_chip, 1, layer, pass, "relayout_y", chain);
     if (chain != after) group = chain;
     for (int d : chips_) {
       if (core_level_) {
@@ -622,25 +691,96 @@ class DsmLowerer {
     std::vector<int> done = after;
     for (std::size_t p : net_.groups[gs.group].producers) {
       if (gs.reuse_in && p + 1 == gs.group) continue;
+      if (gs.pipe && groups_[p].pipe == gs.pipe) continue;  // handed on per timestep (lower_pipe)
       done = relayout(p, gs, pass, done);
     }
     return onchip_relayout(gs, pass, done);
+  }
+
+  /// All iterations of a pass: the first, then the later ones in one segment (or all in one when
+  /// they are equal).
+  std::vector<int> iterations(const GroupSetup& gs, const PassSetup& ps, const std::vector<int>& after) {
+    const double n = static_cast<double>(gs.iterations);
+    const bool equal = ps.first.total == ps.rest.total && ps.first_reads == ps.rest_reads &&
+                       ps.first.overlapped.memory == ps.rest.overlapped.memory;
+    if (equal || gs.iterations == 1) return segment(gs, ps, ps.first, ps.first_reads, n, after);
+    const std::vector<int> done = segment(gs, ps, ps.first, ps.first_reads, 1, after);
+    return segment(gs, ps, ps.rest, ps.rest_reads, n - 1, done);
+  }
+
+  /// One pass of a pipe group (seed 003 §III-D, search.cpp try_pipeline): every stage (layer) on its
+  /// block of rows, all at once. Stage j starts after j cycles (the pipeline fills), runs its N_ts
+  /// timesteps (segments as above), hands each timestep's output to the next stage over the M Y
+  /// links between the blocks (not in UPD), and keeps the pace of the slowest stage: a stall delay
+  /// makes it last N_ts cycles, a cycle being the slowest stage's time per timestep. The pass ends
+  /// after (N_ts + G - 1) cycles; in UPD the stages' gradient reductions follow, concurrently.
+  std::vector<int> lower_pipe(std::size_t begin, std::size_t end, Pass pass, const std::vector<int>& after) {
+    // A pass the first stage does not have (BWD of a group starting at the first layer) is not
+    // pipelined by the planner (try_pipeline pipelines the first stage's passes): each stage that
+    // has it runs it on its own block, one after the other.
+    if (!find(groups_[begin], pass)) {
+      std::vector<int> done = after;
+      for (std::size_t g = begin; g < end; ++g)
+        if (find(groups_[g], pass)) done = lower_pass(groups_[g], pass, done);
+      return done;
+    }
+    std::vector<int> start = after;
+    if (pass == Pass::fwd)
+      for (std::size_t g = begin; g < end; ++g) start = relayouts(groups_[g], pass, start);
+    const std::size_t G = end - begin;
+    std::vector<double> per_step(G), hand(G, 0.0);
+    double cycle = 0;
+    for (std::size_t j = 0; j < G; ++j) {
+      const GroupSetup& gs = groups_[begin + j];
+      const PassSetup& ps = *find(gs, pass);
+      const double ts = static_cast<double>(gs.iterations);
+      const DsmLayer& L = net_.groups[gs.group].layer;
+      if (j + 1 < G && pass != Pass::upd)
+        hand[j] = L.out_elements * s_.bytes_per_element / (s_.M * s_.bw_y) + s_.lat_y;
+      per_step[j] = (ps.first.total + (ts - 1) * ps.rest.total) / ts + hand[j];
+      cycle = std::max(cycle, per_step[j]);
+    }
+    std::vector<int> ends;
+    for (std::size_t j = 0; j < G; ++j) {
+      const GroupSetup& gs = groups_[begin + j];
+      const PassSetup& ps = *find(gs, pass);
+      const double ts = static_cast<double>(gs.iterations);
+      std::vector<int> done = start;
+      if (j > 0) done = {program_.add_delay(gs.layer, pass, "pipeline fill", static_cast<double>(j) * cycle, start)};
+      done = iterations(gs, ps, done);
+      if (hand[j] > 0) {
+        // Each timestep's output, from the block's last row to the next block's first row, column by column.
+        const GroupSetup& next = groups_[begin + j + 1];
+        const DsmLayer& L = net_.groups[gs.group].layer;
+        collectives::Schedule sched;
+        for (int x = 0; x < s_.M; ++x)
+          sched.add(x + s_.M * (gs.first_row + gs.sys.N - 1), x + s_.M * next.first_row,
+                    L.out_elements * s_.bytes_per_element / s_.M, 0);
+        done = add_merged(sched, ts, gs.layer, pass, "pipeline hand_on", done);
+      }
+      const double stall = ts * (cycle - per_step[j]);
+      if (stall > 0) done = {program_.add_delay(gs.layer, pass, "pipeline stall", stall, done)};
+      ends.insert(ends.end(), done.begin(), done.end());
+    }
+    std::vector<int> done = {join(groups_[begin].layer, pass, "pipe join", ends)};
+    if (pass == Pass::upd) {
+      std::vector<int> grads;
+      for (std::size_t g = begin; g < end; ++g) {
+        const auto t = gradient(groups_[g], *find(groups_[g], pass), done);
+        grads.insert(grads.end(), t.begin(), t.end());
+      }
+      done = {join(groups_[begin].layer, pass, "pipe grad join", grads)};
+    }
+    if (pass == Pass::bwd)
+      for (std::size_t g = begin; g < end; ++g) done = relayouts(groups_[g], pass, done);
+    return done;
   }
 
   std::vector<int> lower_pass(const GroupSetup& gs, Pass pass, const std::vector<int>& after) {
     const PassSetup& ps = *find(gs, pass);
     std::vector<int> done = after;
     if (pass == Pass::fwd) done = relayouts(gs, pass, done);
-    // Iterations: the first, then the later ones in one segment (or all in one when they are equal).
-    const double n = static_cast<double>(gs.iterations);
-    const bool equal = ps.first.total == ps.rest.total && ps.first_reads == ps.rest_reads &&
-                       ps.first.overlapped.memory == ps.rest.overlapped.memory;
-    if (equal || gs.iterations == 1) {
-      done = segment(gs, ps, ps.first, ps.first_reads, n, done);
-    } else {
-      done = segment(gs, ps, ps.first, ps.first_reads, 1, done);
-      done = segment(gs, ps, ps.rest, ps.rest_reads, n - 1, done);
-    }
+    done = iterations(gs, ps, done);
     if (pass == Pass::upd) done = gradient(gs, ps, done);
     if (pass == Pass::bwd) done = relayouts(gs, pass, done);
     // One join closes the pass, so the next pass waits on one task.

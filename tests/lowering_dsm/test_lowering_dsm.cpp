@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -269,6 +270,40 @@ TEST(LoweringDsm, InferencePlansMatchThePlanner) {
           << lp.name << " batch " << batch << " preloaded " << preloaded << " reused " << reused;
     }
   }
+}
+
+// Timestep pipelining (seed 003 §III-D): two uni-directional LSTM layers, each on one row of the
+// 2 x 2 torus (rows are rings of M = 2 chips: no wrap-around beyond the block). The stages run at
+// once, so per layer the spans overlap; the planner reports each layer's share of the group's pass
+// time (N_ts + G - 1) x slowest stage per timestep (+ the largest gradient reduction in UPD). The
+// closed-form span of the group's pass (first start to last finish over both layers) equals the sum
+// of the shares.
+TEST(LoweringDsm, PipelinedLstmGroupSpansThePlannersPassTime) {
+  const auto spec = load_platform(tiny_yaml("1ns", "10ns"));
+  workloads::NetBuilder b("two_lstm", "");
+  std::string x = b.input("x", {8, 8, 1});  // 8 features, 8 timesteps
+  x = b.lstm("l1", x, 8);
+  b.lstm("l2", x, 8);
+  const Lowered r = lower_and_time(spec, b.build(4), "opt=all");
+  ASSERT_TRUE(pass_of(r.plan, "l1", Pass::fwd).pipe_group.has_value()) << "the planner did not pipeline";
+  ASSERT_EQ(pass_of(r.plan, "l1", Pass::fwd).chips, (std::vector<int>{0, 1}));
+  ASSERT_EQ(pass_of(r.plan, "l2", Pass::fwd).chips, (std::vector<int>{2, 3}));
+  const int l1 = 1, l2 = 2;  // plan layer indices (0 is the input)
+  for (Pass pass : {Pass::fwd, Pass::upd}) {
+    double start = 1e300, finish = 0;
+    for (const auto& s : program::layer_pass_spans(r.program, r.eval))
+      if ((s.layer == l1 || s.layer == l2) && s.pass == pass) {
+        start = std::min(start, s.start);
+        finish = std::max(finish, s.finish);
+      }
+    const double predicted = pass_of(r.plan, "l1", pass).predicted.total_s + pass_of(r.plan, "l2", pass).predicted.total_s;
+    EXPECT_NEAR(finish - start, predicted, 1e-9 * predicted) << plan::to_string(pass);
+  }
+  // l1 is the first layer (no BWD): the planner pipelines the first stage's passes only, so l2's
+  // BWD runs alone on its row.
+  EXPECT_NEAR(r.span.at({"l2", Pass::bwd}), pass_of(r.plan, "l2", Pass::bwd).predicted.total_s,
+              1e-9 * pass_of(r.plan, "l2", Pass::bwd).predicted.total_s);
+  EXPECT_NEAR(r.eval.makespan_s, r.plan.predicted_iteration_s, 1e-9 * r.plan.predicted_iteration_s);
 }
 
 // Program size: at chip granularity one compute task per chip and segment; at core granularity one
