@@ -22,7 +22,8 @@
 // - Core granularity: compute and AuxComp on every core; collectives as one transfer per chip pair
 //   (core 0 to core 0, over the on-chip ring to the port), memory as two half-ring flows per chip
 //   (see chip_topology_ and memory() for the measured reason: the issue 6 speed targets).
-// - Not lowered: timestep-pipelined groups (tpipe, §III-D): an InputError.
+// - Timestep-pipelined groups (tpipe, §III-D): the stages run at once on their blocks of rows, paced
+//   by the slowest stage (lower_pipe).
 
 #include <algorithm>
 #include <cmath>
