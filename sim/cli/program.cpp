@@ -42,30 +42,42 @@ void parse(CLI::App& app, int argc, char** argv) {
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {
+  write_file_atomically(path, [&content](std::ostream& out) { out << content; });
+}
+
+void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
   if (path == "-") {
-    std::cout << content;
+    write(std::cout);
     std::cout.flush();
     return;
   }
   namespace fs = std::filesystem;
   const fs::path target(path);
   const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
+  const auto remove_temp = [&temp] {
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+  };
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) throw InputError(path + ": cannot write file (does its directory exist?)");
-    out << content;
+    try {
+      write(out);
+    } catch (...) {
+      out.close();
+      remove_temp();
+      throw;
+    }
     out.close();
     if (!out) {
-      std::error_code ignored;
-      fs::remove(temp, ignored);
+      remove_temp();
       throw InputError(path + ": write failed");
     }
   }
   std::error_code ec;
   fs::rename(temp, target, ec);
   if (ec) {
-    std::error_code ignored;
-    fs::remove(temp, ignored);
+    remove_temp();
     throw InputError(path + ": cannot write file: " + ec.message());
   }
 }

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,9 @@ void parse(CLI::App& app, int argc, char** argv);
 /// Writes `content` to a temporary file beside `path`, then renames it into place, so readers never
 /// see a half-written file and an error leaves nothing behind. Throws InputError if it cannot.
 void write_file_atomically(const std::string& path, const std::string& content);
+/// The same for output too large to hold as one string: `write` streams it into the temporary file
+/// ("-" streams to stdout). If `write` throws, the temporary file is removed and the error goes on.
+void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 /// The platform given on the command line.
 struct PlatformOptions {

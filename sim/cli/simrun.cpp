@@ -29,7 +29,10 @@
 #include "sim/program/platform_binding.hpp"
 #include "sim/replay/program_replay.hpp"
 #include "sim/replay/replay.hpp"
+#include "sim/report/diagnosis.hpp"
+#include "sim/report/link_usage.hpp"
 #include "sim/report/report.hpp"
+#include "sim/report/timeline.hpp"
 #include "topology/topology_graph.hpp"
 #include "workloads/workload_file.hpp"
 
@@ -163,10 +166,21 @@ int plan_mode(const Options& o) {
   const double useful_flops = plan.workload.mode == plan::Mode::inference ? totals.flops.fwd : totals.flops.total();
   report::Report report = report::build_report(plan, program, closed, simulated, useful_flops, spec.peak_flops());
   report.granularity = topology::to_string(graph.granularity());
+  // Which links each transfer crossed: busy fractions per link, the cause of the largest gaps, and
+  // the link tracks of the timeline all come from the same routes.
+  const report::TransferRoutes routes(program, graph);
+  report.links = report::link_usage(program, simulated, graph, routes);
+  report::diagnose(report, program, closed, simulated, graph, routes, o.worst);
   report.wall_s = o.reproducible ? 0.0 : seconds_since(t0);
 
   if (!o.out_file.empty()) cli::write_file_atomically(o.out_file, report::report_json(report).dump(2) + "\n");
   if (!o.csv_file.empty()) cli::write_file_atomically(o.csv_file, report::report_csv(report));
+  report::TimelineStats timeline;
+  if (!o.timeline_file.empty()) {
+    cli::write_file_atomically(o.timeline_file, [&](std::ostream& out) {
+      timeline = report::write_timeline(out, program, simulated, graph, routes);
+    });
+  }
   if (o.out_file == "-") return 0;
   std::printf("%s plan of %s batch %lld (%s) on %s (%s), %s granularity: %zu tasks\n\n", plan.strategy.c_str(),
               plan.workload.name.c_str(), static_cast<long long>(plan.workload.batch),
@@ -176,6 +190,12 @@ int plan_mode(const Options& o) {
   std::printf("replay: %.3f s wall in SimGrid (%.0f activities/s), %.3f s setup\n", simgrid.stats().wall_s,
               simgrid.stats().wall_s > 0 ? static_cast<double>(simgrid.stats().activities) / simgrid.stats().wall_s : 0.0,
               simgrid.stats().setup_wall_s);
+  if (!o.timeline_file.empty()) {
+    std::printf("timeline: %s, %zu events on %zu tracks", o.timeline_file.c_str(), timeline.events, timeline.threads);
+    const size_t dropped = timeline.link_events_dropped + timeline.other_events_dropped;
+    if (dropped > 0) std::printf(" (%zu events beyond the cap left out: link segments first)", dropped);
+    std::printf("\n");
+  }
   return 0;
 }
 

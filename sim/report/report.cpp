@@ -17,6 +17,7 @@ std::string fixed(double v, int precision) {
 
 // Seconds as milliseconds with 3 decimals: per-layer times are micro- to milliseconds.
 std::string ms(double seconds) { return fixed(seconds * 1e3, 3); }
+std::string us(double seconds) { return fixed(seconds * 1e6, 1); }
 
 std::string pad(const std::string& s, size_t width, bool left = false) {
   if (s.size() >= width) return s;
@@ -214,16 +215,16 @@ std::string report_table(const Report& report, size_t worst_rows) {
     std::stable_sort(sorted.begin(), sorted.end(), [](const Row* a, const Row* b) {
       return std::fabs(a->simulated_s - a->predicted_s) > std::fabs(b->simulated_s - b->predicted_s);
     });
-    out << "largest disagreements (simulated - predicted):\n";
+    out << "largest disagreements (simulated - predicted, microseconds):\n";
     for (size_t i = 0; i < std::min(worst_rows, sorted.size()); ++i) {
       const Row& row = *sorted[i];
       // Cause: where the closed form already differs, the lowering charges events the planner does
       // not (latency, overlap); the rest of the gap is contention only the replay sees.
       const double model_gap = row.closed_form_s - row.predicted_s;
       const double contention = row.simulated_s - row.closed_form_s;
-      out << "  " << row.layer << "/" << row.pass << ": " << ms(row.simulated_s - row.predicted_s) << " ms = "
-          << ms(model_gap) << " ms planner vs program (latency, overlap) + " << ms(contention)
-          << " ms contention\n";
+      out << "  " << row.layer << "/" << row.pass << ": " << us(row.simulated_s - row.predicted_s) << " us = "
+          << us(model_gap) << " us planner vs program (latency, overlap) + " << us(contention)
+          << " us contention\n";
       const std::string& cause = report.diagnosis(index_of[&row]);
       if (!cause.empty()) out << "    cause: " << cause << "\n";
     }
