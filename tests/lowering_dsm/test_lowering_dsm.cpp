@@ -19,6 +19,7 @@
 #include "sim/planner/strategies.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
+#include "sim/replay/program_replay.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/net_builder.hpp"
 #include "workloads/workload_file.hpp"
@@ -27,7 +28,8 @@ using namespace partsim;
 
 namespace {
 
-std::string tiny_yaml(const std::string& c2c_latency = "0ns", const std::string& link_latency = "0ns") {
+std::string tiny_yaml(const std::string& c2c_latency = "0ns", const std::string& link_latency = "0ns",
+                      int x_chips = 2) {
   return "system:\n"
          "  name: tiny_dsm\n"
          "  precision: fp16\n"
@@ -42,9 +44,9 @@ std::string tiny_yaml(const std::string& c2c_latency = "0ns", const std::string&
          c2c_latency +
          ", memory: 1GB, memory_bandwidth: 10GB/s, memory_efficiency: 0.8, memory_latency: 0ns}\n"
          "  devices:\n"
-         "    - {type: chip, count: 4}\n"
+         "    - {type: chip, count: " + std::to_string(2 * x_chips) + "}\n"
          "  torus:\n"
-         "    dims: [2, 2]\n"
+         "    dims: [" + std::to_string(x_chips) + ", 2]\n"
          "    bandwidth: [4GB/s, 1GB/s]\n"
          "    latency: [" + link_latency + ", " + link_latency + "]\n"
          "    bidirectional: false\n";
@@ -408,4 +410,71 @@ TEST(LoweringDsm, DISABLED_Vgg16Figures) {
     std::printf("  total predicted %.2f us (plan %.2f) closed form %.2f us %+6.2f %%\n", pred_total * 1e6,
                 p.predicted_iteration_s * 1e6, ev.makespan_s * 1e6, (ev.makespan_s / p.predicted_iteration_s - 1) * 100);
   }
+}
+
+// The SimGrid replay of dsm plans, one simulation per test (one SimGrid engine per process; ctest
+// runs every test in its own process). Tolerance 1e-6 of the span: SimGrid's clock precision.
+namespace {
+struct Replayed {
+  Lowered lowered;
+  program::Evaluation sim;
+  std::map<std::pair<std::string, plan::Pass>, double> span;  // simulated per (layer, pass)
+};
+Replayed lower_and_replay(const topology::SystemSpec& spec, const workloads::Graph& g, const std::string& opt) {
+  Replayed r{lower_and_time(spec, g, opt), {}, {}};
+  const topology::TopologyGraph topo(spec);
+  replay::SimGridEvaluator simgrid(topo);
+  r.sim = simgrid.evaluate(r.lowered.program);
+  for (const auto& s : program::layer_pass_spans(r.lowered.program, r.sim))
+    r.span[{r.lowered.program.layer_names()[static_cast<size_t>(s.layer)], s.pass}] = s.span();
+  return r;
+}
+}  // namespace
+
+// The two-layer plan of TwoLayerSpansComputedByHand, simulated: no link carries two transfers at
+// once (X and Y rings of 2 chips, unidirectional; the all-to-all of p = 2 is one hop; rotation
+// sends each chip's chunk to one neighbour), so the simulated spans are the hand-computed ones.
+TEST(LoweringDsmReplay, TwoLayerPlanSimulatedTimeByHand) {
+  const Replayed r = lower_and_replay(load_platform(tiny_yaml()), conv_fc(), "opt=none");
+  ASSERT_EQ(pass_of(r.lowered.plan, "conv", Pass::fwd).chip_split, "data");
+  ASSERT_EQ(pass_of(r.lowered.plan, "fc", Pass::fwd).chip_split, "model");
+  const double tol = 1e-6 * 1032.25 * ns;
+  EXPECT_NEAR(r.span.at({"conv", Pass::fwd}), 56 * ns, tol);
+  EXPECT_NEAR(r.span.at({"conv", Pass::upd}), 64.25 * ns, tol);
+  EXPECT_NEAR(r.span.at({"fc", Pass::fwd}), 272 * ns, tol);
+  EXPECT_NEAR(r.span.at({"fc", Pass::bwd}), 448 * ns, tol);
+  EXPECT_NEAR(r.span.at({"fc", Pass::upd}), 192 * ns, tol);
+  EXPECT_NEAR(r.sim.makespan_s, (56 + 272 + 448 + 192 + 64.25) * ns, tol);
+  EXPECT_GT(r.sim.activities, 0);
+}
+
+// A contended plan: the same two layers on a 4 x 2 torus (8 chips; X rings of 4 chips at 4 GB/s,
+// unidirectional). fc is model-parallel after the data-parallel conv, so fc's FWD and BWD start
+// with a relayout all-to-all of each chip's share of conv's output, S = 256 el x 2 B / 8 = 64 B.
+// By shifts (seed 003 §II-D), along X (p = 4): in shift k every chip sends S/p = 16 B k hops on,
+// so each X link carries k pieces at once. The planner charges that sharing:
+//   sum_{k=1..3} k x S / (p B_x) = (1 + 2 + 3) x 16 B / 4 GB/s = 24 ns, plus Y (p = 2, one hop)
+//   S / (2 B_y) = 32 ns: relayout 56 ns.
+// The closed form has no contention: 3 shifts x 4 ns + 32 = 44 ns, 12 ns below the planner.
+// SimGrid shares each X link max-min among its k flows, all equal, so shift k takes k x 4 ns: the
+// simulation lands on the planner (the direction the model predicts), 12 ns above the closed form.
+TEST(LoweringDsmReplay, ContendedRelayoutIsSlowerThanTheClosedFormByTheSharedShifts) {
+  const Replayed r = lower_and_replay(load_platform(tiny_yaml("0ns", "0ns", 4)), conv_fc(), "opt=none");
+  const double tol = 1e-6 * 1000 * ns;
+  for (Pass pass : {Pass::fwd, Pass::bwd}) {
+    const auto& pp = pass_of(r.lowered.plan, "fc", pass);
+    ASSERT_EQ(pp.chip_split, "model");
+    EXPECT_NEAR(pp.predicted.breakdown.at("relayout_s"), 56 * ns, tol) << plan::to_string(pass);
+    const double predicted = pp.predicted.total_s;
+    EXPECT_NEAR(r.lowered.span.at({"fc", pass}), predicted - 12 * ns, tol) << plan::to_string(pass);
+    EXPECT_NEAR(r.span.at({"fc", pass}), predicted, tol) << plan::to_string(pass);
+  }
+  // The passes without an all-to-all over more than 2 chips are uncontended: all three agree.
+  for (const auto& key : {std::pair{std::string("conv"), Pass::fwd}, std::pair{std::string("conv"), Pass::upd},
+                          std::pair{std::string("fc"), Pass::upd}}) {
+    EXPECT_NEAR(r.span.at(key), r.lowered.span.at(key), tol) << key.first;
+    EXPECT_NEAR(r.span.at(key), r.lowered.predicted.at(key), tol) << key.first;
+  }
+  EXPECT_NEAR(r.sim.makespan_s, r.lowered.eval.makespan_s + 2 * 12 * ns, tol);
+  EXPECT_NEAR(r.sim.makespan_s, r.lowered.plan.predicted_iteration_s, tol);
 }
