@@ -11,7 +11,8 @@
 // - the first part is the lowering and the planner reading the layer differently. When it is the
 //   larger part, the row is "latency" if the row's transfers are latency-bound (their routes'
 //   latency is more than half of their closed-form time; the planners' models count bytes over
-//   bandwidth), else "overlap": closed form and simulation agree but not with the prediction, and
+//   bandwidth), "compute" if the row's compute alone outlasts the prediction (the device model
+//   times the work differently from the planner), else "overlap": closed form and simulation agree but not with the prediction, and
 //   the line names the task kind (and label) that takes most of the row's closed-form task time.
 // - "agrees" when simulated is within the tolerance of the prediction.
 // Examples:

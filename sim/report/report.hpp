@@ -31,6 +31,10 @@ struct Row {
 
 struct CrossCheck {
   double mean_abs_rel_error = 0;  // over rows with a non-zero prediction or simulation
+  /// sum |simulated - predicted| / sum predicted over rows: the error weighted by each row's
+  /// predicted time, so rows of microseconds (an activation the planner counts in FLOPs only)
+  /// do not dominate it as they do the plain mean. 0 when nothing is predicted.
+  double weighted_abs_rel_error = 0;
   double max_abs_rel_error = 0;
   std::string max_error_row;      // "layer/pass" of the largest error
   double pearson_r = 0;           // of predicted vs simulated over rows; 0 if undefined (< 2 rows

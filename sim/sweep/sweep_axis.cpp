@@ -3,8 +3,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <utility>
 
 #include "sim/common/error.hpp"
+#include "sim/common/units.hpp"
 
 namespace partsim::sweep {
 namespace {
@@ -38,6 +41,25 @@ std::vector<std::string> split_list(std::string_view text) {
     pos = comma + 1;
   }
   return out;
+}
+
+// How many SI units one `unit` is, for a unit of any dimension units::parse knows ("MiB" -> 1048576,
+// "GB/s" -> 1e9, "ns" -> 1e-9), together with its dimension; nullopt for an unknown or empty unit.
+std::optional<std::pair<double, units::Dimension>> unit_scale(const std::string& unit) {
+  if (unit.empty()) return std::nullopt;
+  for (auto d : {units::Dimension::bytes, units::Dimension::bandwidth, units::Dimension::time,
+                 units::Dimension::frequency, units::Dimension::flop_rate})
+    if (const auto v = units::parse("1" + unit, d)) return std::pair{*v, d};
+  return std::nullopt;
+}
+
+// `number` written in `from` (e.g. 4 MiB), re-expressed in `to` (-> 4096 KiB), when both are units
+// of one dimension; false otherwise.
+bool convert(double& number, const std::string& from, const std::string& to) {
+  const auto a = unit_scale(from), b = unit_scale(to);
+  if (!a || !b || a->second != b->second) return false;
+  number = number * a->first / b->first;
+  return true;
 }
 
 }  // namespace
@@ -77,9 +99,13 @@ SweepAxis parse_vary(std::string_view text) {
   if (!split_number(last_text, last, last_unit)) throw bad("range end '" + std::string(last_text) + "' is not a number");
   if (!split_number(step_text, step, step_unit)) throw bad("'" + std::string(step_text) + "' is not a number");
   if (last_unit.empty()) last_unit = unit;
-  if (last_unit != unit) throw bad("range ends have different units ('" + unit + "' and '" + last_unit + "')");
+  // Ends (and step) in different units of one dimension are re-expressed in the start's unit:
+  // 512KiB..4MiB*2 gives 512KiB, 1024KiB, 2048KiB, 4096KiB.
+  if (last_unit != unit && !convert(last, last_unit, unit))
+    throw bad("range ends have units of different kinds ('" + unit + "' and '" + last_unit + "')");
   if (op == '*' && !step_unit.empty()) throw bad("a factor has no unit");
-  if (op == '+' && !step_unit.empty() && step_unit != unit) throw bad("the step's unit differs from the range's");
+  if (op == '+' && !step_unit.empty() && step_unit != unit && !convert(step, step_unit, unit))
+    throw bad("the step's unit ('" + step_unit + "') is not of the range's kind ('" + unit + "')");
   if (last < first) throw bad("range end is below its start");
   if (op == '*' && !(step > 1.0)) throw bad("the factor must be > 1");
   if (op == '*' && !(first > 0.0)) throw bad("a geometric range must start above 0");

@@ -24,6 +24,15 @@ TEST(Report, CrossCheckStatistics) {
   EXPECT_NEAR(c.mean_abs_rel_error, 0.175, 1e-12);
   EXPECT_NEAR(c.max_abs_rel_error, 0.25, 1e-12);
   EXPECT_EQ(c.max_error_row, "b/fwd");
+  // Weighted: (|1.1 - 1| + |1.5 - 2|) / (1 + 2) = 0.6 / 3 = 20 %.
+  EXPECT_NEAR(c.weighted_abs_rel_error, 0.2, 1e-12);
+  // A tiny row with a huge relative error moves the mean, hardly the weighted error:
+  // + row d, predicted 1e-6, simulated 1e-4 (+9900 %): mean (0.1 + 0.25 + 99) / 3 = 33.1167;
+  // weighted (0.6 + 0.000099) / 3.000001.
+  rows.push_back({"d", "fwd", 1e-6, 1e-4, 1e-4, 0, 0});
+  c = report::cross_check(rows);
+  EXPECT_NEAR(c.mean_abs_rel_error, (0.1 + 0.25 + 99) / 3, 1e-9);
+  EXPECT_NEAR(c.weighted_abs_rel_error, (0.6 + 0.000099) / 3.000001, 1e-12);
 }
 
 TEST(Report, RowsFollowThePlansGranularity) {

@@ -395,6 +395,7 @@ struct DiagnosisCase {
     const int x = p.add_layer("other");
     const int lat = p.add_layer("small");
     const int ov = p.add_layer("serial");
+    const int rf = p.add_layer("roofline");
     std::vector<std::pair<double, double>> cf, sm;  // ms
     auto add = [&](int id, std::pair<double, double> closed_ms, std::pair<double, double> sim_ms) {
       EXPECT_EQ(id, static_cast<int>(cf.size()));
@@ -425,6 +426,8 @@ struct DiagnosisCase {
     const int k = p.add_compute(ov, Pass::fwd, "compute", dev(0), 1e-3, {});
     add(k, {6, 7}, {6, 7});
     add(p.add_transfer(ov, Pass::fwd, "send", dev(0), dev(1), 100e6, {k}), {7, 17.001}, {7, 17.001});
+    // roofline/fwd: 2 ms of memory-bound compute on d1, which the planner counted as 0.5 ms.
+    add(p.add_compute(rf, Pass::fwd, "compute (memory-bound)", dev(1), 2e-3, {}), {20, 22}, {20, 22});
     closed = timed(cf);
     sim = timed(sm);
   }
@@ -474,6 +477,20 @@ TEST(Diagnosis, OverlapWhenClosedFormEqualsSimulationButNotPrediction) {
   EXPECT_EQ(c.diagnose(row("serial", 10.001e-3, 11.001e-3, 11.001e-3)),
             "overlap: closed form = simulated, +10% vs prediction; largest task kind transfer "
             "(91% of task time, 'send')");
+}
+
+TEST(Diagnosis, ComputeWhenTheComputeAloneOutlastsThePrediction) {
+  const DiagnosisCase c;
+  // Compute alone 2 ms against a prediction of 0.5 ms: 2 / 0.5 - 1 = +300 %; no overlap explains it.
+  report::Row r = row("roofline", 0.5e-3, 2e-3, 2e-3);
+  r.compute_s = 2e-3;
+  EXPECT_EQ(c.diagnose(r),
+            "compute: closed form = simulated, +300% vs prediction; compute alone takes 2 ms (+300% vs "
+            "prediction), largest 'compute (memory-bound)' (100% of task time)");
+  // The serial row's compute (1 ms) is within its prediction (10.001 ms): still overlap.
+  report::Row serial = row("serial", 10.001e-3, 11.001e-3, 11.001e-3);
+  serial.compute_s = 1e-3;
+  EXPECT_EQ(c.diagnose(serial).rfind("overlap: ", 0), 0u);
 }
 
 TEST(Diagnosis, AgreementAndReportRows) {

@@ -20,10 +20,18 @@ TEST(SweepAxis, ListsAndRanges) {
   EXPECT_EQ(spad.back(), "4MiB");
   // The end is the start's unit when left out; 3 does not reach past 10 by *3 beyond 9.
   EXPECT_EQ(parse_vary("k=1..10*3").values, (std::vector<std::string>{"1", "3", "9"}));
+  // Ends in different units of one kind: in the start's unit (4 MiB = 4096 KiB; 1 us = 1000 ns).
+  EXPECT_EQ(parse_vary("k=512KiB..4MiB*2").values,
+            (std::vector<std::string>{"512KiB", "1024KiB", "2048KiB", "4096KiB"}));
+  EXPECT_EQ(parse_vary("k=1ns..1us*10").values, (std::vector<std::string>{"1ns", "10ns", "100ns", "1000ns"}));
+  // A step in another unit of the kind: 0.5 MiB + 512 KiB steps up to 2 MiB = 0.5, 1, 1.5, 2 MiB.
+  EXPECT_EQ(parse_vary("k=0.5MiB..2MiB+512KiB").values,
+            (std::vector<std::string>{"0.5MiB", "1MiB", "1.5MiB", "2MiB"}));
 }
 
 TEST(SweepAxis, RejectsMalformedArguments) {
-  for (const char* bad : {"noequals", "=1,2", "k=", "k=1,,2", "k=1..8", "k=1GB/s..8MB/s*2", "k=8..1*2", "k=1..8*1",
+  for (const char* bad : {"noequals", "=1,2", "k=", "k=1,,2", "k=1..8", "k=1GB/s..8MB/s*2", "k=1GB/s..8MiB*2",
+                          "k=1MiB..8MiB+1ns", "k=1MiB..8MiB*2KiB", "k=8..1*2", "k=1..8*1",
                           "k=0..8*2", "k=1..8+0", "k=a..8*2", "k=1..1e9+1e-3"}) {
     EXPECT_THROW(parse_vary(bad), partsim::InputError) << bad;
   }
