@@ -17,7 +17,11 @@ std::string fixed(double v, int precision) {
 
 // Seconds as milliseconds with 3 decimals: per-layer times are micro- to milliseconds.
 std::string ms(double seconds) { return fixed(seconds * 1e3, 3); }
-std::string us(double seconds) { return fixed(seconds * 1e6, 1); }
+// Signed microseconds, "+0.0" rather than "-0.0" for gaps that round to nothing.
+std::string signed_us(double seconds) {
+  const double v = std::fabs(seconds * 1e6) < 0.05 ? 0.0 : seconds * 1e6;
+  return (v >= 0 ? "+" : "") + fixed(v, 1);
+}
 
 std::string pad(const std::string& s, size_t width, bool left = false) {
   if (s.size() >= width) return s;
@@ -227,9 +231,9 @@ std::string report_table(const Report& report, size_t worst_rows) {
       // not (latency, overlap); the rest of the gap is contention only the replay sees.
       const double model_gap = row.closed_form_s - row.predicted_s;
       const double contention = row.simulated_s - row.closed_form_s;
-      out << "  " << row.layer << "/" << row.pass << ": " << us(row.simulated_s - row.predicted_s) << " us = "
-          << us(model_gap) << " us planner vs program (latency, overlap) + " << us(contention)
-          << " us contention\n";
+      out << "  " << row.layer << "/" << row.pass << ": " << signed_us(row.simulated_s - row.predicted_s)
+          << " us = " << signed_us(model_gap) << " us planner vs program (latency, overlap, compute) "
+          << signed_us(contention) << " us contention\n";
       const std::string& cause = report.diagnosis(index_of[&row]);
       if (!cause.empty()) out << "    cause: " << cause << "\n";
     }
