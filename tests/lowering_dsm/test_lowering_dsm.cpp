@@ -114,6 +114,18 @@ long long count(const program::Program& p, program::TaskKind kind) {
 using plan::Pass;
 constexpr double ns = 1e-9;
 
+// The spans of conv_fc on the tiny platform computed by hand below (TwoLayerSpansComputedByHand),
+// and the iteration: FWD conv, fc; then fc BWD, UPD, conv UPD, one after the other.
+void expect_two_layer_spans_by_hand(const std::map<std::pair<std::string, plan::Pass>, double>& span,
+                                    double makespan_s, double tol) {
+  EXPECT_NEAR(span.at({"conv", Pass::fwd}), 56 * ns, tol);
+  EXPECT_NEAR(span.at({"conv", Pass::upd}), 64.25 * ns, tol);
+  EXPECT_NEAR(span.at({"fc", Pass::fwd}), 272 * ns, tol);
+  EXPECT_NEAR(span.at({"fc", Pass::bwd}), 448 * ns, tol);
+  EXPECT_NEAR(span.at({"fc", Pass::upd}), 192 * ns, tol);
+  EXPECT_NEAR(makespan_s, (56 + 272 + 448 + 192 + 64.25) * ns, tol);
+}
+
 }  // namespace
 
 // The tiny platform (tests/dsm/tiny_system.hpp as YAML): 2 x 2 torus (M = N = 2), chips of 2 cores,
@@ -161,14 +173,7 @@ TEST(LoweringDsm, TwoLayerSpansComputedByHand) {
   EXPECT_EQ(pass_of(r.plan, "fc", Pass::upd).core_split.out, 8);
   ASSERT_EQ(r.span.size(), 5u);  // conv FWD, UPD; fc FWD, BWD, UPD (flatten folded into conv)
 
-  const double tol = 1e-3 * ns;
-  EXPECT_NEAR(r.span.at({"conv", Pass::fwd}), 56 * ns, tol);
-  EXPECT_NEAR(r.span.at({"conv", Pass::upd}), 64.25 * ns, tol);
-  EXPECT_NEAR(r.span.at({"fc", Pass::fwd}), 272 * ns, tol);
-  EXPECT_NEAR(r.span.at({"fc", Pass::bwd}), 448 * ns, tol);
-  EXPECT_NEAR(r.span.at({"fc", Pass::upd}), 192 * ns, tol);
-  // Iteration: FWD conv, fc; then fc BWD, UPD, conv UPD, one after the other.
-  EXPECT_NEAR(r.eval.makespan_s, (56 + 272 + 448 + 192 + 64.25) * ns, tol);
+  expect_two_layer_spans_by_hand(r.span, r.eval.makespan_s, 1e-3 * ns);
   // The closed form describes the events the planner charged: equal per pass up to rounding (no
   // memory latency on this platform, and all-to-all with p = 2 is one hop, so no link is shared).
   for (const auto& [key, pred] : r.predicted) EXPECT_NEAR(r.span.at(key), pred, 1e-9 * pred) << key.first;
@@ -438,13 +443,7 @@ TEST(LoweringDsmReplay, TwoLayerPlanSimulatedTimeByHand) {
   const Replayed r = lower_and_replay(load_platform(tiny_yaml()), conv_fc(), "opt=none");
   ASSERT_EQ(pass_of(r.lowered.plan, "conv", Pass::fwd).chip_split, "data");
   ASSERT_EQ(pass_of(r.lowered.plan, "fc", Pass::fwd).chip_split, "model");
-  const double tol = 1e-6 * 1032.25 * ns;
-  EXPECT_NEAR(r.span.at({"conv", Pass::fwd}), 56 * ns, tol);
-  EXPECT_NEAR(r.span.at({"conv", Pass::upd}), 64.25 * ns, tol);
-  EXPECT_NEAR(r.span.at({"fc", Pass::fwd}), 272 * ns, tol);
-  EXPECT_NEAR(r.span.at({"fc", Pass::bwd}), 448 * ns, tol);
-  EXPECT_NEAR(r.span.at({"fc", Pass::upd}), 192 * ns, tol);
-  EXPECT_NEAR(r.sim.makespan_s, (56 + 272 + 448 + 192 + 64.25) * ns, tol);
+  expect_two_layer_spans_by_hand(r.span, r.sim.makespan_s, 1e-6 * 1032.25 * ns);
   EXPECT_GT(r.sim.activities, 0);
 }
 
