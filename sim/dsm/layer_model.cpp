@@ -107,6 +107,24 @@ double held_tile_elements(double tensor_elements, int dysm_factor, const DsmSyst
   return tensor_elements / (static_cast<double>(s.chips()) * s.cores() * std::max(1, dysm_factor));
 }
 
+PassFlags flags_for(Pass pass, bool reuse_in, bool reuse_out, bool inference) {
+  PassFlags f;
+  switch (pass) {
+    case Pass::fwd:
+      f.fetch_a = !reuse_in;
+      f.write_o = !(reuse_out && inference);
+      break;
+    case Pass::bwd:
+      f.fetch_a = !reuse_out;
+      f.write_o = !reuse_in;
+      break;
+    case Pass::upd:
+      f.fetch_b = !reuse_out;
+      break;
+  }
+  return f;
+}
+
 PassCost evaluate_pass(const DsmLayer& L, Pass pass, ChipSplit split, const CoreConfig& config,
                        const PassFlags& flags, const DsmSystem& s) {
   PassCost c;

@@ -88,6 +88,13 @@ struct PassFlags {
   double extra_memory_bytes = 0;  // e.g. DySM gradient accumulation reads
 };
 
+/// What memory reuse removes from a pass (§III-B). reuse_in: this layer's input (FWD) arrives in
+/// the scratchpad and its input error (BWD) is left there for the producer; reuse_out: this layer's
+/// output stays for the consumer (FWD, inference only: in training it is still written for UPD)
+/// and the error the consumer leaves is read from the scratchpad (BWD, UPD). The search and the
+/// lowering both read a plan's memory_reuse flags through this.
+PassFlags flags_for(Pass pass, bool reuse_in, bool reuse_out, bool inference);
+
 /// Work of one pass at each level (seed 003 Fig. 4), in the layer's N terms.
 struct WorkSplit {
   Split5 chip;   // ChipD

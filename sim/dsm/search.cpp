@@ -133,28 +133,6 @@ bool splits_reduction(const Split5& f, Pass pass) {
   return false;
 }
 
-/// What memory reuse removes from a pass (§III-B). reuse_in: this layer's input (FWD) arrives in
-/// the scratchpad and its input error (BWD) is left there for the producer; reuse_out: this layer's
-/// output stays for the consumer (FWD, inference only: in training it is still written for UPD)
-/// and the error the consumer leaves is read from the scratchpad (BWD, UPD).
-PassFlags flags_for(Pass pass, bool reuse_in, bool reuse_out, bool inference) {
-  PassFlags f;
-  switch (pass) {
-    case Pass::fwd:
-      f.fetch_a = !reuse_in;
-      f.write_o = !(reuse_out && inference);
-      break;
-    case Pass::bwd:
-      f.fetch_a = !reuse_out;
-      f.write_o = !reuse_in;
-      break;
-    case Pass::upd:
-      f.fetch_b = !reuse_out;
-      break;
-  }
-  return f;
-}
-
 struct PassEval {
   CoreConfig config;
   PassCost first;

@@ -268,26 +268,6 @@ class DsmLowerer {
                    ng.dysm == gs.dysm && find(ng, Pass::fwd)->plan->memory_reuse;
   }
 
-  /// The search's flags for one iteration of `pass` (search.cpp flags_for).
-  PassFlags base_flags(Pass pass, bool reuse_in, bool reuse_out) const {
-    const bool inference = o_.mode == plan::Mode::inference;
-    PassFlags f;
-    switch (pass) {
-      case Pass::fwd:
-        f.fetch_a = !reuse_in;
-        f.write_o = !(reuse_out && inference);
-        break;
-      case Pass::bwd:
-        f.fetch_a = !reuse_out;
-        f.write_o = !reuse_in;
-        break;
-      case Pass::upd:
-        f.fetch_b = !reuse_out;
-        break;
-    }
-    return f;
-  }
-
   /// Finds the CoreD / ArrayD factors that give the plan's work per core and per array, and the
   /// flag reading, whose composed time is the plan's prediction (the search's own choice when the
   /// plan came from the search; ties: the first in the search's enumeration order).
@@ -305,7 +285,7 @@ class DsmLowerer {
     };
     std::vector<Reading> readings;
     const bool inference = o_.mode == plan::Mode::inference;
-    PassFlags base = base_flags(ps.pass, gs.reuse_in, gs.reuse_out);
+    PassFlags base = dsm::flags_for(ps.pass, gs.reuse_in, gs.reuse_out, o_.mode == plan::Mode::inference);
     if (inference && ps.pass == Pass::fwd && pp.weight_reuse) {
       PassFlags pre = base;
       pre.fetch_b = false;  // weights preloaded (§III-B)
