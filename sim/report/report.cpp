@@ -9,18 +9,21 @@
 namespace partsim::report {
 namespace {
 
+// Fixed-point text; a value that rounds to zero prints without a sign ("0.0", not "-0.0").
 std::string fixed(double v, int precision) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-  return buf;
+  const std::string text(buf);
+  if (text.front() == '-' && text.find_first_not_of("-0.") == std::string::npos) return text.substr(1);
+  return text;
 }
 
 // Seconds as milliseconds with 3 decimals: per-layer times are micro- to milliseconds.
 std::string ms(double seconds) { return fixed(seconds * 1e3, 3); }
 // Signed microseconds, "+0.0" rather than "-0.0" for gaps that round to nothing.
 std::string signed_us(double seconds) {
-  const double v = std::fabs(seconds * 1e6) < 0.05 ? 0.0 : seconds * 1e6;
-  return (v >= 0 ? "+" : "") + fixed(v, 1);
+  const std::string text = fixed(seconds * 1e6, 1);
+  return text.front() == '-' ? text : "+" + text;
 }
 
 std::string pad(const std::string& s, size_t width, bool left = false) {
