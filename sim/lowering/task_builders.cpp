@@ -69,7 +69,7 @@ std::vector<int> add_memory_traffic(program::Program& program, const topology::T
     seconds = chip->memory_latency + bytes / chip->effective_memory_bandwidth();
   else
     seconds = bytes / std::get<topology::RooflineDevice>(model).memory_bandwidth;
-  return {program.add_delay(layer, pass, label, seconds, after)};
+  return {program.add_delay(layer, pass, label, seconds, after, {device, -1, true})};
 }
 
 }  // namespace partsim::lowering

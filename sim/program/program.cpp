@@ -53,9 +53,11 @@ int Program::add_transfer(int layer, plan::Pass pass, std::string label, Endpoin
   return add(std::move(t));
 }
 
-int Program::add_delay(int layer, plan::Pass pass, std::string label, double seconds, std::vector<int> after) {
+int Program::add_delay(int layer, plan::Pass pass, std::string label, double seconds, std::vector<int> after,
+                       Endpoint at) {
   Task t;
   t.kind = TaskKind::delay;
+  t.at = at;
   t.layer = layer;
   t.pass = pass;
   t.label = std::move(label);

@@ -15,7 +15,8 @@
 //   and several transfers at once: transfers are done by DMA engines, overlap is explicit).
 // - A transfer task moves `bytes` from `src` to `dst` over the platform's route between them.
 //   A transfer whose endpoints coincide takes no time.
-// - A delay task takes `seconds` and uses nothing (latencies the model adds, e.g. a start-up).
+// - A delay task takes `seconds` and uses nothing (latencies the model adds, e.g. a start-up; at
+//   chip granularity also memory traffic, with `at` naming the memory it stands for).
 // - Every task names the layer and pass it belongs to, so both evaluators can report per layer.
 
 #include <string>
@@ -41,7 +42,7 @@ struct Task {
   int layer = -1;                     // index into Program::layer_names; -1: not a layer's work
   plan::Pass pass = plan::Pass::fwd;
   std::string label;                  // what it is, e.g. "compute", "grad_allreduce_x step 2"
-  Endpoint at;                        // compute: where it runs
+  Endpoint at;                        // compute: where it runs; delay: what it stands for (add_delay)
   double seconds = 0;                 // compute and delay: duration
   Endpoint src, dst;                  // transfer: from, to
   double bytes = 0;                   // transfer: payload
@@ -60,7 +61,11 @@ class Program {
   int add_compute(int layer, plan::Pass pass, std::string label, Endpoint at, double seconds, std::vector<int> after);
   int add_transfer(int layer, plan::Pass pass, std::string label, Endpoint src, Endpoint dst, double bytes,
                    std::vector<int> after);
-  int add_delay(int layer, plan::Pass pass, std::string label, double seconds, std::vector<int> after);
+  /// `at`: what the delay stands for, when it stands for a place's activity (a device's memory
+  /// traffic at chip granularity): the delay still uses nothing, but reports and the timeline put it
+  /// there. Default: nowhere (a latency).
+  int add_delay(int layer, plan::Pass pass, std::string label, double seconds, std::vector<int> after,
+                Endpoint at = {});
 
   const std::vector<Task>& tasks() const noexcept { return tasks_; }
   size_t size() const noexcept { return tasks_.size(); }

@@ -5,6 +5,10 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <utility>
+#include <vector>
+
+#include "sim/report/link_usage.hpp"
 
 namespace partsim::report {
 namespace {
@@ -103,7 +107,7 @@ Report build_report(const plan::Plan& plan, const program::Program& program, con
 
   // Evaluated spans by (layer name, pass).
   struct Times {
-    double closed = 0, simulated = 0, compute = 0;
+    double closed = 0, simulated = 0, compute = 0, memory = 0;
   };
   std::map<std::pair<std::string, int>, Times> spans;
   const auto closed_spans = program::layer_pass_spans(program, closed_form);
@@ -115,16 +119,39 @@ Report build_report(const plan::Plan& plan, const program::Program& program, con
     t.simulated = s.span();
     t.compute = s.compute_busy_s;
   }
+  // Exposed memory time per (layer, pass) in the simulation: |M u C| - |C| = |M \ C|, M the union
+  // of the memory tasks' intervals, C of the compute tasks'.
+  {
+    using Intervals = std::vector<std::pair<double, double>>;
+    std::map<std::pair<int, int>, std::pair<Intervals, Intervals>> by_key;  // (memory + compute, compute)
+    for (size_t i = 0; i < program.size(); ++i) {
+      const program::Task& task = program.tasks()[i];
+      if (task.layer < 0) continue;
+      const bool compute = task.kind == program::TaskKind::compute;
+      const bool memory = (task.kind == program::TaskKind::transfer && (task.src.memory || task.dst.memory)) ||
+                          (task.kind == program::TaskKind::delay && task.at.memory);
+      if (!compute && !memory) continue;
+      auto& [both, computing] = by_key[{task.layer, static_cast<int>(task.pass)}];
+      const std::pair<double, double> interval{simulated.tasks[i].start, simulated.tasks[i].finish};
+      both.push_back(interval);
+      if (compute) computing.push_back(interval);
+    }
+    for (auto& [key, sets] : by_key) {
+      auto& t = spans[{program.layer_names()[static_cast<size_t>(key.first)], key.second}];
+      t.memory = std::max(0.0, union_length(sets.first) - union_length(sets.second));
+    }
+  }
 
   for (const auto& layer : plan.layers) {
     if (!layer.passes.empty()) {
       for (const auto& p : layer.passes) {
         const Times t = spans[{layer.name, static_cast<int>(p.pass)}];
+        const double exposed = std::max(0.0, t.simulated - t.compute);
         r.rows.push_back({layer.name, plan::to_string(p.pass), p.predicted.total_s, t.closed, t.simulated, t.compute,
-                          std::max(0.0, t.simulated - t.compute)});
+                          exposed, std::min(exposed, t.memory)});
       }
     } else {
-      Row row{layer.name, "all", layer.predicted.total_s, 0, 0, 0, 0};
+      Row row{layer.name, "all", layer.predicted.total_s, 0, 0, 0, 0, 0};
       bool has_tasks = false;
       for (int pass = 0; pass < 3; ++pass) {
         auto it = spans.find({layer.name, pass});
@@ -133,8 +160,10 @@ Report build_report(const plan::Plan& plan, const program::Program& program, con
         row.closed_form_s += it->second.closed;
         row.simulated_s += it->second.simulated;
         row.compute_s += it->second.compute;
+        row.exposed_memory_s += it->second.memory;
       }
       row.exposed_s = std::max(0.0, row.simulated_s - row.compute_s);
+      row.exposed_memory_s = std::min(row.exposed_s, row.exposed_memory_s);
       // A layer the planner folded into another (dsm: an activation or pooling runs as its primary
       // layer's auxiliary work) has neither a prediction nor tasks of its own: no row.
       if (has_tasks || row.predicted_s != 0) r.rows.push_back(row);
@@ -167,6 +196,8 @@ nlohmann::ordered_json report_json(const Report& report) {
                     {"simulated_s", row.simulated_s},
                     {"compute_s", row.compute_s},
                     {"exposed_s", row.exposed_s},
+                    {"exposed_communication_s", row.exposed_communication_s()},
+                    {"exposed_memory_s", row.exposed_memory_s},
                     {"rel_error", row.rel_error()}});
   // Diagnosed rows (diagnosis.hpp) carry their cause; the others have no "diagnosis" key.
   for (size_t i = 0; i < report.rows.size(); ++i)
@@ -201,13 +232,15 @@ std::string report_table(const Report& report, size_t worst_rows) {
   size_t name_width = 5;
   for (const auto& row : report.rows) name_width = std::max(name_width, row.layer.size());
   out << pad("layer", name_width, true) << "  pass  " << pad("predicted", 11) << pad("closed", 11)
-      << pad("simulated", 11) << pad("error", 9) << pad("compute", 11) << pad("exposed", 11) << "\n";
+      << pad("simulated", 11) << pad("error", 9) << pad("compute", 11) << pad("exp. comm", 11) << pad("exp. mem", 11)
+      << "\n";
   out << pad("", name_width, true) << "        " << pad("[ms]", 11) << pad("[ms]", 11) << pad("[ms]", 11)
-      << pad("[%]", 9) << pad("[ms]", 11) << pad("[ms]", 11) << "\n";
+      << pad("[%]", 9) << pad("[ms]", 11) << pad("[ms]", 11) << pad("[ms]", 11) << "\n";
   for (const auto& row : report.rows) {
     out << pad(row.layer, name_width, true) << "  " << pad(row.pass, 4, true) << "  " << pad(ms(row.predicted_s), 11)
         << pad(ms(row.closed_form_s), 11) << pad(ms(row.simulated_s), 11) << pad(fixed(row.rel_error() * 100, 1), 9)
-        << pad(ms(row.compute_s), 11) << pad(ms(row.exposed_s), 11) << "\n";
+        << pad(ms(row.compute_s), 11) << pad(ms(row.exposed_communication_s()), 11)
+        << pad(ms(row.exposed_memory_s), 11) << "\n";
   }
   out << "\niteration: predicted " << ms(report.predicted_iteration_s) << " ms, closed form "
       << ms(report.closed_form_iteration_s) << " ms, simulated " << ms(report.simulated_iteration_s) << " ms\n";
@@ -247,10 +280,12 @@ std::string report_table(const Report& report, size_t worst_rows) {
 std::string report_csv(const Report& report) {
   std::ostringstream out;
   out.precision(9);
-  out << "layer,pass,predicted_s,closed_form_s,simulated_s,compute_s,exposed_s,rel_error\n";
+  out << "layer,pass,predicted_s,closed_form_s,simulated_s,compute_s,exposed_s,exposed_communication_s,"
+         "exposed_memory_s,rel_error\n";
   for (const auto& row : report.rows)
     out << row.layer << "," << row.pass << "," << row.predicted_s << "," << row.closed_form_s << "," << row.simulated_s
-        << "," << row.compute_s << "," << row.exposed_s << "," << row.rel_error() << "\n";
+        << "," << row.compute_s << "," << row.exposed_s << "," << row.exposed_communication_s() << ","
+        << row.exposed_memory_s << "," << row.rel_error() << "\n";
   return out.str();
 }
 

@@ -25,6 +25,11 @@ struct Row {
   double simulated_s = 0;     // the Program replayed on SimGrid
   double compute_s = 0;       // compute busy time in the simulation (most-loaded device)
   double exposed_s = 0;       // simulated_s - compute_s: communication and memory not hidden
+  /// The part of exposed_s during which the row's external-memory traffic (transfers to or from a
+  /// memory, memory delays) runs while none of the row's compute does; at most exposed_s.
+  double exposed_memory_s = 0;
+  /// exposed_s - exposed_memory_s: chip-to-chip and on-chip transfers, latencies and waiting.
+  double exposed_communication_s() const { return exposed_s - exposed_memory_s; }
   /// (simulated - predicted) / predicted; 0 when both are 0.
   double rel_error() const;
 };
@@ -89,7 +94,8 @@ Report build_report(const plan::Plan& plan, const program::Program& program, con
 nlohmann::ordered_json report_json(const Report& report);
 /// The per-layer table and the totals, as simrun prints them.
 std::string report_table(const Report& report, size_t worst_rows = 5);
-/// One line per row: layer,pass,predicted_s,closed_form_s,simulated_s,compute_s,exposed_s,rel_error.
+/// One line per row: layer,pass,predicted_s,closed_form_s,simulated_s,compute_s,exposed_s,
+/// exposed_communication_s,exposed_memory_s,rel_error.
 std::string report_csv(const Report& report);
 
 }  // namespace partsim::report

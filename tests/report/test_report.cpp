@@ -82,5 +82,52 @@ TEST(Report, RowsFollowThePlansGranularity) {
                           "utilization", "activities", "wall_s", "layers", "links", "cross_check"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_NE(report::report_table(r).find("largest disagreements"), std::string::npos);
+  EXPECT_NE(report::report_table(r).find("exp. comm   exp. mem"), std::string::npos);
   EXPECT_EQ(report::report_csv(r).substr(0, 6), "layer,");
+}
+
+// Where the time went. One pass: d0 computes [0, 1) ms, then reads from its memory [1, 3) (a delay
+// at the memory, as chip-granularity lowerings write it), then sends 1 MB to d1 [3, 4) (1 GB/s).
+// With d1 computing [1, 4) meanwhile: compute (most-loaded endpoint, d1) 3 ms, exposed 4 - 3 = 1 ms;
+// the memory read lies under d1's compute, so exposed memory is 0 and the 1 ms is communication.
+// Without d1's compute: compute 1 ms, exposed 3 ms = memory [1, 3) 2 ms + communication 1 ms.
+TEST(Report, ExposedTimeSplitsIntoMemoryAndCommunication) {
+  plan::Plan p;
+  p.strategy = "test";
+  plan::LayerPlan x;
+  x.name = "x";
+  plan::DsmPassPlan f;
+  f.pass = Pass::fwd;
+  f.predicted.total_s = 4e-3;
+  x.passes = {f};
+  p.layers = {x};
+  for (bool overlapped : {true, false}) {
+    program::Program prog;
+    const int lx = prog.add_layer("x");
+    const int c0 = prog.add_compute(lx, Pass::fwd, "c", {0}, 1e-3, {});
+    program::Task read;
+    read.kind = program::TaskKind::delay;
+    read.layer = lx;
+    read.pass = Pass::fwd;
+    read.label = "memory read";
+    read.at = {0, -1, true};
+    read.seconds = 2e-3;
+    read.after = {c0};
+    const int m = prog.add(read);
+    if (overlapped) prog.add_compute(lx, Pass::fwd, "c", {1}, 3e-3, {c0});
+    prog.add_transfer(lx, Pass::fwd, "t", {0}, {1}, 1e6, {m});  // 1 MB at 1 GB/s = 1 ms
+    program::ClosedFormEvaluator closed([](const auto&, const auto&, double bytes) { return bytes / 1e9; });
+    const auto e = closed.evaluate(prog);
+    const auto r = report::build_report(p, prog, e, e, 0, 1);
+    ASSERT_EQ(r.rows.size(), 1u);
+    const auto& row = r.rows[0];
+    EXPECT_NEAR(row.simulated_s, 4e-3, 1e-15) << overlapped;
+    EXPECT_NEAR(row.compute_s, overlapped ? 3e-3 : 1e-3, 1e-15);
+    EXPECT_NEAR(row.exposed_s, overlapped ? 1e-3 : 3e-3, 1e-15);
+    EXPECT_NEAR(row.exposed_memory_s, overlapped ? 0.0 : 2e-3, 1e-15);
+    EXPECT_NEAR(row.exposed_communication_s(), 1e-3, 1e-15);
+    const auto j = report::report_json(r);
+    EXPECT_NEAR(j["layers"][0]["exposed_memory_s"].get<double>(), row.exposed_memory_s, 0);
+    EXPECT_NEAR(j["layers"][0]["exposed_communication_s"].get<double>(), 1e-3, 1e-15);
+  }
 }
