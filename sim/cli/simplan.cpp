@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <iostream>
 
 #include "sim/cli/program.hpp"
@@ -75,6 +76,18 @@ int plan_mode(const Options& o) {
     std::cout << o.strategy << " on " << spec.name << ", " << o.workload << " batch " << o.batch << " ("
               << plan::to_string(mode) << "): predicted " << p.predicted_iteration_s << " s per iteration -> "
               << o.output << "\n";
+  // A plan that does not fit the devices' external memory is still written (a researcher may
+  // sweep past the limit on purpose), with a warning naming how far over it is.
+  if (p.memory && p.memory->per_device_bytes > p.memory->capacity_bytes) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "simplan: warning: the plan needs %.3g GB of external memory per chip (weights %.3g, gradients "
+                  "%.3g, activations %.3g, working %.3g GB) but %s has %.3g GB\n",
+                  p.memory->per_device_bytes / 1e9, p.memory->weights_bytes / 1e9, p.memory->gradients_bytes / 1e9,
+                  p.memory->activations_bytes / 1e9, p.memory->working_bytes / 1e9, spec.name.c_str(),
+                  p.memory->capacity_bytes / 1e9);
+    std::cerr << buf;
+  }
   return 0;
 }
 

@@ -90,6 +90,17 @@ struct WorkloadRef {
   Mode mode = Mode::training;
 };
 
+/// External-memory use per device, as the planner reckons it (dsm plans: sim/dsm/footprint.hpp).
+/// Bytes; the largest device's use when devices differ.
+struct MemoryUse {
+  double per_device_bytes = 0;   // weights + gradients + activations + working
+  double capacity_bytes = 0;     // the device's external memory
+  double weights_bytes = 0;
+  double gradients_bytes = 0;
+  double activations_bytes = 0;  // kept from FWD to BWD / UPD (training)
+  double working_bytes = 0;      // the largest tensor in flight besides
+};
+
 struct Plan {
   int schema = kSchemaVersion;
   std::string strategy;               // dp | owt | hypar | accpar | dsm
@@ -98,6 +109,7 @@ struct Plan {
   ConfigRef config;
   WorkloadRef workload;
   double predicted_iteration_s = 0;   // the planner's prediction of one training iteration / inference
+  std::optional<MemoryUse> memory;    // written by planners that reckon it (dsm)
   std::vector<LayerPlan> layers;      // in the workload's topological order
 };
 

@@ -183,6 +183,13 @@ ordered_json plan_to_json(const Plan& plan) {
   j["workload"] = ordered_json{
       {"name", plan.workload.name}, {"batch", plan.workload.batch}, {"mode", to_string(plan.workload.mode)}};
   j["predicted"] = ordered_json{{"iteration_s", plan.predicted_iteration_s}};
+  if (plan.memory)
+    j["memory"] = ordered_json{{"per_device_bytes", plan.memory->per_device_bytes},
+                               {"capacity_bytes", plan.memory->capacity_bytes},
+                               {"weights_bytes", plan.memory->weights_bytes},
+                               {"gradients_bytes", plan.memory->gradients_bytes},
+                               {"activations_bytes", plan.memory->activations_bytes},
+                               {"working_bytes", plan.memory->working_bytes}};
   ordered_json layers = ordered_json::array();
   for (const auto& layer : plan.layers) {
     ordered_json l;
@@ -227,6 +234,17 @@ Plan plan_from_json(const json& root, const std::string& file) {
   plan.workload.batch = workload.at("batch").integer(1);
   plan.workload.mode = static_cast<Mode>(workload.at("mode").choice(mode_names()));
   plan.predicted_iteration_s = r.at("predicted").at("iteration_s").number();
+  if (r.has("memory")) {
+    Reader m = r.at("memory");
+    MemoryUse u;
+    u.per_device_bytes = m.at("per_device_bytes").number();
+    u.capacity_bytes = m.at("capacity_bytes").number();
+    u.weights_bytes = m.at("weights_bytes").number();
+    u.gradients_bytes = m.at("gradients_bytes").number();
+    u.activations_bytes = m.at("activations_bytes").number();
+    u.working_bytes = m.at("working_bytes").number();
+    plan.memory = u;
+  }
   for (const auto& lr : r.at("layers").elements()) {
     LayerPlan layer;
     layer.name = lr.at("name").str();

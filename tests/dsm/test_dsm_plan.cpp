@@ -4,11 +4,15 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 
+#include "sim/common/error.hpp"
+#include "sim/dsm/footprint.hpp"
 #include "sim/dsm/strategy.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/planner/strategies.hpp"
+#include "tests/dsm/tiny_system.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/net_builder.hpp"
 #include "workloads/zoo.hpp"
@@ -158,6 +162,68 @@ TEST(DsmSimplan, WritesAPlanAndRejectsBadOptionsWithExitCode2) {
   const int bad = std::system((base + " --opt warp -o " + out + ".bad 2> /dev/null").c_str());
   EXPECT_EQ(WEXITSTATUS(bad), 2);
   EXPECT_FALSE(std::ifstream(out + ".bad").good());  // no half-written output
+}
+
+// External-memory footprint per chip (footprint.hpp) by hand on the tiny system (2 x 2 torus, fp16):
+// conv (1 -> 2 channels, 3x3, 4x4 image, no bias) -> flatten -> fc (32 -> 64, no bias), batch 8;
+// conv data-parallel, fc model-parallel over the 4 chips.
+//   weights: conv 1*2*9 = 18 el (replicated) = 36 B; fc 32*64 / 4 = 512 el = 1024 B: 1060 B;
+//   gradients: as much again, 1060 B;
+//   activations: conv input 1*8*16 / 4 = 32 el = 64 B; fc input 32*8 / 4 = 64 el = 128 B: 192 B;
+//   working: the largest output per chip, fc 64*8 / 4 = 128 el = 256 B (conv 256 / 4 el = 128 B).
+//   Training 1060 + 1060 + 192 + 256 = 2568 B.
+// Inference: weights 1060 B + the largest input + output: fc 128 + 256 = 384 B: 1444 B.
+TEST(DsmFootprint, WeightsGradientsActivationsByHand) {
+  NetBuilder b("conv_fc", "");
+  std::string x = b.input("x", {1, 4, 4});
+  x = b.conv("conv", x, 2, 3, 1, 1, false);
+  x = b.flatten("flat", x);
+  b.fc("fc", x, 64, false);
+  const DsmNetwork net = build_network(b.build(8));
+  ASSERT_EQ(net.groups.size(), 2u);
+  DsmSystem s = testing::tiny_system();
+  const std::vector<GroupPlacement> placement{{ChipSplit::data, 4}, {ChipSplit::model, 4}};
+  const MemoryFootprint t = memory_footprint(net, placement, s, true);
+  EXPECT_DOUBLE_EQ(t.weights_bytes, 1060);
+  EXPECT_DOUBLE_EQ(t.gradients_bytes, 1060);
+  EXPECT_DOUBLE_EQ(t.activations_bytes, 192);
+  EXPECT_DOUBLE_EQ(t.working_bytes, 256);
+  EXPECT_DOUBLE_EQ(t.total_bytes(), 2568);
+  EXPECT_TRUE(t.fits());  // 1 GB
+  const MemoryFootprint i = memory_footprint(net, placement, s, false);
+  EXPECT_DOUBLE_EQ(i.gradients_bytes + i.activations_bytes, 0);
+  EXPECT_DOUBLE_EQ(i.total_bytes(), 1444);
+  s.chip.memory_bytes = 2000;
+  EXPECT_FALSE(memory_footprint(net, placement, s, true).fits());
+  EXPECT_TRUE(memory_footprint(net, placement, s, false).fits());
+  EXPECT_THROW(memory_footprint(net, {placement[0]}, s, true), Error);
+}
+
+// simplan writes the footprint into plan.json and warns (exit 0, plan written) when it does not fit.
+TEST(DsmSimplan, PlanCarriesItsMemoryAndWarnsWhenOverCapacity) {
+  const std::string bin = PARTSIM_BIN_DIR "/simplan";
+  const std::string out = ::testing::TempDir() + "dsm_memory.json";
+  const std::string err = ::testing::TempDir() + "dsm_memory.err";
+  const std::string base = bin + " --config " PARTSIM_SOURCE_DIR "/configs/torus_8pf.yaml --workload vgg16 --batch 512 "
+                           "--strategy dsm -o " + out;
+  ASSERT_EQ(std::system((base + " > /dev/null 2> " + err).c_str()), 0);
+  auto j = nlohmann::json::parse(std::ifstream(out));
+  const double used = j["memory"]["per_device_bytes"].get<double>();
+  EXPECT_DOUBLE_EQ(j["memory"]["capacity_bytes"].get<double>(), 8.0 * (1ull << 30));  // 8 GB read as binary
+  EXPECT_GT(used, 0);
+  EXPECT_LT(used, j["memory"]["capacity_bytes"].get<double>());
+  EXPECT_DOUBLE_EQ(used, j["memory"]["weights_bytes"].get<double>() + j["memory"]["gradients_bytes"].get<double>() +
+                             j["memory"]["activations_bytes"].get<double>() + j["memory"]["working_bytes"].get<double>());
+  std::ifstream e1(err);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(e1), {}), "");
+  // 64 MB (decimal) of HBM per chip is too little for vgg16 at batch 512.
+  ASSERT_EQ(std::system((base + " --set system.device_types.dsm_chip.chip.memory=64MB > /dev/null 2> " + err).c_str()),
+            0);
+  std::ifstream e2(err);
+  const std::string warning(std::istreambuf_iterator<char>(e2), {});
+  EXPECT_EQ(warning.rfind("simplan: warning: the plan needs ", 0), 0u) << warning;
+  EXPECT_NE(warning.find("but torus_8pf has 0.064 GB"), std::string::npos) << warning;
+  EXPECT_TRUE(std::ifstream(out).good());
 }
 
 }  // namespace

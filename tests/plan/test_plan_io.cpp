@@ -14,6 +14,7 @@ Plan sample_plan() {
   p.config = {"tpu_v3_128", "0123456789abcdef", "configs/tpu_v3_128.yaml"};
   p.workload = {"alexnet", 512, Mode::training};
   p.predicted_iteration_s = 1.25;
+  p.memory = MemoryUse{7e8, 8e9, 1e8, 1e8, 4e8, 1e8};
   LayerPlan conv;
   conv.name = "conv1";
   conv.predicted = {0.5, 0.4, 0.1, {{"inter_layer_s", 0.04}, {"intra_layer_s", 0.06}}};
@@ -56,6 +57,12 @@ TEST(PlanIo, RoundTripsEveryField) {
   EXPECT_EQ(q.layers[1].passes[0].core_split.mb, 4);
   EXPECT_EQ(*q.layers[1].passes[0].pipe_group, 2);
   EXPECT_DOUBLE_EQ(q.layers[0].predicted.breakdown.at("intra_layer_s"), 0.06);
+  ASSERT_TRUE(q.memory.has_value());
+  EXPECT_DOUBLE_EQ(q.memory->activations_bytes, 4e8);
+  // Optional: a plan without it reads back without it.
+  Plan bare = sample_plan();
+  bare.memory.reset();
+  EXPECT_FALSE(plan_from_json(nlohmann::json::parse(plan_to_text(bare)), "p.json").memory.has_value());
 }
 
 TEST(PlanIo, RejectsBadValuesNamingThePath) {
