@@ -322,9 +322,9 @@ void side_by_side() {
       {"Inference VGG16 gain at batch 1", 1.16, m("vgg16/inf_gain"), ""},
       {"Inference ResNet50 gain at batch 1", 3.6, m("resnet50/inf_gain"),
        "At batch 1 on one chip our ResNet50 stays bound by fetching its 51 MB of weights (0.25 ms at "
-       "204.8 GB/s of the 0.38 ms left) and by array under-use (one sample streamed over 16 SIMD lanes: "
-       "38 % of the time); preloading holds only a part of the weights in 32 MiB of scratchpad, replicated "
-       "as CoreD needs. Feature reuse alone gives 1.35x (paper 2-3x)."},
+       "204.8 GB/s of the 0.36 ms left) and by array under-use (one sample streamed over 16 SIMD lanes); "
+       "preloading holds only a part of the weights in 32 MiB of scratchpad, replicated as CoreD needs. "
+       "Feature reuse alone gives 1.41x (paper 2-3x)."},
       {"Inference GNMT gain at batch 1", 44, m("gnmt/inf_gain"),
        "The bidirectional first encoder layer has 33.5 MB of weights, more than the chip's 32 MiB of "
        "scratchpad, so it refetches them every timestep (about 21 of the remaining 28 ms). With 2 MiB "

@@ -125,6 +125,16 @@ PassFlags flags_for(Pass pass, bool reuse_in, bool reuse_out, bool inference) {
   return f;
 }
 
+bool reuse_layouts_match(Pass pass, const Split5& p, const Split5& c) {
+  if (pass == Pass::fwd) return p.out * p.in * p.kij == c.in && p.mb == c.mb && p.ij == c.ij;
+  return c.in * c.out * c.kij == p.out && p.mb == c.mb && p.ij == c.ij;
+}
+
+double onchip_relayout_time(const DsmLayer& producer, const DsmSystem& s) {
+  const double per_chip = producer.out_elements * static_cast<double>(producer.ts) * s.bytes_per_element / s.chips();
+  return ring_all_to_all_link_bytes(per_chip, s.cores(), true) / s.chip.core_to_core_bandwidth;
+}
+
 PassCost evaluate_pass(const DsmLayer& L, Pass pass, ChipSplit split, const CoreConfig& config,
                        const PassFlags& flags, const DsmSystem& s) {
   PassCost c;

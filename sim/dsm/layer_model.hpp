@@ -136,6 +136,16 @@ struct PassCost {
 PassCost evaluate_pass(const DsmLayer& layer, Pass pass, ChipSplit split, const CoreConfig& config,
                        const PassFlags& flags, const DsmSystem& system);
 
+/// Memory reuse hands a tensor over on chip (§III-B, "compatible with the way output is stored"):
+/// true when the producer's CoreD factors leave it where the consumer's need it. FWD: the
+/// producer's output (split over out x in x kij, mb, ij) is the consumer's input (in, mb, ij); BWD:
+/// the consumer's input error (in x out x kij, mb, ij) is the producer's output error (out, mb, ij).
+bool reuse_layouts_match(Pass pass, const Split5& producer_factors, const Split5& consumer_factors);
+
+/// Core-to-core relayout when they do not match: an all-to-all of the producer's output share of
+/// the chip over the cores on the bidirectional ring, seconds.
+double onchip_relayout_time(const DsmLayer& producer, const DsmSystem& system);
+
 /// Tile of a tensor held by one core (elements) for reuse checks: the chip's share divided over
 /// the cores (every layout spreads a feature tensor evenly over all chips and cores).
 double held_tile_elements(double tensor_elements, int dysm_factor, const DsmSystem& system);

@@ -153,9 +153,11 @@ PassChoice choice_of(Pass pass, const PassEval& ev, long long iterations) {
   return pc;
 }
 
-/// Best CoreD x ArrayD for one pass of a layer already cut to its spatial minibatch.
+/// Best CoreD x ArrayD for one pass of a layer already cut to its spatial minibatch; with
+/// `producer_layout`, only CoreDs whose layout matches it for memory reuse (reuse_layouts_match).
 PassEval best_pass(const DsmLayer& L, Pass pass, ChipSplit split, long long iterations, const PassFlags& base,
-                   bool allow_weight_reuse, double weight_budget, const DsmSystem& s) {
+                   bool allow_weight_reuse, double weight_budget, const DsmSystem& s,
+                   const Split5* producer_layout = nullptr) {
   PassEval best;
   const auto& core_f = factorizations(s.cores());
   const auto& array_f = factorizations(std::max(1, s.chip.core.arrays));
@@ -171,6 +173,7 @@ PassEval best_pass(const DsmLayer& L, Pass pass, ChipSplit split, long long iter
       for (Dim d : kDims) fits = fits && get(c, d) <= get(chipd, d);
       if (round == 0 && !fits) continue;
       if (!L.primary && !(c.in == 1 && c.out == 1 && c.kij == 1 && c.ij == 1)) continue;
+      if (producer_layout && !reuse_layouts_match(pass, *producer_layout, c)) continue;
       for (const Split5& a : array_f) {
         if (s.chip.core.arrays > 1 && splits_reduction(a, pass)) continue;
         const CoreConfig config{c, a};
@@ -225,8 +228,16 @@ class Planner {
     preload_.assign(net.groups.size(), false);
   }
 
-  void set_activation_capacity(double bytes) { capacity_ = bytes; memo_.clear(); }
-  void set_preloaded(std::vector<bool> preload) { preload_ = std::move(preload); memo_.clear(); }
+  void set_activation_capacity(double bytes) {
+    capacity_ = bytes;
+    memo_.clear();
+    matching_memo_.clear();
+  }
+  void set_preloaded(std::vector<bool> preload) {
+    preload_ = std::move(preload);
+    memo_.clear();
+    matching_memo_.clear();
+  }
   double capacity() const { return capacity_; }
 
   bool inference() const { return o_.mode == plan::Mode::inference; }
@@ -267,13 +278,10 @@ class Planner {
     return held_bytes(group, dysm) <= capacity_;
   }
 
-  const StateCost& cost(std::size_t group, const State& st, bool reuse_out) {
-    const std::string key = std::to_string(group) + "/" + to_string(st.split) + "/" + std::to_string(st.dysm) +
-                            "/" + (st.reuse_in ? "1" : "0") + (reuse_out ? "1" : "0");
-    auto it = memo_.find(key);
-    if (it != memo_.end()) return it->second;
-    StateCost sc;
-    sc.total = 0;
+  /// One pass of `group` in state `st`: the best CoreD x ArrayD (with `producer_layout`, the best
+  /// whose layout matches the producer's for memory reuse), its flags and costs.
+  PassChoice pass_choice(std::size_t group, const State& st, bool reuse_out, Pass pass,
+                         const Split5* producer_layout = nullptr) const {
     const DsmLayer& L = net_.groups[group].layer;
     const DsmLayer Ls = with_minibatch(L, ceil_div(L.mb, st.dysm));
     const long long iterations = L.ts * st.dysm;
@@ -282,42 +290,71 @@ class Planner {
     // LSTM weight reuse across timesteps (§III-B); in inference it counts with the weight
     // optimizations (preloading), as in the paper's Fig. 11(d-f) bars.
     const bool allow_wr = o_.memreuse && L.lstm && (!inference() || o_.preload);
-    for (Pass pass : passes_of(L, o_)) {
-      PassFlags base = flags_for(pass, st.reuse_in, reuse_out, inference());
-      if (pass == Pass::fwd && preload_[group]) base.fetch_b = false;  // weights preloaded (§III-B)
-      const PassEval ev = best_pass(Ls, pass, st.split, iterations, base, allow_wr, budget, s_);
-      PassChoice pc = choice_of(pass, ev, iterations);
-      pc.weight_reuse = ev.weight_reuse || (pass == Pass::fwd && preload_[group]);
-      pc.memory_reuse = pass == Pass::fwd ? (st.reuse_in || (reuse_out && inference())) : reuse_out;
-      if (pass == Pass::upd) pc.grad_reduction_s = gradient_time(L, st.split, s_);
-      pc.total_s = ev.total + pc.grad_reduction_s;
-      sc.total += pc.total_s;
-      sc.passes.push_back(pc);
+    PassFlags base = flags_for(pass, st.reuse_in, reuse_out, inference());
+    if (pass == Pass::fwd && preload_[group]) base.fetch_b = false;  // weights preloaded (§III-B)
+    const PassEval ev = best_pass(Ls, pass, st.split, iterations, base, allow_wr, budget, s_, producer_layout);
+    PassChoice pc = choice_of(pass, ev, iterations);
+    pc.weight_reuse = ev.weight_reuse || (pass == Pass::fwd && preload_[group]);
+    pc.memory_reuse = pass == Pass::fwd ? (st.reuse_in || (reuse_out && inference())) : reuse_out;
+    if (pass == Pass::upd) pc.grad_reduction_s = gradient_time(L, st.split, s_);
+    pc.total_s = ev.total + pc.grad_reduction_s;
+    return pc;
+  }
+
+  /// Every pass of `group` in state `st`, each with its best CoreD alone.
+  const StateCost& cost(std::size_t group, const State& st, bool reuse_out) {
+    const std::string key = std::to_string(group) + "/" + to_string(st.split) + "/" + std::to_string(st.dysm) +
+                            "/" + (st.reuse_in ? "1" : "0") + (reuse_out ? "1" : "0");
+    auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+    StateCost sc;
+    sc.total = 0;
+    for (Pass pass : passes_of(net_.groups[group].layer, o_)) {
+      sc.passes.push_back(pass_choice(group, st, reuse_out, pass));
+      sc.total += sc.passes.back().total_s;
     }
     return memo_.emplace(key, std::move(sc)).first->second;
   }
 
-  /// Core-to-core relayout when the producer's output layout over the cores differs from the
-  /// consumer's input layout (§III-B: "compatible with the way output is stored").
-  double onchip_penalty(std::size_t group, const StateCost& prev, const StateCost& cur, Pass pass) const {
-    const PassChoice* p = nullptr;
-    const PassChoice* c = nullptr;
-    for (const auto& x : prev.passes)
-      if (x.pass == pass) p = &x;
-    for (const auto& x : cur.passes)
-      if (x.pass == pass) c = &x;
-    if (!p || !c) return 0;
-    const Split5& pf = p->config.core;
-    const Split5& cf = c->config.core;
-    bool match = true;
-    if (pass == Pass::fwd)  // producer output (out, mb, ij) -> consumer input (in, mb, ij)
-      match = pf.out * pf.in * pf.kij == cf.in && pf.mb == cf.mb && pf.ij == cf.ij;
-    else  // consumer's input error (in, mb, ij) -> producer's output error (out, mb, ij)
-      match = cf.in * cf.out * cf.kij == pf.out && pf.mb == cf.mb && pf.ij == cf.ij;
-    if (match) return 0;
-    const auto& prevL = net_.groups[group - 1].layer;
-    const double per_chip = prevL.out_elements * static_cast<double>(prevL.ts) * s_.bytes_per_element / s_.chips();
-    return ring_all_to_all_link_bytes(per_chip, s_.cores(), true) / s_.chip.core_to_core_bandwidth;
+  /// The passes of `group` in state `st` when its input is held on chip from `producer` (the
+  /// previous group's passes, laid out as chosen): per FWD and BWD pass, the cheaper of the best
+  /// CoreD alone plus the core-to-core relayout (§III-B, when the layouts differ) and the best CoreD
+  /// whose layout matches the producer's. CoreD is thus chosen with the neighbour's, along the
+  /// DP's path. total includes the relayouts. Without reuse: the passes alone.
+  StateCost with_producer(std::size_t group, const State& st, bool reuse_out, const StateCost* producer) {
+    StateCost sc = cost(group, st, reuse_out);
+    if (!st.reuse_in || !producer) return sc;
+    sc.total = 0;
+    for (PassChoice& pc : sc.passes) {
+      const PassChoice* pp = nullptr;
+      for (const auto& x : producer->passes)
+        if (x.pass == pc.pass) pp = &x;
+      if (pc.pass != Pass::upd && pp && !reuse_layouts_match(pc.pass, pp->config.core, pc.config.core)) {
+        const double relayout = onchip_relayout_time(net_.groups[group - 1].layer, s_);
+        const PassChoice* matching =
+            match_producer_ ? &matching_choice(group, st, reuse_out, pc.pass, pp->config.core) : nullptr;
+        if (matching && matching->total_s < pc.total_s + relayout) {
+          pc = *matching;
+        } else {
+          pc.onchip_relayout_s = relayout;
+        }
+      }
+      sc.total += pc.total_s + pc.onchip_relayout_s;
+    }
+    return sc;
+  }
+
+  /// pass_choice restricted to the producer's layout, memoized (kInf total when none matches).
+  const PassChoice& matching_choice(std::size_t group, const State& st, bool reuse_out, Pass pass,
+                                    const Split5& layout) {
+    std::string key = std::to_string(group) + "/" + to_string(st.split) + "/" + std::to_string(st.dysm) + "/" +
+                      (st.reuse_in ? "1" : "0") + (reuse_out ? "1" : "0") + "/" + plan::to_string(pass);
+    for (Dim d : kDims) key += "/" + std::to_string(get(layout, d));
+    auto it = matching_memo_.find(key);
+    if (it != matching_memo_.end()) return it->second;
+    PassChoice pc = pass_choice(group, st, reuse_out, pass, &layout);
+    if (!(pc.total_s < kInf)) pc.total_s = kInf;
+    return matching_memo_.emplace(key, std::move(pc)).first->second;
   }
 
   double relayout_time(std::size_t producer, ChipSplit from, ChipSplit to) const {
@@ -331,6 +368,9 @@ class Planner {
     std::vector<ChipSplit> live;  // splits of the groups in live_[l], in order
     double value = kInf;
     int back = -1;
+    /// The group's passes along the best path to this node (with_producer), without and with its
+    /// output held on chip for the next group: [reuse_out].
+    std::array<StateCost, 2> variant;
   };
 
   /// Groups before l whose outputs are read by a group after l (short-cuts, attention memory):
@@ -353,10 +393,22 @@ class Planner {
     return relayout_passes(net_.groups[l].layer) * relayout_time(p, from, to);
   }
 
+  /// The dynamic programme, run twice: with every state's CoreD chosen alone (a core-to-core
+  /// relayout charged where a reuse edge's layouts differ), and with the consumer of a reuse edge
+  /// choosing its CoreD to meet the producer's along the path (with_producer). The second is
+  /// usually better but path-dependent, so it is not always: the cheaper plan is kept (ties: the
+  /// first), so adding the second reading never makes a plan worse.
+  DsmResult run() {
+    DsmResult alone = run_dp(false);
+    DsmResult matched = run_dp(true);
+    return matched.iteration_s < alone.iteration_s ? matched : alone;
+  }
+
   /// The dynamic programme over the groups in topological order (seed 003 §II-E; issue: "not a
   /// greedy per-layer pick"). State: the group's (split, DySM factor, input reuse) plus the splits
   /// of the live earlier groups, so every cross-group edge's relayout is charged exactly.
-  DsmResult run() {
+  DsmResult run_dp(bool match_producer) {
+    match_producer_ = match_producer;
     const std::size_t n = net_.groups.size();
     compute_live();
     std::vector<std::vector<Node>> nodes(n);
@@ -370,22 +422,28 @@ class Planner {
             states.push_back(State{sp, f, r == 1});
           }
       std::map<std::pair<std::size_t, std::vector<ChipSplit>>, std::size_t> index;
-      auto relax = [&](std::size_t si, std::vector<ChipSplit> live, double v, int back) {
+      // Keeps the cheaper path to (state, live splits); the variants follow the path kept.
+      auto relax = [&](std::size_t si, std::vector<ChipSplit> live, double v, int back, const StateCost* producer) {
         auto key = std::make_pair(si, live);
         auto it = index.find(key);
+        Node* node = nullptr;
         if (it == index.end()) {
           index.emplace(key, nodes[l].size());
-          nodes[l].push_back(Node{states[si], std::move(live), v, back});
+          nodes[l].push_back(Node{states[si], std::move(live), v, back, {}});
+          node = &nodes[l].back();
         } else if (v < nodes[l][it->second].value) {
-          nodes[l][it->second].value = v;
-          nodes[l][it->second].back = back;
+          node = &nodes[l][it->second];
+          node->value = v;
+          node->back = back;
         }
+        if (node)
+          for (int r = 0; r < 2; ++r) node->variant[r] = with_producer(l, states[si], r == 1, producer);
       };
       for (std::size_t si = 0; si < states.size(); ++si) {
         const State& st = states[si];
-        const double own = cost(l, st, false).total;
+        const double alone = cost(l, st, false).total;
         if (l == 0) {
-          relax(si, {}, own, -1);
+          relax(si, {}, alone, -1, nullptr);
           continue;
         }
         for (std::size_t j = 0; j < nodes[l - 1].size(); ++j) {
@@ -397,15 +455,14 @@ class Planner {
             const auto pos = static_cast<std::size_t>(std::find(lv.begin(), lv.end(), p) - lv.begin());
             return pn.live[pos];
           };
-          double t = 0;
+          double t = 0, own = alone;
+          const StateCost* producer = nullptr;
           if (st.reuse_in) {
             if (pn.st.split != st.split || pn.st.dysm != st.dysm) continue;
-            const StateCost& prev_out = cost(l - 1, pn.st, true);
-            const StateCost& prev_no = cost(l - 1, pn.st, false);
-            const StateCost& cur = cost(l, st, false);
-            t += prev_out.total - prev_no.total;
-            t += onchip_penalty(l, prev_out, cur, Pass::fwd);
-            if (!inference() && !L.first) t += onchip_penalty(l, prev_out, cur, Pass::bwd);
+            producer = &pn.variant[1];
+            // The producer now keeps its output on chip; this group's CoreD meets its layout.
+            t += pn.variant[1].total - pn.variant[0].total;
+            own = with_producer(l, st, false, producer).total;
           }
           for (std::size_t p : net_.groups[l].producers) {
             if (p >= l || (st.reuse_in && p + 1 == l)) continue;  // producers precede (network.hpp)
@@ -413,7 +470,7 @@ class Planner {
           }
           std::vector<ChipSplit> live;
           for (std::size_t p : live_[l]) live.push_back(split_of(p));
-          relax(si, std::move(live), pn.value + t + own, static_cast<int>(j));
+          relax(si, std::move(live), pn.value + t + own, static_cast<int>(j), producer);
         }
       }
     }
@@ -439,13 +496,7 @@ class Planner {
       lc.split = st.split;
       lc.dysm_factor = st.dysm;
       lc.reuse_in = st.reuse_in;
-      lc.passes = cost(l, st, reuse_out).passes;
-      if (lc.reuse_in) {
-        const StateCost& prev_out = cost(l - 1, nodes[l - 1][pick[l - 1]].st, true);
-        const StateCost& cur = cost(l, st, false);
-        for (auto& pc : lc.passes)
-          if (pc.pass != Pass::upd) pc.onchip_relayout_s += onchip_penalty(l, prev_out, cur, pc.pass);
-      }
+      lc.passes = nodes[l][pick[l]].variant[reuse_out ? 1 : 0].passes;
     }
     charge_edges(result);
     finish(result);
@@ -631,64 +682,74 @@ class Planner {
   double capacity_ = 0;
   std::vector<bool> preload_;
   std::map<std::string, StateCost> memo_;
+  std::map<std::string, PassChoice> matching_memo_;
+  bool match_producer_ = true;  // with_producer may pick a CoreD matching the producer's (run())
   std::vector<std::vector<std::size_t>> live_;
 };
+
+/// §III-B weight preloading for inference: rank the layers of `ranking` by the time their weight
+/// fetch costs per byte of scratchpad, and sweep the fraction of the scratchpad given to preloaded
+/// weights (the rest stays for activation reuse); `best` becomes the fastest plan found.
+void sweep_weight_preload(const DsmResult& ranking, const DsmNetwork& network, const DsmSystem& system,
+                          const DsmOptions& options, double usable, DsmResult& best) {
+  struct Candidate {
+    std::size_t group;
+    double bytes;
+    double gain_per_byte;
+  };
+  std::vector<Candidate> cands;
+  for (const auto& lc : ranking.layers) {
+    const DsmLayer& L = network.groups[lc.group].layer;
+    if (!L.primary || lc.passes.empty()) continue;
+    const PassChoice& pc = lc.passes.front();
+    const ChipFactors cf = chip_factors(lc.split, system.M, system.N);
+    const Split5& f = pc.config.core;
+    // Replicated per CoreD: every core holds the kernel part its work needs.
+    const double tile = fprod({L.in, ceil_div(L.out, cf.out), L.kij}) / static_cast<double>(f.in * f.out * f.kij) *
+                        system.bytes_per_element;
+    PassFlags flags;
+    flags.fetch_a = !lc.reuse_in;
+    PassFlags without = flags;
+    without.fetch_b = false;
+    const DsmLayer Ls = with_minibatch(L, ceil_div(L.mb, lc.dysm_factor));
+    const double gain = evaluate_pass(Ls, Pass::fwd, lc.split, pc.config, flags, system).total -
+                        evaluate_pass(Ls, Pass::fwd, lc.split, pc.config, without, system).total;
+    if (gain > 0 && tile > 0 && tile <= usable) cands.push_back({lc.group, tile, gain / tile});
+  }
+  std::stable_sort(cands.begin(), cands.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.gain_per_byte > b.gain_per_byte; });
+  for (int eighth = 1; eighth <= 8; ++eighth) {
+    const double budget = usable * eighth / 8.0;
+    std::vector<bool> preload(network.groups.size(), false);
+    double used = 0;
+    for (const auto& c : cands)
+      if (used + c.bytes <= budget) {
+        preload[c.group] = true;
+        used += c.bytes;
+      }
+    if (used == 0) continue;
+    Planner trial(network, system, options);
+    trial.set_preloaded(preload);
+    trial.set_activation_capacity(usable - used);
+    DsmResult r = trial.run();
+    if (r.iteration_s < best.iteration_s) best = std::move(r);
+  }
+}
 
 }  // namespace
 
 DsmResult search_network(const DsmNetwork& network, const DsmSystem& system, const DsmOptions& options) {
   Planner planner(network, system, options);
-  DsmResult best = planner.run();
+  // Both readings of CoreD on reuse edges (Planner::run); weight preloading below ranks layers by
+  // each one's plan.
+  const std::array<DsmResult, 2> readings = {planner.run_dp(false), planner.run_dp(true)};
+  DsmResult best = readings[1].iteration_s < readings[0].iteration_s ? readings[1] : readings[0];
   if (options.tpipe && options.mode == plan::Mode::training) planner.pipeline(best);
 
-  // §III-B weight preloading for inference: rank layers by the time their weight fetch costs per
-  // byte of scratchpad, and sweep the fraction of the scratchpad given to preloaded weights
-  // (the rest stays for activation reuse); keep the fastest.
-  if (options.memreuse && options.preload && options.mode == plan::Mode::inference) {
-    const double usable = planner.capacity();
-    struct Candidate {
-      std::size_t group;
-      double bytes;
-      double gain_per_byte;
-    };
-    std::vector<Candidate> cands;
-    for (const auto& lc : best.layers) {
-      const DsmLayer& L = network.groups[lc.group].layer;
-      if (!L.primary || lc.passes.empty()) continue;
-      const PassChoice& pc = lc.passes.front();
-      const ChipFactors cf = chip_factors(lc.split, system.M, system.N);
-      const Split5& f = pc.config.core;
-      // Replicated per CoreD: every core holds the kernel part its work needs.
-      const double tile = fprod({L.in, ceil_div(L.out, cf.out), L.kij}) / static_cast<double>(f.in * f.out * f.kij) *
-                          system.bytes_per_element;
-      PassFlags flags;
-      flags.fetch_a = !lc.reuse_in;
-      PassFlags without = flags;
-      without.fetch_b = false;
-      const DsmLayer Ls = with_minibatch(L, ceil_div(L.mb, lc.dysm_factor));
-      const double gain = evaluate_pass(Ls, Pass::fwd, lc.split, pc.config, flags, system).total -
-                          evaluate_pass(Ls, Pass::fwd, lc.split, pc.config, without, system).total;
-      if (gain > 0 && tile > 0 && tile <= usable) cands.push_back({lc.group, tile, gain / tile});
-    }
-    std::stable_sort(cands.begin(), cands.end(),
-                     [](const Candidate& a, const Candidate& b) { return a.gain_per_byte > b.gain_per_byte; });
-    for (int eighth = 1; eighth <= 8; ++eighth) {
-      const double budget = usable * eighth / 8.0;
-      std::vector<bool> preload(network.groups.size(), false);
-      double used = 0;
-      for (const auto& c : cands)
-        if (used + c.bytes <= budget) {
-          preload[c.group] = true;
-          used += c.bytes;
-        }
-      if (used == 0) continue;
-      Planner trial(network, system, options);
-      trial.set_preloaded(preload);
-      trial.set_activation_capacity(usable - used);
-      DsmResult r = trial.run();
-      if (r.iteration_s < best.iteration_s) best = std::move(r);
-    }
-  }
+  // §III-B weight preloading for inference (sweep_weight_preload), from each reading's ranking.
+  if (options.memreuse && options.preload && options.mode == plan::Mode::inference)
+    for (const DsmResult& reading : readings)
+      sweep_weight_preload(reading, network, system, options, planner.capacity(), best);
   return best;
 }
 

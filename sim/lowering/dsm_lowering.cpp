@@ -647,21 +647,15 @@ class DsmLowerer {
   }
 
   /// Core-to-core relayout when memory reuse hands a tensor over in a different core layout
-  /// (search.cpp onchip_penalty): all-to-all over the chip's cores on the bidirectional ring, a delay.
+  /// (layer_model.hpp reuse_layouts_match, onchip_relayout_time; search.cpp with_producer): a delay.
   std::vector<int> onchip_relayout(const GroupSetup& gs, Pass pass, const std::vector<int>& after) {
     if (!gs.reuse_in || gs.group == 0 || pass == Pass::upd) return after;
     const GroupSetup& prev = groups_[gs.group - 1];
     const PassSetup* p = find(prev, pass);
     const PassSetup* c = find(gs, pass);
     if (!p || !c) return after;
-    const Split5& pf = p->config.core;
-    const Split5& cf = c->config.core;
-    const bool match = pass == Pass::fwd ? (pf.out * pf.in * pf.kij == cf.in && pf.mb == cf.mb && pf.ij == cf.ij)
-                                         : (cf.in * cf.out * cf.kij == pf.out && pf.mb == cf.mb && pf.ij == cf.ij);
-    if (match) return after;
-    const auto& prevL = net_.groups[gs.group - 1].layer;
-    const double per_chip = prevL.out_elements * static_cast<double>(prevL.ts) * s_.bytes_per_element / s_.chips();
-    const double t = dsm::ring_all_to_all_link_bytes(per_chip, s_.cores(), true) / s_.chip.core_to_core_bandwidth;
+    if (dsm::reuse_layouts_match(pass, p->config.core, c->config.core)) return after;
+    const double t = dsm::onchip_relayout_time(net_.groups[gs.group - 1].layer, s_);
     if (t <= 0) return after;
     return {program_.add_delay(gs.layer, pass, "onchip_relayout", t, after)};
   }
