@@ -221,6 +221,20 @@ PassCost evaluate_pass(const DsmLayer& L, Pass pass, ChipSplit split, const Core
     }
     c.partial_sum = partial_sum_time(o_tile * e, reduction_split(f, pass), s);
   }
+  // PartialSumAcc of normalizations (Fig. 5 (ii), (iii)): the cores splitting the reduced dimension
+  // all-reduce their partial statistics on the ring, a reduce-scatter and an all-gather (every core
+  // needs the result): twice partial_sum_time. Softmax / layer norm: 1 or 2 values for each of the
+  // core's samples x positions, over the cores splitting out; batch norm: 2 values for each of the
+  // core's features, over the cores splitting mb x ij. (Across chips the statistics stay per chip:
+  // data parallelism normalizes per chip's minibatch; a model-parallel softmax is not reduced.)
+  for (const AuxOp& op : L.aux[static_cast<std::size_t>(pass)]) {
+    if (op.reduction == AuxReduction::none) continue;
+    const Split5& cw = w.core;
+    const bool features = op.reduction == AuxReduction::over_features;
+    const long long k = features ? f.out : f.mb * f.ij;
+    const double groups = features ? fprod({cw.mb, cw.ij}) : static_cast<double>(cw.out);
+    c.partial_sum += 2 * partial_sum_time(groups * op.statistics * e, k, s);
+  }
   c.non_ovl = c.partial_sum + (pass == Pass::bwd ? c.rotation : 0.0);
 
   // AuxComp: SFPs work on the core's share; the arrays idle meanwhile (§II-D).

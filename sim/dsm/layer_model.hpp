@@ -36,6 +36,14 @@ inline double fprod(std::initializer_list<long long> v) {
 }
 const char* to_string(Dim d);
 
+/// What a normalization reduces over, so cores that split that dimension must combine partial
+/// statistics (seed 003 Fig. 5, PartialSumAcc (ii) and (iii)).
+enum class AuxReduction {
+  none,
+  over_features,  // softmax (exponent sum), layer norm (mean, variance): per sample and position
+  over_samples,   // batch norm (mean, variance): per feature, over the minibatch and positions
+};
+
 /// One auxiliary computation on the SFPs (seed 003 §II-A): `elements` values (whole minibatch,
 /// one timestep), `ops` SFP operations per value, `accesses` scratchpad reads+writes per value.
 struct AuxOp {
@@ -43,6 +51,8 @@ struct AuxOp {
   double elements = 0;
   double ops = 1;
   double accesses = 2;
+  AuxReduction reduction = AuxReduction::none;
+  double statistics = 0;  // values reduced per reduced group: 1 (softmax) or 2 (mean and variance)
 };
 
 /// A primary layer (conv / matrix multiplication / LSTM timestep) with its auxiliary computations,

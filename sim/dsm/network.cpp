@@ -21,7 +21,18 @@ void add_aux(DsmLayer& L, const Layer& layer, double per_step) {
   for (std::size_t p = 0; p < 3; ++p) {
     if (flops[p] <= 0) continue;
     const double ops = flops[p] * per_step / elements;
-    L.aux[p].push_back(AuxOp{layer.name, elements, ops, accesses_of(layer.kind)});
+    AuxOp op{layer.name, elements, ops, accesses_of(layer.kind)};
+    // Normalizations reduce across the cores that split the reduced dimension (Fig. 5): FWD its
+    // statistics, BWD the matching sums of the error (softmax: sum y dy; norms: sum dy, sum dy x^).
+    if (p != 2) {
+      switch (layer.kind) {
+        case LayerKind::softmax: op.reduction = AuxReduction::over_features, op.statistics = 1; break;
+        case LayerKind::layer_norm: op.reduction = AuxReduction::over_features, op.statistics = 2; break;
+        case LayerKind::batch_norm: op.reduction = AuxReduction::over_samples, op.statistics = 2; break;
+        default: break;
+      }
+    }
+    L.aux[p].push_back(op);
   }
 }
 

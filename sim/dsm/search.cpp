@@ -157,7 +157,7 @@ PassChoice choice_of(Pass pass, const PassEval& ev, long long iterations) {
 /// `producer_layout`, only CoreDs whose layout matches it for memory reuse (reuse_layouts_match).
 PassEval best_pass(const DsmLayer& L, Pass pass, ChipSplit split, long long iterations, const PassFlags& base,
                    bool allow_weight_reuse, double weight_budget, const DsmSystem& s,
-                   const Split5* producer_layout = nullptr) {
+                   const Split5* producer_layout = nullptr, bool in_place = false) {
   PassEval best;
   const auto& core_f = factorizations(s.cores());
   const auto& array_f = factorizations(std::max(1, s.chip.core.arrays));
@@ -174,6 +174,7 @@ PassEval best_pass(const DsmLayer& L, Pass pass, ChipSplit split, long long iter
       if (round == 0 && !fits) continue;
       if (!L.primary && !(c.in == 1 && c.out == 1 && c.kij == 1 && c.ij == 1)) continue;
       if (producer_layout && !reuse_layouts_match(pass, *producer_layout, c)) continue;
+      if (in_place && (c.in != 1 || c.out != 1 || c.kij != 1)) continue;
       for (const Split5& a : array_f) {
         if (s.chip.core.arrays > 1 && splits_reduction(a, pass)) continue;
         const CoreConfig config{c, a};
@@ -214,6 +215,9 @@ struct State {
   ChipSplit split = ChipSplit::data;
   int dysm = 1;
   bool reuse_in = false;
+  /// Every pass's CoreD splits only mb and ij (in = out = kij = 1): the layout a neighbour can
+  /// meet without splitting its reduction, which the DP may pick for memory reuse.
+  bool in_place = false;
 };
 
 struct StateCost {
@@ -292,7 +296,8 @@ class Planner {
     const bool allow_wr = o_.memreuse && L.lstm && (!inference() || o_.preload);
     PassFlags base = flags_for(pass, st.reuse_in, reuse_out, inference());
     if (pass == Pass::fwd && preload_[group]) base.fetch_b = false;  // weights preloaded (§III-B)
-    const PassEval ev = best_pass(Ls, pass, st.split, iterations, base, allow_wr, budget, s_, producer_layout);
+    const PassEval ev =
+        best_pass(Ls, pass, st.split, iterations, base, allow_wr, budget, s_, producer_layout, st.in_place);
     PassChoice pc = choice_of(pass, ev, iterations);
     pc.weight_reuse = ev.weight_reuse || (pass == Pass::fwd && preload_[group]);
     pc.memory_reuse = pass == Pass::fwd ? (st.reuse_in || (reuse_out && inference())) : reuse_out;
@@ -304,7 +309,7 @@ class Planner {
   /// Every pass of `group` in state `st`, each with its best CoreD alone.
   const StateCost& cost(std::size_t group, const State& st, bool reuse_out) {
     const std::string key = std::to_string(group) + "/" + to_string(st.split) + "/" + std::to_string(st.dysm) +
-                            "/" + (st.reuse_in ? "1" : "0") + (reuse_out ? "1" : "0");
+                            "/" + (st.reuse_in ? "1" : "0") + (reuse_out ? "1" : "0") + (st.in_place ? "i" : "");
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
     StateCost sc;
@@ -348,7 +353,8 @@ class Planner {
   const PassChoice& matching_choice(std::size_t group, const State& st, bool reuse_out, Pass pass,
                                     const Split5& layout) {
     std::string key = std::to_string(group) + "/" + to_string(st.split) + "/" + std::to_string(st.dysm) + "/" +
-                      (st.reuse_in ? "1" : "0") + (reuse_out ? "1" : "0") + "/" + plan::to_string(pass);
+                      (st.reuse_in ? "1" : "0") + (reuse_out ? "1" : "0") + (st.in_place ? "i" : "") + "/" +
+                      plan::to_string(pass);
     for (Dim d : kDims) key += "/" + std::to_string(get(layout, d));
     auto it = matching_memo_.find(key);
     if (it != matching_memo_.end()) return it->second;
@@ -419,7 +425,10 @@ class Planner {
         for (int f : dysm_for(L, sp))
           for (int r = 1; r >= 0; --r) {  // reuse first: equal costs go to reuse (§III-B "aggressively")
             if (r == 1 && !reuse_possible(l, f)) continue;
-            states.push_back(State{sp, f, r == 1});
+            states.push_back(State{sp, f, r == 1, false});
+            // The in-place layout matters only where a neighbour may hold a tensor on chip.
+            const bool neighbour_reuse = r == 1 || (l + 1 < n && reuse_possible(l + 1, f));
+            if (match_producer && L.primary && neighbour_reuse) states.push_back(State{sp, f, r == 1, true});
           }
       std::map<std::pair<std::size_t, std::vector<ChipSplit>>, std::size_t> index;
       // Keeps the cheaper path to (state, live splits); the variants follow the path kept.

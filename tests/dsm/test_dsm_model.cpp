@@ -112,6 +112,38 @@ TEST(DsmTotCy, ConvDataParallelEachPass) {
   EXPECT_NEAR(u.total, 39 * kNs, 1e-15);
 }
 
+// PartialSumAcc of normalizations (seed 003 Fig. 5 (ii), (iii)): an all-reduce of the partial
+// statistics among the cores that split the reduced dimension, = 2 x (k-1)/k x bytes / 8 GB/s (no
+// on-chip latency on the tiny system).
+TEST(DsmTransfers, NormalizationStatisticsAreAllReducedBetweenCores) {
+  // fc_layer data parallel: per chip mb 4, CoreD out x2 -> per core {in 8, out 4, mb 4}.
+  DsmLayer L = fc_layer();
+  const CoreConfig out_split{Split5{1, 2, 1, 1, 1}, Split5{}};
+  const CoreConfig mb_split{Split5{1, 1, 1, 1, 2}, Split5{}};
+  const double fwd_alone = evaluate_pass(L, Pass::fwd, ChipSplit::data, out_split, {}, kSys).partial_sum;
+  EXPECT_NEAR(fwd_alone, 0, 1e-18);  // a relu reduces nothing
+  // Softmax over the 8 features: cores split out, so each holds a partial exponent sum for each of
+  // its mb*ij = 4 positions: 4 values x 2 B = 8 B; all-reduce over k = 2: 2 x 1/2 x 8 B / 8 GB/s = 1 ns.
+  L.aux[0].push_back(AuxOp{"prob", 128, 5, 2, AuxReduction::over_features, 1});
+  EXPECT_NEAR(evaluate_pass(L, Pass::fwd, ChipSplit::data, out_split, {}, kSys).partial_sum, 1 * kNs, 1e-18);
+  // Split over mb instead, every core has all features of its samples: nothing to reduce.
+  EXPECT_NEAR(evaluate_pass(L, Pass::fwd, ChipSplit::data, mb_split, {}, kSys).partial_sum, 0, 1e-18);
+  // Batch norm over (mb, ij): with mb split 2, each core holds mean and variance partials of its
+  // out = 8 features: 16 values = 32 B: 2 x 1/2 x 32 B / 8 GB/s = 4 ns (plus softmax: 0 here).
+  L.aux[0].push_back(AuxOp{"bn", 128, 4, 2, AuxReduction::over_samples, 2});
+  EXPECT_NEAR(evaluate_pass(L, Pass::fwd, ChipSplit::data, mb_split, {}, kSys).partial_sum, 4 * kNs, 1e-18);
+  // With out split 2 instead: softmax 1 ns, batch norm none (every core has all samples).
+  const PassCost both = evaluate_pass(L, Pass::fwd, ChipSplit::data, out_split, {}, kSys);
+  EXPECT_NEAR(both.partial_sum, 1 * kNs, 1e-18);
+  // Not overlapped: TotCy grows by it (36 ns of FcDataParallelEachPass + SFP time of the new ops).
+  const PassCost none = [&] {
+    DsmLayer plain = L;
+    for (auto& op : plain.aux[0]) op.reduction = AuxReduction::none;
+    return evaluate_pass(plain, Pass::fwd, ChipSplit::data, out_split, {}, kSys);
+  }();
+  EXPECT_NEAR(both.total - none.total, 1 * kNs, 1e-18);
+}
+
 TEST(DsmTransfers, GradientReductionYIsOneMthOfX) {
   // Conv gradient 72 el = 144 B per chip, data parallel on 2 x 2 (M = N = 2).
   const GradientTraffic g = gradient_reduction(144, ChipSplit::data, kSys);

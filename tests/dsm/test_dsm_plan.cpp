@@ -90,6 +90,31 @@ TEST(DsmNetwork, ShortcutsAreRetainedAcrossTheGroupsTheySkip) {
   EXPECT_TRUE(found);
 }
 
+// Normalizations carry what they reduce over (for PartialSumAcc between cores, Fig. 5), in FWD
+// and BWD only; other auxiliary ops reduce nothing.
+TEST(DsmNetwork, NormalizationsNameTheirReductions) {
+  const DsmNetwork resnet = build_network(workloads::build_zoo("resnet50", 4));
+  int batch_norms = 0, softmaxes = 0, others = 0;
+  for (const auto& grp : resnet.groups)
+    for (std::size_t p = 0; p < 3; ++p)
+      for (const AuxOp& op : grp.layer.aux[p]) {
+        if (op.reduction == AuxReduction::over_samples) {
+          ++batch_norms;
+          EXPECT_EQ(op.statistics, 2) << op.name;
+          EXPECT_NE(p, 2u) << op.name;
+        } else if (op.reduction == AuxReduction::over_features) {
+          ++softmaxes;
+          EXPECT_EQ(op.statistics, 1) << op.name;
+        } else {
+          ++others;
+        }
+      }
+  // 53 batch norms (one per conv, including the 4 projection short-cuts) in FWD and BWD; one softmax.
+  EXPECT_EQ(batch_norms, 2 * 53);
+  EXPECT_GE(softmaxes, 1);
+  EXPECT_GT(others, 0);
+}
+
 struct Inputs {
   topology::SystemSpec spec = topology::load_system(PARTSIM_SOURCE_DIR "/configs/torus_8pf_asym.yaml");
   workloads::Graph graph = workloads::build_zoo("vgg16", 128);
