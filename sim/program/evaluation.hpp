@@ -2,6 +2,7 @@
 // What an evaluator returns for a Program, and the seam both evaluators implement.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/program/program.hpp"
@@ -28,8 +29,14 @@ struct LayerPassSpan {
   double finish = 0;
   double compute_busy_s = 0;  // sum over the pass's compute tasks of their durations, on the
                               // most-loaded endpoint (devices work in parallel)
+  /// Time in which the pass's external-memory traffic (transfers to or from a memory, delays
+  /// standing for one) runs while none of its compute does: |M u C| - |C| over their intervals.
+  double memory_only_s = 0;
   double span() const { return finish - start; }
 };
+
+/// Measure of the union of half-open intervals (sorted in place by start). Empty intervals count 0.
+double union_length(std::vector<std::pair<double, double>>& intervals);
 
 /// Spans of every (layer, pass) that has tasks, ordered by layer index, then pass (fwd, bwd, upd).
 std::vector<LayerPassSpan> layer_pass_spans(const Program& program, const Evaluation& evaluation);

@@ -55,26 +55,6 @@ std::string link_label(const topology::TopoLink& link) {
   return axis.empty() ? link.name : link.name + " (" + axis + ")";
 }
 
-double union_length(std::vector<std::pair<double, double>>& intervals) {
-  std::sort(intervals.begin(), intervals.end());
-  double total = 0;
-  bool open = false;
-  double lo = 0, hi = 0;
-  for (const auto& [s, f] : intervals) {
-    if (!(f > s)) continue;
-    if (open && s <= hi) {
-      hi = std::max(hi, f);
-      continue;
-    }
-    if (open) total += hi - lo;
-    lo = s;
-    hi = f;
-    open = true;
-  }
-  if (open) total += hi - lo;
-  return total;
-}
-
 std::vector<LinkUsage> link_usage(const program::Program& program, const program::Evaluation& evaluation,
                                   const topology::TopologyGraph& graph) {
   return link_usage(program, evaluation, graph, TransferRoutes(program, graph));

@@ -55,8 +55,8 @@ std::string axis_label(const topology::TopoLink& link);
 /// tells parallel links apart (a bidirectional dimension of size 2 has two d0->d1 links).
 std::string link_label(const topology::TopoLink& link);
 
-/// Measure of the union of half-open intervals (sorted in place by start). Empty intervals count 0.
-double union_length(std::vector<std::pair<double, double>>& intervals);
+/// Measure of the union of half-open intervals (program/evaluation.hpp).
+using program::union_length;
 
 /// Every link that carried bytes, sorted by link id, with bytes, busy fraction and utilization
 /// over `evaluation.makespan_s` (both 0 when the makespan is 0).

@@ -5,10 +5,6 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
-#include <utility>
-#include <vector>
-
-#include "sim/report/link_usage.hpp"
 
 namespace partsim::report {
 namespace {
@@ -118,30 +114,8 @@ Report build_report(const plan::Plan& plan, const program::Program& program, con
     auto& t = spans[{program.layer_names()[static_cast<size_t>(s.layer)], static_cast<int>(s.pass)}];
     t.simulated = s.span();
     t.compute = s.compute_busy_s;
+    t.memory = s.memory_only_s;
   }
-  // Exposed memory time per (layer, pass) in the simulation: |M u C| - |C| = |M \ C|, M the union
-  // of the memory tasks' intervals, C of the compute tasks'.
-  {
-    using Intervals = std::vector<std::pair<double, double>>;
-    std::map<std::pair<int, int>, std::pair<Intervals, Intervals>> by_key;  // (memory + compute, compute)
-    for (size_t i = 0; i < program.size(); ++i) {
-      const program::Task& task = program.tasks()[i];
-      if (task.layer < 0) continue;
-      const bool compute = task.kind == program::TaskKind::compute;
-      const bool memory = (task.kind == program::TaskKind::transfer && (task.src.memory || task.dst.memory)) ||
-                          (task.kind == program::TaskKind::delay && task.at.memory);
-      if (!compute && !memory) continue;
-      auto& [both, computing] = by_key[{task.layer, static_cast<int>(task.pass)}];
-      const std::pair<double, double> interval{simulated.tasks[i].start, simulated.tasks[i].finish};
-      both.push_back(interval);
-      if (compute) computing.push_back(interval);
-    }
-    for (auto& [key, sets] : by_key) {
-      auto& t = spans[{program.layer_names()[static_cast<size_t>(key.first)], key.second}];
-      t.memory = std::max(0.0, union_length(sets.first) - union_length(sets.second));
-    }
-  }
-
   for (const auto& layer : plan.layers) {
     if (!layer.passes.empty()) {
       for (const auto& p : layer.passes) {
