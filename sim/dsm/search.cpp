@@ -1,8 +1,10 @@
 #include "sim/dsm/search.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "sim/common/error.hpp"
@@ -306,10 +308,15 @@ class Planner {
     return pc;
   }
 
+  /// Memo key of `group` in state `st` (with its output held on chip or not).
+  static std::string state_key(std::size_t group, const State& st, bool reuse_out) {
+    return std::to_string(group) + "/" + to_string(st.split) + "/" + std::to_string(st.dysm) + "/" +
+           (st.reuse_in ? "1" : "0") + (reuse_out ? "1" : "0") + (st.in_place ? "i" : "");
+  }
+
   /// Every pass of `group` in state `st`, each with its best CoreD alone.
   const StateCost& cost(std::size_t group, const State& st, bool reuse_out) {
-    const std::string key = std::to_string(group) + "/" + to_string(st.split) + "/" + std::to_string(st.dysm) +
-                            "/" + (st.reuse_in ? "1" : "0") + (reuse_out ? "1" : "0") + (st.in_place ? "i" : "");
+    const std::string key = state_key(group, st, reuse_out);
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
     StateCost sc;
@@ -326,7 +333,8 @@ class Planner {
   /// CoreD alone plus the core-to-core relayout (§III-B, when the layouts differ) and the best CoreD
   /// whose layout matches the producer's. CoreD is thus chosen with the neighbour's, along the
   /// DP's path. total includes the relayouts. Without reuse: the passes alone.
-  StateCost with_producer(std::size_t group, const State& st, bool reuse_out, const StateCost* producer) {
+  StateCost with_producer(std::size_t group, const State& st, bool reuse_out, const StateCost* producer,
+                          bool match_producer) {
     StateCost sc = cost(group, st, reuse_out);
     if (!st.reuse_in || !producer) return sc;
     sc.total = 0;
@@ -337,7 +345,7 @@ class Planner {
       if (pc.pass != Pass::upd && pp && !reuse_layouts_match(pc.pass, pp->config.core, pc.config.core)) {
         const double relayout = onchip_relayout_time(net_.groups[group - 1].layer, s_);
         const PassChoice* matching =
-            match_producer_ ? &matching_choice(group, st, reuse_out, pc.pass, pp->config.core) : nullptr;
+            match_producer ? &matching_choice(group, st, reuse_out, pc.pass, pp->config.core) : nullptr;
         if (matching && matching->total_s < pc.total_s + relayout) {
           pc = *matching;
         } else {
@@ -349,18 +357,14 @@ class Planner {
     return sc;
   }
 
-  /// pass_choice restricted to the producer's layout, memoized (kInf total when none matches).
+  /// pass_choice restricted to the producer's layout, memoized (total kInf when none matches).
   const PassChoice& matching_choice(std::size_t group, const State& st, bool reuse_out, Pass pass,
                                     const Split5& layout) {
-    std::string key = std::to_string(group) + "/" + to_string(st.split) + "/" + std::to_string(st.dysm) + "/" +
-                      (st.reuse_in ? "1" : "0") + (reuse_out ? "1" : "0") + (st.in_place ? "i" : "") + "/" +
-                      plan::to_string(pass);
+    std::string key = state_key(group, st, reuse_out) + "/" + plan::to_string(pass);
     for (Dim d : kDims) key += "/" + std::to_string(get(layout, d));
     auto it = matching_memo_.find(key);
     if (it != matching_memo_.end()) return it->second;
-    PassChoice pc = pass_choice(group, st, reuse_out, pass, &layout);
-    if (!(pc.total_s < kInf)) pc.total_s = kInf;
-    return matching_memo_.emplace(key, std::move(pc)).first->second;
+    return matching_memo_.emplace(key, pass_choice(group, st, reuse_out, pass, &layout)).first->second;
   }
 
   double relayout_time(std::size_t producer, ChipSplit from, ChipSplit to) const {
@@ -404,17 +408,16 @@ class Planner {
   /// choosing its CoreD to meet the producer's along the path (with_producer). The second is
   /// usually better but path-dependent, so it is not always: the cheaper plan is kept (ties: the
   /// first), so adding the second reading never makes a plan worse.
-  DsmResult run() {
-    DsmResult alone = run_dp(false);
-    DsmResult matched = run_dp(true);
-    return matched.iteration_s < alone.iteration_s ? matched : alone;
+  std::array<DsmResult, 2> run_both() { return {run_dp(false), run_dp(true)}; }
+  static const DsmResult& cheaper(const std::array<DsmResult, 2>& r) {
+    return r[1].iteration_s < r[0].iteration_s ? r[1] : r[0];
   }
+  DsmResult run() { return cheaper(run_both()); }
 
   /// The dynamic programme over the groups in topological order (seed 003 §II-E; issue: "not a
   /// greedy per-layer pick"). State: the group's (split, DySM factor, input reuse) plus the splits
   /// of the live earlier groups, so every cross-group edge's relayout is charged exactly.
   DsmResult run_dp(bool match_producer) {
-    match_producer_ = match_producer;
     const std::size_t n = net_.groups.size();
     compute_live();
     std::vector<std::vector<Node>> nodes(n);
@@ -432,7 +435,9 @@ class Planner {
           }
       std::map<std::pair<std::size_t, std::vector<ChipSplit>>, std::size_t> index;
       // Keeps the cheaper path to (state, live splits); the variants follow the path kept.
-      auto relax = [&](std::size_t si, std::vector<ChipSplit> live, double v, int back, const StateCost* producer) {
+      // `own` is the state's variant[0] when the caller has computed it (memory reuse), else null.
+      auto relax = [&](std::size_t si, std::vector<ChipSplit> live, double v, int back, const StateCost* producer,
+                       StateCost* own) {
         auto key = std::make_pair(si, live);
         auto it = index.find(key);
         Node* node = nullptr;
@@ -445,14 +450,15 @@ class Planner {
           node->value = v;
           node->back = back;
         }
-        if (node)
-          for (int r = 0; r < 2; ++r) node->variant[r] = with_producer(l, states[si], r == 1, producer);
+        if (!node) return;
+        node->variant[0] = own ? std::move(*own) : with_producer(l, states[si], false, producer, match_producer);
+        node->variant[1] = with_producer(l, states[si], true, producer, match_producer);
       };
       for (std::size_t si = 0; si < states.size(); ++si) {
         const State& st = states[si];
         const double alone = cost(l, st, false).total;
         if (l == 0) {
-          relax(si, {}, alone, -1, nullptr);
+          relax(si, {}, alone, -1, nullptr, nullptr);
           continue;
         }
         for (std::size_t j = 0; j < nodes[l - 1].size(); ++j) {
@@ -464,14 +470,15 @@ class Planner {
             const auto pos = static_cast<std::size_t>(std::find(lv.begin(), lv.end(), p) - lv.begin());
             return pn.live[pos];
           };
-          double t = 0, own = alone;
+          double t = 0;
           const StateCost* producer = nullptr;
+          std::optional<StateCost> own;  // with reuse: this group's passes meeting the producer's
           if (st.reuse_in) {
             if (pn.st.split != st.split || pn.st.dysm != st.dysm) continue;
             producer = &pn.variant[1];
             // The producer now keeps its output on chip; this group's CoreD meets its layout.
             t += pn.variant[1].total - pn.variant[0].total;
-            own = with_producer(l, st, false, producer).total;
+            own = with_producer(l, st, false, producer, match_producer);
           }
           for (std::size_t p : net_.groups[l].producers) {
             if (p >= l || (st.reuse_in && p + 1 == l)) continue;  // producers precede (network.hpp)
@@ -479,7 +486,8 @@ class Planner {
           }
           std::vector<ChipSplit> live;
           for (std::size_t p : live_[l]) live.push_back(split_of(p));
-          relax(si, std::move(live), pn.value + t + own, static_cast<int>(j), producer);
+          relax(si, std::move(live), pn.value + t + (own ? own->total : alone), static_cast<int>(j), producer,
+                own ? &*own : nullptr);
         }
       }
     }
@@ -692,7 +700,6 @@ class Planner {
   std::vector<bool> preload_;
   std::map<std::string, StateCost> memo_;
   std::map<std::string, PassChoice> matching_memo_;
-  bool match_producer_ = true;  // with_producer may pick a CoreD matching the producer's (run())
   std::vector<std::vector<std::size_t>> live_;
 };
 
@@ -751,8 +758,8 @@ DsmResult search_network(const DsmNetwork& network, const DsmSystem& system, con
   Planner planner(network, system, options);
   // Both readings of CoreD on reuse edges (Planner::run); weight preloading below ranks layers by
   // each one's plan.
-  const std::array<DsmResult, 2> readings = {planner.run_dp(false), planner.run_dp(true)};
-  DsmResult best = readings[1].iteration_s < readings[0].iteration_s ? readings[1] : readings[0];
+  const std::array<DsmResult, 2> readings = planner.run_both();
+  DsmResult best = Planner::cheaper(readings);
   if (options.tpipe && options.mode == plan::Mode::training) planner.pipeline(best);
 
   // §III-B weight preloading for inference (sweep_weight_preload), from each reading's ranking.
