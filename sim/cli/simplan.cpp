@@ -78,7 +78,7 @@ int plan_mode(const Options& o) {
               << o.output << "\n";
   // A plan that does not fit the devices' external memory is still written (a researcher may
   // sweep past the limit on purpose), with a warning naming how far over it is.
-  if (p.memory && p.memory->per_device_bytes > p.memory->capacity_bytes) {
+  if (p.memory && !p.memory->fits()) {
     char buf[256];
     std::snprintf(buf, sizeof buf,
                   "simplan: warning: the plan needs %.3g GB of external memory per chip (weights %.3g, gradients "

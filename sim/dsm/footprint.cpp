@@ -6,12 +6,12 @@
 
 namespace partsim::dsm {
 
-MemoryFootprint memory_footprint(const DsmNetwork& network, const std::vector<GroupPlacement>& placement,
+plan::MemoryUse memory_footprint(const DsmNetwork& network, const std::vector<GroupPlacement>& placement,
                                  const DsmSystem& s, bool training) {
   if (placement.size() != network.groups.size())
     throw Error("memory_footprint: " + std::to_string(placement.size()) + " placements for " +
                 std::to_string(network.groups.size()) + " groups");
-  MemoryFootprint f;
+  plan::MemoryUse f;
   f.capacity_bytes = s.chip.memory_bytes;
   const double e = s.bytes_per_element;
   for (std::size_t g = 0; g < network.groups.size(); ++g) {
@@ -35,6 +35,7 @@ MemoryFootprint memory_footprint(const DsmNetwork& network, const std::vector<Gr
       f.working_bytes = std::max(f.working_bytes, input + output);
     }
   }
+  f.per_device_bytes = f.weights_bytes + f.gradients_bytes + f.activations_bytes + f.working_bytes;
   return f;
 }
 

@@ -17,6 +17,7 @@
 #include "sim/dsm/hardware.hpp"
 #include "sim/dsm/network.hpp"
 #include "sim/dsm/transfers.hpp"
+#include "sim/plan/plan.hpp"
 
 namespace partsim::dsm {
 
@@ -25,19 +26,9 @@ struct GroupPlacement {
   int chips = 0;  // chips the group runs on: all, or its row block when timestep-pipelined
 };
 
-struct MemoryFootprint {
-  double weights_bytes = 0;
-  double gradients_bytes = 0;
-  double activations_bytes = 0;
-  double working_bytes = 0;
-  double capacity_bytes = 0;
-  double total_bytes() const { return weights_bytes + gradients_bytes + activations_bytes + working_bytes; }
-  bool fits() const { return total_bytes() <= capacity_bytes; }
-};
-
-/// Per-chip footprint of `network` placed as `placement` (one entry per group). Throws Error if
-/// the sizes differ (a planner bug).
-MemoryFootprint memory_footprint(const DsmNetwork& network, const std::vector<GroupPlacement>& placement,
+/// Per-chip footprint of `network` placed as `placement` (one entry per group), as plan.json's
+/// `memory`. Throws Error if the sizes differ (a planner bug).
+plan::MemoryUse memory_footprint(const DsmNetwork& network, const std::vector<GroupPlacement>& placement,
                                  const DsmSystem& system, bool training);
 
 }  // namespace partsim::dsm

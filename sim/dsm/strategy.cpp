@@ -69,9 +69,7 @@ plan::Plan make_dsm_plan(const planner::PlanInputs& in) {
   std::vector<GroupPlacement> placement;
   for (const LayerChoice& lc : r.layers)
     placement.push_back({lc.split, lc.chips.empty() ? s.chips() : static_cast<int>(lc.chips.size())});
-  const MemoryFootprint f = memory_footprint(net, placement, s, o.mode == plan::Mode::training);
-  p.memory = plan::MemoryUse{f.total_bytes(),   f.capacity_bytes,    f.weights_bytes,
-                             f.gradients_bytes, f.activations_bytes, f.working_bytes};
+  p.memory = memory_footprint(net, placement, s, o.mode == plan::Mode::training);
   for (const auto& layer : in.graph.layers()) {
     plan::LayerPlan lp;
     lp.name = layer.name;

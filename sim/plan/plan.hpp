@@ -99,6 +99,7 @@ struct MemoryUse {
   double gradients_bytes = 0;
   double activations_bytes = 0;  // kept from FWD to BWD / UPD (training)
   double working_bytes = 0;      // the largest tensor in flight besides
+  bool fits() const { return per_device_bytes <= capacity_bytes; }
 };
 
 struct Plan {

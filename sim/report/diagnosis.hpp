@@ -12,8 +12,9 @@
 //   larger part, the row is "latency" if the row's transfers are latency-bound (their routes'
 //   latency is more than half of their closed-form time; the planners' models count bytes over
 //   bandwidth), "compute" if the row's compute alone outlasts the prediction (the device model
-//   times the work differently from the planner), else "overlap": closed form and simulation agree but not with the prediction, and
-//   the line names the task kind (and label) that takes most of the row's closed-form task time.
+//   times the work differently from the planner), else "overlap": closed form and simulation
+//   agree but not with the prediction, and the line names the task kind (and label) that takes
+//   most of the row's closed-form task time.
 // - "agrees" when simulated is within the tolerance of the prediction.
 // Examples:
 //   "contention: d0->d1 (+x) 92% busy, d1->d2 (+x) 88%; 12 of 40 transfers slower;

@@ -208,16 +208,16 @@ TEST(DsmFootprint, WeightsGradientsActivationsByHand) {
   ASSERT_EQ(net.groups.size(), 2u);
   DsmSystem s = testing::tiny_system();
   const std::vector<GroupPlacement> placement{{ChipSplit::data, 4}, {ChipSplit::model, 4}};
-  const MemoryFootprint t = memory_footprint(net, placement, s, true);
+  const plan::MemoryUse t = memory_footprint(net, placement, s, true);
   EXPECT_DOUBLE_EQ(t.weights_bytes, 1060);
   EXPECT_DOUBLE_EQ(t.gradients_bytes, 1060);
   EXPECT_DOUBLE_EQ(t.activations_bytes, 192);
   EXPECT_DOUBLE_EQ(t.working_bytes, 256);
-  EXPECT_DOUBLE_EQ(t.total_bytes(), 2568);
+  EXPECT_DOUBLE_EQ(t.per_device_bytes, 2568);
   EXPECT_TRUE(t.fits());  // 1 GB
-  const MemoryFootprint i = memory_footprint(net, placement, s, false);
+  const plan::MemoryUse i = memory_footprint(net, placement, s, false);
   EXPECT_DOUBLE_EQ(i.gradients_bytes + i.activations_bytes, 0);
-  EXPECT_DOUBLE_EQ(i.total_bytes(), 1444);
+  EXPECT_DOUBLE_EQ(i.per_device_bytes, 1444);
   s.chip.memory_bytes = 2000;
   EXPECT_FALSE(memory_footprint(net, placement, s, true).fits());
   EXPECT_TRUE(memory_footprint(net, placement, s, false).fits());
