@@ -49,14 +49,12 @@ def where_the_error_comes_from(runs):
     for name, rs in sorted(families.items()):
         strategies = ", ".join(sorted({r["strategy"] for r in rs}))
         big = [r for r in rs if r["model"] != "lenet"]
-        print(f"| {name} | {strategies} | {len(rs)} | {spread([r['closed'] / r['predicted'] - 1 for r in rs])} | "
-              f"{spread([r['simulated'] / r['closed'] - 1 for r in rs])} | "
-              f"{spread([r['simulated'] / r['predicted'] - 1 for r in rs])} |")
-        if big and len(big) < len(rs):
-            print(f"| {name}, without lenet | {strategies} | {len(big)} | "
-                  f"{spread([r['closed'] / r['predicted'] - 1 for r in big])} | "
-                  f"{spread([r['simulated'] / r['closed'] - 1 for r in big])} | "
-                  f"{spread([r['simulated'] / r['predicted'] - 1 for r in big])} |")
+        subsets = [(name, rs)] + ([(f"{name}, without lenet", big)] if big and len(big) < len(rs) else [])
+        for label, sub in subsets:
+            print(f"| {label} | {strategies} | {len(sub)} | "
+                  f"{spread([r['closed'] / r['predicted'] - 1 for r in sub])} | "
+                  f"{spread([r['simulated'] / r['closed'] - 1 for r in sub])} | "
+                  f"{spread([r['simulated'] / r['predicted'] - 1 for r in sub])} |")
     print()
     print("- TPU arrays: the program is slower than the AccPar planner says because the lowering charges")
     print("  what seed 000's cost model leaves out: the latency of the star's links on every transfer and")
