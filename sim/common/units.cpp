@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 namespace partsim::units {
@@ -44,12 +45,15 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// Splits "80 GB/s" into the number's text "80" and the unit "GB/s". False if no number leads.
+// Splits "80 GB/s" into the number's text "80" and the unit "GB/s". False if no finite number
+// leads ("nan", "inf"); a number too large or too small for a double still splits, and scaled()
+// then finds it out of range.
 bool split_number(std::string_view text, std::string_view& number, std::string_view& unit) {
   text = trim(text);
   double value = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || !std::isfinite(value)) return false;
+  if (ec == std::errc::result_out_of_range) value = 0;  // the text is a number; its value is judged later
+  else if (ec != std::errc() || !std::isfinite(value)) return false;
   number = text.substr(0, static_cast<size_t>(ptr - text.data()));
   unit = trim(text.substr(number.size()));
   return true;
@@ -66,7 +70,9 @@ std::optional<double> scaled(std::string_view number, int exp10) {
     long own = 0;
     auto [p, ec] = std::from_chars(exp_text.data(), exp_text.data() + exp_text.size(), own);
     if (ec != std::errc() || p != exp_text.data() + exp_text.size()) return std::nullopt;
-    exponent += own;
+    // Beyond +-10^6 every mantissa (but 0, which stays 0) is out of any double's range anyway;
+    // clamping keeps the sum from overflowing a long.
+    exponent += std::clamp(own, -1'000'000L, 1'000'000L);
   }
   const std::string text = std::string(mantissa) + "e" + std::to_string(exponent);
   double value = 0;
@@ -170,6 +176,20 @@ std::string describe(Dimension dimension) {
   return "a quantity";
 }
 
+Range range(Dimension dimension) {
+  switch (dimension) {
+    case Dimension::bytes: return {0.125, 1e18, "a size must be between 1b and 1EB"};
+    case Dimension::bandwidth: return {0.125, 1e18, "a bandwidth must be between 1b/s and 1EB/s"};
+    case Dimension::time: return {1e-12, 1e6, "a time must be between 1ps and 1000000s"};
+    case Dimension::frequency: return {1.0, 1e15, "a frequency must be between 1Hz and 1PHz"};
+    case Dimension::flop_rate: return {1.0, 1e21, "a compute rate must be between 1FLOP/s and 1000EFLOP/s"};
+    case Dimension::count:
+      return {std::numeric_limits<double>::min(), 9007199254740992.0,
+              "a number must be 0 or a normal double of magnitude at most 9007199254740992 (2^53)"};
+  }
+  return {1.0, 1.0, ""};
+}
+
 std::optional<double> parse(std::string_view text, Dimension dimension, std::string* error) {
   std::string_view number, unit;
   if (!split_number(text, number, unit)) {
@@ -188,12 +208,16 @@ std::optional<double> parse(std::string_view text, Dimension dimension, std::str
                std::string(text) + "')";
     return std::nullopt;
   }
-  auto value = scaled(number, factor->exp10);
-  if (!value) {
-    if (error) *error = "value out of range (got '" + std::string(text) + "')";
+  // A value is 0 or within the dimension's range; a text whose value a double cannot hold (scaled()
+  // fails) or that overflows with a binary prefix (1e306PiB) is out of that range too.
+  const auto value = scaled(number, factor->exp10);
+  const double si = value ? *value * factor->binary : 0.0;
+  const Range r = range(dimension);
+  if (!value || (si != 0.0 && !(std::fabs(si) >= r.min && std::fabs(si) <= r.max))) {
+    if (error) *error = "out of range: " + std::string(r.text) + " (got '" + std::string(text) + "')";
     return std::nullopt;
   }
-  return *value * factor->binary;
+  return si;
 }
 
 std::string format(double value, Dimension dimension) {

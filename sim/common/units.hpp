@@ -24,8 +24,23 @@ enum class Dimension {
 /// Human name of a dimension with an example, for error messages: "a bandwidth such as 80GB/s".
 std::string describe(Dimension dimension);
 
+/// The magnitudes a quantity of a dimension may have, in SI units: a parsed value is exactly 0 or
+/// has min <= |value| <= max. The bounds are physical (nothing below one bit, one bit per second, one
+/// picosecond, one hertz, one FLOP per second; nothing beyond 1 EB, 1 EB/s, 10^6 s, 1 PHz,
+/// 10^21 FLOP/s); a count is a normal double no larger than 2^53, so whole numbers stay exact. Every
+/// bound is a normal double, so no parsed value is infinite, NaN or denormal.
+struct Range {
+  double min;
+  double max;
+  std::string_view text;  // "a bandwidth must be between 1b/s and 1EB/s", for messages
+};
+Range range(Dimension dimension);
+
 /// Parses `text` as a quantity of `dimension` into SI units. Returns the error text (without the
-/// location, which the caller adds) through `error` and std::nullopt on failure.
+/// location, which the caller adds) through `error` and std::nullopt on failure. A value outside
+/// range(dimension) (including one whose text overflows or underflows a double) is refused:
+/// "out of range: a bandwidth must be between 1b/s and 1EB/s (got '1e-320GB/s')". Negative values
+/// in range are returned; the caller decides whether a sign makes sense.
 std::optional<double> parse(std::string_view text, Dimension dimension, std::string* error = nullptr);
 
 /// Formats an SI value with the largest decimal prefix that keeps the mantissa >= 1 (binary prefixes
