@@ -16,12 +16,7 @@ struct LayerNodes {
 
 std::int64_t positive(const yaml::ConfigNode& node) { return node.as_positive_int(); }
 
-std::int64_t non_negative(const yaml::ConfigNode& node) {
-  long long v = node.as_int();
-  if (v < 0) node.fail("must be >= 0 (got " + std::to_string(v) + ")");
-  if (v > 1'000'000'000) node.fail("is too large (got " + std::to_string(v) + ")");
-  return v;
-}
+std::int64_t non_negative(const yaml::ConfigNode& node) { return node.as_int(0, yaml::ConfigNode::kMaxPositiveInt); }
 
 // A size written as one number (square) or as [height, width].
 template <class Read>

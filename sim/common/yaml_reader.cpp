@@ -1,8 +1,13 @@
 #include "sim/common/yaml_reader.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
+
+#include "sim/common/utf8.hpp"
+#include "sim/common/yaml_check.hpp"
 
 namespace partsim::yaml {
 namespace {
@@ -30,6 +35,8 @@ std::vector<PathStep> parse_key_path(std::string_view path, std::string_view ass
   auto bad = [&](const std::string& why) -> InputError {
     return InputError("--set " + std::string(assignment) + ": " + why);
   };
+  if (utf8::first_invalid(path) != std::string_view::npos)
+    throw InputError("--set " + utf8::printable(assignment) + ": the key path is not valid UTF-8");
   std::vector<PathStep> steps;
   size_t pos = 0;
   while (pos <= path.size()) {
@@ -61,42 +68,34 @@ std::vector<PathStep> parse_key_path(std::string_view path, std::string_view ass
   return steps;
 }
 
-/// yaml-cpp keeps the first of two equal keys and drops the second silently; a file that says
-/// `bandwidth:` twice is a mistake, so every document is checked for it once, when it is loaded.
-void reject_duplicate_keys(const ConfigNode& node) {
-  if (node.is_sequence()) {
-    for (const auto& e : node.elements()) reject_duplicate_keys(e);
-  } else if (node.is_map()) {
-    std::map<std::string, int> first_line;
-    for (const auto& kv : node.node()) {
-      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
-      const ConfigNode child(kv.second, join_path(node.path(), key), node.source_ptr());
-      if (auto it = first_line.find(key); it != first_line.end())
-        ConfigNode(kv.first, child.path(), node.source_ptr())
-            .fail("duplicate key (first at line " + std::to_string(it->second) + ")");
-      first_line[key] = kv.first.Mark().line + 1;
-      reject_duplicate_keys(child);
-    }
+// The key path an override writes: "system.torus.bandwidth[1]".
+std::string written_path(const std::vector<PathStep>& steps) {
+  std::string path;
+  for (const auto& step : steps) {
+    path = join_path(path, step.key);
+    for (size_t index : step.indices) path = index_path(path, index);
   }
-}
-
-ConfigNode make_root(YAML::Node root, const std::string& file, const std::vector<std::string>& overrides) {
-  auto source = std::make_shared<Source>();
-  source->file = file;
-  reject_duplicate_keys(ConfigNode(root, "", source));
-  for (const auto& o : overrides) source->overrides[apply_override(root, o)] = o;
-  return ConfigNode(root, "", source);
+  return path;
 }
 
 ConfigNode parse_text(const std::string& text, const std::string& name, const std::vector<std::string>& overrides) {
+  auto source = std::make_shared<Source>();
+  source->file = name;
   YAML::Node root;
   try {
+    const detail::CheckedText checked =
+        detail::check_text(text, "", [&name](int line, int column, const std::string& path, const std::string& message) {
+          throw ParseError(name, line, column, path, message);
+        });
+    if (checked.empty)
+      throw ParseError(name, checked.line, checked.column, "",
+                       "the document is empty (nothing but blank lines, comments or null)");
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw ParseError(name, e.mark.line + 1, e.mark.column + 1, "", "YAML syntax error: " + e.msg);
   }
-  if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
-  return make_root(root, name, overrides);
+  for (const auto& o : overrides) source->overrides[apply_override(root, o)] = o;
+  return ConfigNode(root, "", source);
 }
 
 }  // namespace
@@ -140,14 +139,22 @@ bool ConfigNode::as_bool() const {
   fail("expected true or false (got " + scalar_text(node_) + ")");
 }
 
-long long ConfigNode::as_int() const {
+long long ConfigNode::as_int(long long min, long long max) const {
   if (node_.IsScalar()) {
-    const std::string& s = node_.Scalar();
-    try {
-      size_t used = 0;
-      long long v = std::stoll(s, &used);
-      if (used == s.size()) return v;
-    } catch (const std::exception&) {
+    std::string_view s = node_.Scalar();
+    if (s.size() > 1 && s[0] == '+' && s[1] >= '0' && s[1] <= '9') s.remove_prefix(1);
+    long long v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (!s.empty() && end == s.data() + s.size() &&
+        (ec == std::errc() || ec == std::errc::result_out_of_range)) {
+      // A number too long for 64 bits is named as such, never clamped.
+      const bool overflow = ec == std::errc::result_out_of_range;
+      const std::string got = overflow ? node_.Scalar() : std::to_string(v);
+      if (overflow ? s[0] != '-' : v > max)
+        fail("is too large (got " + got + ", at most " + std::to_string(max) + ")");
+      if (overflow || v < min)
+        fail((min == 1 ? std::string("must be > 0") : "must be >= " + std::to_string(min)) + " (got " + got + ")");
+      return v;
     }
   }
   fail("expected a whole number (got " + scalar_text(node_) + ")");
@@ -166,12 +173,7 @@ double ConfigNode::as_double() const {
   fail("expected a number (got " + scalar_text(node_) + ")");
 }
 
-int ConfigNode::as_positive_int() const {
-  long long v = as_int();
-  if (v <= 0) fail("must be > 0 (got " + std::to_string(v) + ")");
-  if (v > 1'000'000'000) fail("is too large (got " + std::to_string(v) + ")");
-  return static_cast<int>(v);
-}
+int ConfigNode::as_positive_int() const { return static_cast<int>(as_int(1, kMaxPositiveInt)); }
 
 double ConfigNode::as_quantity(units::Dimension dimension, bool positive) const {
   if (!node_.IsScalar()) fail("expected " + units::describe(dimension) + " (got " + scalar_text(node_) + ")");
@@ -263,8 +265,14 @@ std::string apply_override(YAML::Node& root, std::string_view assignment) {
   const std::string value_text(assignment.substr(eq + 1));
   const auto steps = parse_key_path(path, assignment);
 
+  // The value is checked as a file is (duplicate keys, UTF-8, aliases), its problems reported at
+  // the assignment and the key path it writes.
+  const auto fail = [&](int, int, const std::string& at, const std::string& message) {
+    throw ParseError("--set " + utf8::printable(assignment), 0, 0, at, message);
+  };
   YAML::Node value;
   try {
+    detail::check_text(value_text, written_path(steps), fail);
     value = YAML::Load(value_text);
   } catch (const YAML::Exception& e) {
     throw InputError("--set " + std::string(assignment) + ": value is not valid YAML: " + e.msg);

@@ -9,6 +9,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -46,9 +47,13 @@ class ConfigNode {
 
   std::string as_string() const;
   bool as_bool() const;
-  long long as_int() const;
+  /// A whole number in [min, max]; one outside (even one too long for 64 bits) fails naming the
+  /// bound: "is too large (got 99999999999999999999, at most 1000000000)", "must be >= 0 (got -1)".
+  long long as_int(long long min = std::numeric_limits<long long>::min(),
+                   long long max = std::numeric_limits<long long>::max()) const;
   double as_double() const;
-  /// A whole number > 0.
+  /// A whole number in [1, kMaxPositiveInt].
+  static constexpr long long kMaxPositiveInt = 1'000'000'000;
   int as_positive_int() const;
   /// A quantity with its unit, in SI (see units.hpp); `positive` rejects 0 and negatives.
   double as_quantity(units::Dimension dimension, bool positive = true) const;
@@ -83,8 +88,11 @@ class MapReader {
   std::set<std::string, std::less<>> asked_;
 };
 
-/// Parses a YAML file; a syntax error becomes a ParseError with its line and column, and so does a
-/// key written twice in one map ("duplicate key (first at line N)"), which yaml-cpp would drop.
+/// Parses a YAML file; a syntax error becomes a ParseError with its line and column, and so do a
+/// key written twice in one map ("duplicate key (first at line N)", which yaml-cpp would drop), a
+/// scalar that is not UTF-8, aliases that would expand the document by more than 100000 nodes or
+/// form a cycle, a quoted value never closed (reported where it opens), a second document and an
+/// empty one ("the document is empty ..."). See yaml_check.hpp.
 ConfigNode load_file(const std::string& file, const std::vector<std::string>& overrides = {});
 /// Parses YAML text (tests, embedded presets); `name` stands for the file in messages.
 ConfigNode load_string(const std::string& text, const std::string& name,
