@@ -71,8 +71,10 @@ class Checker : public YAML::EventHandler {
   const YAML::Mark& root_mark() const { return root_mark_; }
 
   // yaml-cpp reads a quoted scalar that is never closed to the end of the text without complaint,
-  // so the last scalar read is the one to look at.
-  void check_last_scalar_closed() const {
+  // so the last scalar read is the one to look at. When yaml-cpp then gave up (`parsed` false) the
+  // scanner's look-ahead through the swallowed text may have garbled the events before it, so the
+  // key path is left out.
+  void check_last_scalar_closed(bool parsed) const {
     if (!raw_ || !last_scalar_) return;
     const size_t open = opening_quote(text_, static_cast<size_t>(last_scalar_->mark.pos));
     if (open == npos || quoted_end(text_, open) != npos) return;
@@ -80,7 +82,7 @@ class Checker : public YAML::EventHandler {
     const size_t line_start = before.rfind('\n');
     const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
     const int column = 1 + static_cast<int>(open - (line_start == npos ? 0 : line_start + 1));
-    fail_(line, column, last_scalar_->path,
+    fail_(line, column, parsed ? last_scalar_->path : "",
           std::string("YAML syntax error: quoted value never closed (no closing ") + text_[open] +
               " before the end of the file)");
   }
@@ -268,10 +270,10 @@ CheckedText check_text(const std::string& text, const std::string& root_path, co
   try {
     out.empty = !parser.HandleNextDocument(first) || first.root_is_null();
   } catch (const YAML::Exception&) {
-    first.check_last_scalar_closed();  // the likelier cause of whatever yaml-cpp tripped over
+    first.check_last_scalar_closed(false);  // the likelier cause of whatever yaml-cpp tripped over
     throw;
   }
-  first.check_last_scalar_closed();
+  first.check_last_scalar_closed(true);
   if (out.empty && first.saw_root() && first.root_mark().line >= 0) {
     out.line = first.root_mark().line + 1;
     out.column = first.root_mark().column + 1;

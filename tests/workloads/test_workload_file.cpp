@@ -2,9 +2,11 @@
 // tests/data/bad/workload_*.yaml gives exactly the message on its first line ("# expect: ...").
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
+#include "workloads/describe.hpp"
 #include "workloads/workload_file.hpp"
 
 using namespace partsim::workloads;
@@ -70,4 +72,55 @@ TEST(WorkloadFile, TransformerExampleAndOverrides) {
 TEST(WorkloadFile, UnknownNameOrMissingFile) {
   EXPECT_THROW(load_workload("no_such_model", 1), partsim::UnknownNameError);
   EXPECT_THROW(load_workload("missing/file.yaml", 1), partsim::InputError);
+}
+
+// Issue 21: hostile files are refused fast and at their place; what is accepted reaches the JSON
+// writer intact (it throws on invalid UTF-8, so names are checked when the file is read).
+TEST(WorkloadFile, AliasBombAndCycleAreRefusedFast) {
+  const fs::path dir = fs::path(PARTSIM_TEST_DATA_DIR) / "bad";
+  for (const char* file : {"workload_alias_bomb.yaml", "workload_alias_cycle.yaml"}) {
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_THROW(load_workload((dir / file).string(), 4), partsim::ParseError) << file;
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0) << file;
+  }
+}
+
+TEST(WorkloadFile, Utf8NamesReachTheJsonDescription) {
+  const std::string text =
+      "name: \"r\xc3\xa9seau\"\n"
+      "inputs:\n  - {name: image, shape: [3, 8, 8]}\n"
+      "layers:\n  - {name: \"conv_\xc2\xb5\", kind: conv, input: image, out_channels: 4, kernel: 3}\n";
+  const Graph g = parse_workload(partsim::yaml::load_string(text, "u.yaml"), 2, "u");
+  const std::string json = describe_json(g).dump();
+  EXPECT_NE(json.find("conv_\xc2\xb5"), std::string::npos);
+  EXPECT_NE(json.find("r\xc3\xa9seau"), std::string::npos);
+  // The same name in Latin-1 is refused where it is written, before any output.
+  try {
+    parse_workload(partsim::yaml::load_string(text.substr(0, 7) + "\xe9seau\"\n" + text.substr(15), "l.yaml"), 2, "l");
+    ADD_FAILURE() << "a Latin-1 name was accepted";
+  } catch (const partsim::ParseError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "l.yaml:1:8: name: not valid UTF-8 (byte 0xE9); YAML files and --set values must be UTF-8 text");
+  }
+}
+
+TEST(WorkloadFile, CountsAreNeverClamped) {
+  const std::string text =
+      "inputs:\n  - {name: image, shape: [3, 8, 8]}\n"
+      "layers:\n  - {name: c, kind: conv, input: image, out_channels: 4, kernel: 3, padding: PAD}\n";
+  auto error = [&](const std::string& pad) -> std::string {
+    std::string t = text;
+    t.replace(t.find("PAD"), 3, pad);
+    try {
+      parse_workload(partsim::yaml::load_string(t, "c.yaml"), 1, "c");
+    } catch (const partsim::InputError& e) {
+      return e.what();
+    }
+    return "<no error>";
+  };
+  EXPECT_EQ(error("9223372036854775808"), "c.yaml:4:78: layers[0].padding: is too large (got 9223372036854775808, at most 1000000000)");
+  EXPECT_EQ(error("-1"), "c.yaml:4:78: layers[0].padding: must be >= 0 (got -1)");
+  EXPECT_EQ(error("[1, 99999999999999999999]"),
+            "c.yaml:4:82: layers[0].padding[1]: is too large (got 99999999999999999999, at most 1000000000)");
+  EXPECT_EQ(error("1"), "<no error>");
 }
