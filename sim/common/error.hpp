@@ -16,10 +16,13 @@ class Error : public std::runtime_error {
   virtual int exit_code() const noexcept { return 1; }
 };
 
-/// The user's input is wrong; the message says what and where.
+/// The user's input is wrong; the message says what and where, on one line: line breaks and other
+/// control characters that came with the input (a quoted value echoed back, a file name) are
+/// written as escapes ("\n", "\x1B").
 class InputError : public Error {
  public:
-  using Error::Error;
+  explicit InputError(const std::string& what);
+  explicit InputError(const char* what) : InputError(std::string(what)) {}
   int exit_code() const noexcept override { return 2; }
 };
 

@@ -52,6 +52,7 @@ std::vector<PathStep> parse_key_path(std::string_view path, std::string_view ass
       std::string_view digits = part.substr(bracket + 1, close - bracket - 1);
       size_t index = 0;
       if (digits.empty()) throw bad("empty index in '" + std::string(part) + "'");
+      if (digits.size() > 9) throw bad("index too large in '" + std::string(part) + "'");
       for (char c : digits) {
         if (c < '0' || c > '9') throw bad("index must be a whole number in '" + std::string(part) + "'");
         index = index * 10 + static_cast<size_t>(c - '0');

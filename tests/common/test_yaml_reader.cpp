@@ -234,3 +234,15 @@ TEST(YamlReader, QuantitiesOutOfRangeNameTheKey) {
   EXPECT_EQ(error_of([&] { top.required("memory").as_quantity(Dimension::bytes); }),
             "r.yaml:2:9: memory: out of range: a size must be between 1b and 1EB (got '1e306PiB')");
 }
+
+TEST(YamlReader, MessagesStayOnOneLine) {
+  // A quoted value may hold line breaks and control characters; echoed back, they are escaped.
+  auto root = yaml::load_string("bw: \"80\\nGB/s\\e\"\n", "l.yaml");
+  yaml::MapReader top(root);
+  EXPECT_EQ(error_of([&] { top.required("bw").as_quantity(Dimension::bandwidth); }),
+            "l.yaml:1:5: bw: unknown unit '\\nGB/s\\x1B': expected a bandwidth such as 80GB/s or 8Gb/s (got '80\\nGB/s\\x1B')");
+  EXPECT_EQ(std::string(InputError("a\r\nb").what()), "a\\r\\nb");
+  // --set indices are bounded rather than wrapped.
+  EXPECT_EQ(error_of([] { yaml::load_string("a: [1]\n", "o.yaml", {"a[99999999999999999999]=2"}); }),
+            "--set a[99999999999999999999]=2: index too large in 'a[99999999999999999999]'");
+}
