@@ -5,17 +5,19 @@
 #include <boost/graph/strong_components.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include <cstdint>
-#include <cstdio>
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "sim/common/units.hpp"
 #include "topology/device_presets.hpp"
+#include "topology/spec_fields.hpp"
 
 namespace partsim::topology {
 namespace {
@@ -24,23 +26,57 @@ using units::Dimension;
 using yaml::ConfigNode;
 using yaml::MapReader;
 
-// ---- Small readers ----------------------------------------------------------------------------
-// Every field of a device type is read the same way: the file's value if given, else the preset's
-// value when there is a preset (`base`), else the schema default when there is one, else "missing
-// required key".
+// ---- Field tables (spec_fields.hpp) ------------------------------------------------------------
 
-double read_quantity(MapReader& r, std::string_view key, Dimension dim, std::optional<double> base,
-                     bool positive = true) {
-  if (auto n = r.optional(key)) return n->as_quantity(dim, positive);
-  if (base) return *base;
-  return r.required(key).as_quantity(dim, positive);  // throws "missing required key"
+/// Reads one bound row's value from `n` into its member of `object`.
+template <class S, class T>
+void read_value(const ConfigNode& n, S& object, const Field<S, T>& field) {
+  T& value = object.*field.member;
+  if constexpr (std::is_same_v<T, int>) {
+    value = n.as_positive_int();
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (field.unit.kind == FieldKind::fraction) {
+      value = n.as_double();
+      if (!(value > 0.0 && value <= 1.0)) n.fail("must be in (0, 1] (got " + n.node().Scalar() + ")");
+    } else {
+      value = n.as_quantity(field.unit.dimension, field.unit.positive);
+    }
+  } else if constexpr (std::is_same_v<T, bool>) {
+    value = n.as_bool();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    value = n.as_string();
+    if (field.unit.kind == FieldKind::name && value.empty()) n.fail("must not be empty");
+  } else {
+    static_assert(std::is_enum_v<T>);
+    const auto& names = ChoiceNames<T>::names;
+    const std::string chosen = n.as_enum(std::vector<std::string>(names.begin(), names.end()));
+    value = static_cast<T>(std::find(names.begin(), names.end(), chosen) - names.begin());
+  }
 }
 
-int read_count(MapReader& r, std::string_view key, std::optional<int> base) {
-  if (auto n = r.optional(key)) return n->as_positive_int();
-  if (base) return *base;
-  return r.required(key).as_positive_int();
+/// Reads the bound rows of `table` from `r`, in table order. A key left out keeps its member's value
+/// (the initializer, or the preset's when `has_base`); a required key left out without a base is
+/// an error. HandField rows are the caller's.
+template <class S, class Table>
+void read_fields(MapReader& r, S& object, const Table& table, bool has_base) {
+  for_each_field(table, [&](const auto& field) {
+    if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(field)>, HandField>) {
+      if (auto n = r.optional(field.key))
+        read_value(*n, object, field);
+      else if (field.need == Need::required && !has_base)
+        r.required(field.key);  // throws "missing required key"
+    }
+  });
 }
+
+template <class Table>
+bool has_required_keys(const Table& table) {
+  bool any = false;
+  for_each_field(table, [&](const auto& field) { any = any || field.need == Need::required; });
+  return any;
+}
+
+// ---- Small readers ------------------------------------------------------------------------------
 
 std::string join(const std::vector<std::string>& names) {
   std::string out;
@@ -59,101 +95,35 @@ std::vector<std::pair<std::string, ConfigNode>> read_names(const ConfigNode& lis
   return out;
 }
 
-const std::vector<std::string> kPrecisions{"fp32", "fp16", "bf16", "int8"};
-const std::vector<std::string> kInterconnects{"ring", "split_bus"};
 const std::vector<std::string> kKinds{"template", "roofline"};
-
-Precision precision_from(const std::string& s) {
-  if (s == "fp32") return Precision::fp32;
-  if (s == "bf16") return Precision::bf16;
-  if (s == "int8") return Precision::int8;
-  return Precision::fp16;
-}
-
-std::string precision_name(Precision p) {
-  switch (p) {
-    case Precision::fp32: return "fp32";
-    case Precision::fp16: return "fp16";
-    case Precision::bf16: return "bf16";
-    case Precision::int8: return "int8";
-  }
-  return "fp16";
-}
 
 // ---- Device types -----------------------------------------------------------------------------
 
 TemplateDevice read_template(MapReader& r, const TemplateDevice* base) {
   TemplateDevice d = base ? *base : TemplateDevice{};
   const bool b = base != nullptr;
-  auto opt = [&](double v) { return b ? std::optional<double>(v) : std::nullopt; };
-  auto opt_or = [&](double v, double dflt) { return std::optional<double>(b ? v : dflt); };
-  auto opti = [&](int v) { return b ? std::optional<int>(v) : std::nullopt; };
-  auto opti_or = [&](int v, int dflt) { return std::optional<int>(b ? v : dflt); };
 
   // Each level of seed 003's template (§II-B, Fig. 3) is one map; a missing map is read as empty,
   // so a preset's values (or the defaults) stand. Without a preset, a level with required keys must
   // be there (the error then points at the device type's line).
-  auto section = [&](std::string_view key, bool has_required_keys) {
+  auto section = [&](std::string_view key, bool required_keys) {
     if (auto n = r.optional(key)) return MapReader(*n);
-    if (has_required_keys && !b) r.required(key);  // throws: missing required key
+    if (required_keys && !b) r.required(key);  // throws: missing required key
     // An empty map at this key, so "missing required key" names e.g. system.device_types.x.pe_array.rows.
     ConfigNode empty(YAML::Node(YAML::NodeType::Map), yaml::join_path(r.node().path(), key), r.node().source_ptr());
     return MapReader(empty);
   };
-
-  MapReader pe = section("pe", false);
-  d.core.pe.simd_lanes = read_count(pe, "simd_lanes", opti_or(d.core.pe.simd_lanes, 1));
-  d.core.pe.register_file_bytes =
-      read_quantity(pe, "register_file", Dimension::bytes, opt_or(d.core.pe.register_file_bytes, 0.0), false);
-  pe.finish();
-
-  MapReader arr = section("pe_array", true);
-  d.core.array.rows = read_count(arr, "rows", opti(d.core.array.rows));
-  d.core.array.cols = read_count(arr, "cols", opti(d.core.array.cols));
-  arr.finish();
-
-  MapReader core = section("core", true);
-  d.core.arrays = read_count(core, "pe_arrays", opti_or(d.core.arrays, 1));
-  d.core.sfus = read_count(core, "sfus", opti_or(d.core.sfus, 1));
-  d.core.sfu_lanes = read_count(core, "sfu_lanes", opti_or(d.core.sfu_lanes, 1));
-  d.core.scratchpad_bytes = read_quantity(core, "scratchpad", Dimension::bytes, opt(d.core.scratchpad_bytes));
-  d.core.scratchpad_bandwidth =
-      read_quantity(core, "scratchpad_bandwidth", Dimension::bandwidth, opt(d.core.scratchpad_bandwidth));
-  d.core.frequency_hz = read_quantity(core, "frequency", Dimension::frequency, opt(d.core.frequency_hz));
-  core.finish();
-
-  MapReader chip = section("chip", true);
-  d.cores = read_count(chip, "cores", opti(d.cores));
-  if (auto n = chip.optional("interconnect"))
-    d.interconnect = n->as_enum(kInterconnects) == "ring" ? OnChipInterconnect::ring : OnChipInterconnect::split_bus;
-  else if (!b)
-    d.interconnect = OnChipInterconnect::ring;
-  d.core_to_core_bandwidth =
-      read_quantity(chip, "core_to_core_bandwidth", Dimension::bandwidth, opt(d.core_to_core_bandwidth));
-  d.on_chip_latency = read_quantity(chip, "on_chip_latency", Dimension::time, opt_or(d.on_chip_latency, 0.0), false);
-  d.memory_bytes = read_quantity(chip, "memory", Dimension::bytes, opt(d.memory_bytes));
-  d.memory_bandwidth = read_quantity(chip, "memory_bandwidth", Dimension::bandwidth, opt(d.memory_bandwidth));
-  if (auto n = chip.optional("memory_efficiency")) {
-    const double e = n->as_double();
-    if (!(e > 0.0 && e <= 1.0)) n->fail("must be in (0, 1] (got " + n->node().Scalar() + ")");
-    d.memory_efficiency = e;
-  } else if (!b) {
-    d.memory_efficiency = 1.0;
-  }
-  d.memory_latency = read_quantity(chip, "memory_latency", Dimension::time, opt_or(d.memory_latency, 0.0), false);
-  chip.finish();
+  for_each_template_level(d, [&](std::string_view key, auto& part, const auto& table, bool /*one_line*/) {
+    MapReader level = section(key, has_required_keys(table));
+    read_fields(level, part, table, b);
+    level.finish();
+  });
   return d;
 }
 
 RooflineDevice read_roofline(MapReader& r, const RooflineDevice* base) {
   RooflineDevice d = base ? *base : RooflineDevice{};
-  const bool b = base != nullptr;
-  auto opt = [&](double v) { return b ? std::optional<double>(v) : std::nullopt; };
-  d.peak_flops = read_quantity(r, "peak", Dimension::flop_rate, opt(d.peak_flops));
-  d.memory_bytes = read_quantity(r, "memory", Dimension::bytes, opt(d.memory_bytes));
-  d.memory_bandwidth = read_quantity(r, "memory_bandwidth", Dimension::bandwidth, opt(d.memory_bandwidth));
-  // Optional: 0 means "not given"; only the star topology needs it.
-  if (auto n = r.optional("network_bandwidth")) d.network_bandwidth = n->as_quantity(Dimension::bandwidth);
+  read_fields(r, d, kRooflineFields, base != nullptr);
   return d;
 }
 
@@ -182,10 +152,8 @@ DeviceType parse_device_type(const std::string& name, const ConfigNode& node) {
 
   DeviceType type;
   type.name = name;
-  if (auto d = r.optional("description"))
-    type.description = d->as_string();
-  else if (preset)
-    type.description = preset->description;
+  if (preset) type.description = preset->description;
+  read_fields(r, type, kDeviceTypeFields, preset != nullptr);
   if (kind == "template")
     type.model = read_template(r, preset ? &std::get<TemplateDevice>(preset->model) : nullptr);
   else
@@ -333,7 +301,7 @@ TorusTopology read_torus(const ConfigNode& node, const SystemSpec& spec) {
                    std::to_string(spec.device_count()) + " devices");
   t.bandwidth = per_dimension(r.required("bandwidth"), t.dims.size(), Dimension::bandwidth, true);
   t.latency = per_dimension(r.required("latency"), t.dims.size(), Dimension::time, false);
-  if (auto b = r.optional("bidirectional")) t.bidirectional = b->as_bool();
+  read_fields(r, t, kTorusFields, false);  // bidirectional
   r.finish();
   return t;
 }
@@ -410,10 +378,8 @@ GraphTopology read_graph(const ConfigNode& node, const SystemSpec& spec) {
       }
     }
     if (link.a == link.b) lr.required("b").fail("a link must join two different nodes (got '" + link.a + "' twice)");
-    link.bandwidth = lr.required("bandwidth").as_quantity(Dimension::bandwidth);
-    link.latency = default_latency;
-    if (auto l = lr.optional("latency")) link.latency = l->as_quantity(Dimension::time, false);
-    if (auto d = lr.optional("directed")) link.directed = d->as_bool();
+    link.latency = default_latency;  // unless the link gives its own
+    read_fields(lr, link, kLinkFields, false);  // bandwidth, latency, directed
     lr.finish();
     // At most one link per unordered pair, or one per direction when directed.
     const auto pair = std::minmax(link.a, link.b);
@@ -471,56 +437,6 @@ GraphTopology read_star(const ConfigNode& node, const SystemSpec& spec) {
   return g;
 }
 
-// ---- Emitting ---------------------------------------------------------------------------------
-
-std::string q(double v, Dimension d) { return units::format(v, d); }
-
-void emit_template(YAML::Emitter& out, const TemplateDevice& d) {
-  out << YAML::Key << "kind" << YAML::Value << "template";
-  out << YAML::Key << "pe" << YAML::Value << YAML::Flow << YAML::BeginMap;
-  out << YAML::Key << "simd_lanes" << YAML::Value << d.core.pe.simd_lanes;
-  out << YAML::Key << "register_file" << YAML::Value << q(d.core.pe.register_file_bytes, Dimension::bytes);
-  out << YAML::EndMap;
-  out << YAML::Key << "pe_array" << YAML::Value << YAML::Flow << YAML::BeginMap;
-  out << YAML::Key << "rows" << YAML::Value << d.core.array.rows;
-  out << YAML::Key << "cols" << YAML::Value << d.core.array.cols;
-  out << YAML::EndMap;
-  out << YAML::Key << "core" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "pe_arrays" << YAML::Value << d.core.arrays;
-  out << YAML::Key << "sfus" << YAML::Value << d.core.sfus;
-  out << YAML::Key << "sfu_lanes" << YAML::Value << d.core.sfu_lanes;
-  out << YAML::Key << "scratchpad" << YAML::Value << q(d.core.scratchpad_bytes, Dimension::bytes);
-  out << YAML::Key << "scratchpad_bandwidth" << YAML::Value << q(d.core.scratchpad_bandwidth, Dimension::bandwidth);
-  out << YAML::Key << "frequency" << YAML::Value << q(d.core.frequency_hz, Dimension::frequency);
-  out << YAML::EndMap;
-  out << YAML::Key << "chip" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "cores" << YAML::Value << d.cores;
-  out << YAML::Key << "interconnect" << YAML::Value
-      << (d.interconnect == OnChipInterconnect::ring ? "ring" : "split_bus");
-  out << YAML::Key << "core_to_core_bandwidth" << YAML::Value << q(d.core_to_core_bandwidth, Dimension::bandwidth);
-  out << YAML::Key << "on_chip_latency" << YAML::Value << q(d.on_chip_latency, Dimension::time);
-  out << YAML::Key << "memory" << YAML::Value << q(d.memory_bytes, Dimension::bytes);
-  out << YAML::Key << "memory_bandwidth" << YAML::Value << q(d.memory_bandwidth, Dimension::bandwidth);
-  out << YAML::Key << "memory_efficiency" << YAML::Value << q(d.memory_efficiency, Dimension::count);
-  out << YAML::Key << "memory_latency" << YAML::Value << q(d.memory_latency, Dimension::time);
-  out << YAML::EndMap;
-}
-
-void emit_roofline(YAML::Emitter& out, const RooflineDevice& d) {
-  out << YAML::Key << "kind" << YAML::Value << "roofline";
-  out << YAML::Key << "peak" << YAML::Value << q(d.peak_flops, Dimension::flop_rate);
-  out << YAML::Key << "memory" << YAML::Value << q(d.memory_bytes, Dimension::bytes);
-  out << YAML::Key << "memory_bandwidth" << YAML::Value << q(d.memory_bandwidth, Dimension::bandwidth);
-  if (d.network_bandwidth > 0)
-    out << YAML::Key << "network_bandwidth" << YAML::Value << q(d.network_bandwidth, Dimension::bandwidth);
-}
-
-void emit_quantities(YAML::Emitter& out, const std::vector<double>& values, Dimension d) {
-  out << YAML::Flow << YAML::BeginSeq;
-  for (double v : values) out << q(v, d);
-  out << YAML::EndSeq;
-}
-
 }  // namespace
 
 // ---- Public API -------------------------------------------------------------------------------
@@ -533,11 +449,7 @@ SystemSpec parse_system(const ConfigNode& root) {
   MapReader r(system_node);
   SystemSpec spec;
   spec.source_file = root.source().file;
-  const ConfigNode name_node = r.required("name");
-  spec.name = name_node.as_string();
-  if (spec.name.empty()) name_node.fail("must not be empty");
-  if (auto d = r.optional("description")) spec.description = d->as_string();
-  if (auto p = r.optional("precision")) spec.precision = precision_from(p->as_enum(kPrecisions));
+  read_fields(r, spec, kSystemFields, false);  // name, description, precision
 
   if (auto t = r.optional("device_types")) read_device_types(*t, spec);
   auto groups = read_devices(r.required("devices"), spec);
@@ -567,109 +479,6 @@ SystemSpec parse_system(const ConfigNode& root) {
 
 SystemSpec load_system(const std::string& file, const std::vector<std::string>& overrides) {
   return parse_system(yaml::load_file(file, overrides));
-}
-
-std::string system_to_yaml(const SystemSpec& spec) {
-  YAML::Emitter out;
-  out << YAML::BeginMap << YAML::Key << "system" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "name" << YAML::Value << spec.name;
-  if (!spec.description.empty()) out << YAML::Key << "description" << YAML::Value << spec.description;
-  out << YAML::Key << "precision" << YAML::Value << precision_name(spec.precision);
-
-  out << YAML::Key << "device_types" << YAML::Value << YAML::BeginMap;
-  for (const auto& [name, type] : spec.device_types) {
-    out << YAML::Key << name << YAML::Value << YAML::BeginMap;
-    if (!type.description.empty()) out << YAML::Key << "description" << YAML::Value << type.description;
-    if (const auto* t = std::get_if<TemplateDevice>(&type.model))
-      emit_template(out, *t);
-    else
-      emit_roofline(out, std::get<RooflineDevice>(type.model));
-    out << YAML::EndMap;
-  }
-  out << YAML::EndMap;
-
-  // Devices as runs of one type; names written only where they differ from the default "d<i>".
-  out << YAML::Key << "devices" << YAML::Value << YAML::BeginSeq;
-  const int n = spec.device_count();
-  for (int first = 0; first < n;) {
-    int last = first;
-    while (last + 1 < n && spec.device_type_of[static_cast<size_t>(last + 1)] == spec.device_type_of[static_cast<size_t>(first)])
-      ++last;
-    bool default_names = true;
-    for (int i = first; i <= last; ++i)
-      default_names = default_names && spec.device_names[static_cast<size_t>(i)] == "d" + std::to_string(i);
-    out << YAML::BeginMap;
-    out << YAML::Key << "type" << YAML::Value << spec.device_type_of[static_cast<size_t>(first)];
-    out << YAML::Key << "count" << YAML::Value << (last - first + 1);
-    if (!default_names) {
-      out << YAML::Key << "names" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-      for (int i = first; i <= last; ++i) out << spec.device_names[static_cast<size_t>(i)];
-      out << YAML::EndSeq;
-    }
-    out << YAML::EndMap;
-    first = last + 1;
-  }
-  out << YAML::EndSeq;
-
-  // Groups: left out when they are only the default "all" (every device, in order).
-  bool default_groups = spec.groups.size() == 1 && spec.groups[0].name == "all" &&
-                        static_cast<int>(spec.groups[0].devices.size()) == n;
-  for (int i = 0; default_groups && i < n; ++i) default_groups = spec.groups[0].devices[static_cast<size_t>(i)] == i;
-  if (!default_groups) {
-    out << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
-    for (const auto& g : spec.groups) {
-      out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << g.name;
-      out << YAML::Key << "devices" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-      for (int d : g.devices) out << spec.device_names.at(static_cast<size_t>(d));
-      out << YAML::EndSeq << YAML::EndMap;
-    }
-    out << YAML::EndSeq;
-  }
-
-  if (spec.is_torus()) {
-    const auto& t = spec.torus();
-    out << YAML::Key << "torus" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "dims" << YAML::Value << YAML::Flow << t.dims;
-    out << YAML::Key << "bandwidth" << YAML::Value;
-    emit_quantities(out, t.bandwidth, Dimension::bandwidth);
-    out << YAML::Key << "latency" << YAML::Value;
-    emit_quantities(out, t.latency, Dimension::time);
-    out << YAML::Key << "bidirectional" << YAML::Value << t.bidirectional;
-    out << YAML::EndMap;
-  } else {
-    const auto& g = spec.graph();
-    out << YAML::Key << "graph" << YAML::Value << YAML::BeginMap;
-    for (auto [key, kind] : {std::pair{"switches", NodeKind::switch_node}, std::pair{"hosts", NodeKind::host}}) {
-      std::vector<std::string> names;
-      for (const auto& node : g.nodes)
-        if (node.kind == kind) names.push_back(node.name);
-      if (!names.empty()) out << YAML::Key << key << YAML::Value << YAML::Flow << names;
-    }
-    out << YAML::Key << "links" << YAML::Value << YAML::BeginSeq;
-    for (const auto& l : g.links) {
-      out << YAML::Flow << YAML::BeginMap;
-      out << YAML::Key << "a" << YAML::Value << l.a << YAML::Key << "b" << YAML::Value << l.b;
-      out << YAML::Key << "bandwidth" << YAML::Value << q(l.bandwidth, Dimension::bandwidth);
-      out << YAML::Key << "latency" << YAML::Value << q(l.latency, Dimension::time);
-      if (l.directed) out << YAML::Key << "directed" << YAML::Value << true;
-      out << YAML::EndMap;
-    }
-    out << YAML::EndSeq << YAML::EndMap;
-  }
-  out << YAML::EndMap << YAML::EndMap;
-  return std::string(out.c_str()) + "\n";
-}
-
-std::string content_hash(const SystemSpec& spec) {
-  // FNV-1a, 64 bit.
-  std::uint64_t h = 14695981039346656037ULL;
-  for (unsigned char c : system_to_yaml(spec)) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
 }
 
 }  // namespace partsim::topology

@@ -1,5 +1,6 @@
 #pragma once
-// Platform files: YAML -> validated SystemSpec, and back (--dump-config).
+// Platform files: YAML -> validated SystemSpec. The way back (--dump-config) is system_writer.hpp;
+// the keys both use are declared once, in spec_fields.hpp.
 //
 // Contract: load_system/parse_system either return a complete, validated spec (units resolved to SI,
 // every device typed and named, groups resolved to device indices, the topology consistent with the
@@ -24,13 +25,5 @@ SystemSpec parse_system(const yaml::ConfigNode& root);
 /// Reads one device type (a value of `system.device_types`, schema in configs/README.md) called
 /// `name`. Used for the files' device types and for the built-in presets (device_presets.cpp).
 DeviceType parse_device_type(const std::string& name, const yaml::ConfigNode& node);
-
-/// The fully resolved platform as YAML (presets expanded, defaults written, star written as the graph
-/// it stands for, quantities with units::format). load_system() reads it back to an identical spec
-/// (except source_file, which is not written).
-std::string system_to_yaml(const SystemSpec& spec);
-
-/// 16 lower-case hex digits: FNV-1a 64 of system_to_yaml(spec). Plans record it.
-std::string content_hash(const SystemSpec& spec);
 
 }  // namespace partsim::topology

@@ -1,5 +1,10 @@
 #include "topology/system_spec.hpp"
 
+#include <cstdint>
+#include <cstdio>
+
+#include "topology/system_writer.hpp"
+
 namespace partsim::topology {
 
 int bytes_per_element(Precision p) {
@@ -28,6 +33,18 @@ int SystemSpec::device_index(const std::string& device_name) const {
   for (size_t i = 0; i < device_names.size(); ++i)
     if (device_names[i] == device_name) return static_cast<int>(i);
   return -1;
+}
+
+std::string content_hash(const SystemSpec& spec) {
+  // FNV-1a, 64 bit.
+  std::uint64_t h = 14695981039346656037ULL;
+  for (unsigned char c : system_to_yaml(spec)) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
 }
 
 }  // namespace partsim::topology

@@ -1,7 +1,8 @@
 #pragma once
 // The platform spec: a validated, unit-resolved description of a multi-accelerator system.
-// Parsed from YAML by parse_system() (system_parser.hpp); consumed by the topology graph, the
-// SimGrid platform builder, the cost models and the planners. Nothing here knows YAML or SimGrid.
+// Parsed from YAML by parse_system() (system_parser.hpp), written back by system_to_yaml()
+// (system_writer.hpp), each key declared once in spec_fields.hpp; consumed by the topology graph,
+// the SimGrid platform builder, the cost models and the planners. Nothing here knows YAML or SimGrid.
 //
 // Units: every quantity is SI: bytes, seconds, bytes/s, Hz, FLOP/s. Bandwidths are per link and per
 // direction (links are full duplex) unless a field says otherwise.
@@ -194,5 +195,9 @@ struct SystemSpec {
 
   bool operator==(const SystemSpec&) const = default;
 };
+
+/// Identifies a platform in plans: 16 lower-case hex digits, FNV-1a 64 of system_to_yaml(spec) (the
+/// --dump-config text, so --set overrides count and source_file does not).
+std::string content_hash(const SystemSpec& spec);
 
 }  // namespace partsim::topology

@@ -9,6 +9,7 @@
 
 #include "sim/common/error.hpp"
 #include "topology/system_parser.hpp"
+#include "topology/system_writer.hpp"
 
 namespace partsim::cli {
 

@@ -1,7 +1,7 @@
 #include "sim/planner/check_plan.hpp"
 
 #include "sim/common/error.hpp"
-#include "topology/system_parser.hpp"
+#include "topology/system_spec.hpp"
 
 namespace partsim::planner {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "sim/common/error.hpp"
-#include "topology/system_parser.hpp"
+#include "topology/system_spec.hpp"
 
 #ifndef PARTSIM_VERSION
 #define PARTSIM_VERSION "unknown"

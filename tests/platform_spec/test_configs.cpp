@@ -7,6 +7,7 @@
 
 #include "topology/device_presets.hpp"
 #include "topology/system_parser.hpp"
+#include "topology/system_writer.hpp"
 
 namespace {
 

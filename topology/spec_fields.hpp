@@ -1,0 +1,291 @@
+#pragma once
+// The platform file's keys, declared once: one field table per spec struct. Each row says
+// {key, member, unit kind, need, description}; the parser (system_parser.cpp) reads the bound rows
+// and the writer (system_writer.cpp) writes them.
+//
+// Contract:
+// - A bound row (Field) is read, written and documented from the row alone; its default is the
+//   member's initializer in system_spec.hpp (one place for code-built specs and files alike), or
+//   the preset's value when a device type names a preset.
+// - A HandField row is a key whose value is structural (a list of names, a sub-map, a value checked
+//   against other keys): system_parser.cpp reads it and system_writer.cpp writes it by hand, and
+//   the row documents it.
+// - Bound rows are read and written in table order (so the first error in a file stays the first).
+// Adding a key: the member (with its default) in system_spec.hpp, a row here.
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+
+#include "sim/common/units.hpp"
+#include "topology/system_spec.hpp"
+
+namespace partsim::topology {
+
+/// How a bound key's value is written in a file.
+enum class FieldKind {
+  count,     // whole number > 0 (an int member)
+  quantity,  // a number with its unit (a double member, SI); `positive`: > 0, else >= 0
+  fraction,  // a plain number in (0, 1] (a double member)
+  choice,    // one of ChoiceNames<E> (an enum member)
+  flag,      // true | false (a bool member)
+  text,      // any string (a std::string member)
+  name,      // a non-empty string (a std::string member)
+};
+
+struct FieldUnit {
+  FieldKind kind = FieldKind::count;
+  units::Dimension dimension = units::Dimension::count;  // quantity only
+  bool positive = true;                                  // quantity only: > 0, else >= 0
+};
+
+constexpr FieldUnit as_count() { return {FieldKind::count}; }
+constexpr FieldUnit as_quantity(units::Dimension d) { return {FieldKind::quantity, d, true}; }
+constexpr FieldUnit as_quantity_or_zero(units::Dimension d) { return {FieldKind::quantity, d, false}; }
+constexpr FieldUnit as_fraction() { return {FieldKind::fraction}; }
+constexpr FieldUnit as_choice() { return {FieldKind::choice}; }
+constexpr FieldUnit as_flag() { return {FieldKind::flag}; }
+constexpr FieldUnit as_text() { return {FieldKind::text}; }
+constexpr FieldUnit as_name() { return {FieldKind::name}; }
+
+enum class Need {
+  required,   // must be given (in a device type: unless its preset gives it)
+  defaulted,  // may be left out: the member keeps its value (initializer or preset); always written
+  optional,   // may be left out; the initializer means "not given" and is then not written
+};
+
+/// The names of an enum's values, indexed by the value: what a file writes for it.
+template <class E>
+struct ChoiceNames;
+template <>
+struct ChoiceNames<OnChipInterconnect> {
+  static constexpr std::array<std::string_view, 2> names{"ring", "split_bus"};
+};
+template <>
+struct ChoiceNames<Precision> {
+  static constexpr std::array<std::string_view, 4> names{"fp32", "fp16", "bf16", "int8"};
+};
+static_assert(static_cast<int>(OnChipInterconnect::split_bus) == 1 && static_cast<int>(Precision::int8) == 3,
+              "ChoiceNames index the enums by value");
+
+/// A key bound to the member `member` (of type T) of the spec struct S.
+template <class S, class T>
+struct Field {
+  std::string_view key;
+  T S::*member;
+  FieldUnit unit;
+  Need need;
+  std::string_view description;
+  /// The reference's default column when the member's initializer does not say it (a default taken
+  /// from a preset or another key); empty: "required" or the initializer.
+  std::string_view default_text = {};
+};
+
+/// A structural key, read and written by hand; the row documents it.
+struct HandField {
+  std::string_view key;
+  std::string_view unit;  // the reference's unit column
+  Need need;
+  std::string_view description;
+  std::string_view default_text = {};  // the default column; empty: "required"
+};
+
+/// A table is a std::tuple of rows (each bound row has its own member type); `visit(row)` for each
+/// row in order.
+template <class Table, class Visit>
+constexpr void for_each_field(const Table& table, Visit&& visit) {
+  std::apply([&](const auto&... row) { (visit(row), ...); }, table);
+}
+
+/// A bound row's kind fits its member's type; a row documents itself. Checked at compile time.
+template <class S, class T>
+constexpr bool well_formed(const Field<S, T>& f) {
+  bool fits = false;
+  switch (f.unit.kind) {
+    case FieldKind::count: fits = std::is_same_v<T, int>; break;
+    case FieldKind::quantity:
+    case FieldKind::fraction: fits = std::is_same_v<T, double>; break;
+    case FieldKind::choice: fits = std::is_enum_v<T>; break;
+    case FieldKind::flag: fits = std::is_same_v<T, bool>; break;
+    case FieldKind::text:
+    case FieldKind::name: fits = std::is_same_v<T, std::string>; break;
+  }
+  return fits && f.member != nullptr && !f.key.empty() && !f.description.empty();
+}
+constexpr bool well_formed(const HandField& f) {
+  return !f.key.empty() && !f.unit.empty() && !f.description.empty() &&
+         (f.need == Need::required || !f.default_text.empty());
+}
+template <class Table>
+constexpr bool well_formed_table(const Table& table) {
+  bool ok = true;
+  for_each_field(table, [&](const auto& row) { ok = ok && well_formed(row); });
+  return ok;
+}
+
+// Rows: {key, member, unit, need, description[, default text]}; quantities are SI in the spec.
+// ---- system: the top level (SystemSpec) ---------------------------------------------------------
+inline constexpr std::tuple kSystemFields{
+    Field{"name", &SystemSpec::name, as_name(), Need::required, "the platform's name (plans record it)"},
+    Field{"description", &SystemSpec::description, as_text(), Need::optional, "where the numbers come from"},
+    Field{"precision", &SystemSpec::precision, as_choice(), Need::defaulted,
+          "number format of tensors: 4, 2, 2, 1 bytes per element"},
+    HandField{"device_types", "map name -> device type", Need::optional,
+              "device types (below); presets can also be placed directly", "`{}`"},
+    HandField{"devices", "list of device entries", Need::required, "places the devices (below)",
+              "required, non-empty"},
+    HandField{"groups", "list of groups", Need::optional, "named groups of devices (below)", "`[]`"},
+    HandField{"torus", "map", Need::required, "N-dimensional torus (below)", "exactly one of torus, graph, star"},
+    HandField{"graph", "map", Need::required, "explicit graph of devices, switches and hosts (below)",
+              "exactly one of torus, graph, star"},
+    HandField{"star", "map", Need::required, "every device on one switch (below)",
+              "exactly one of torus, graph, star"},
+};
+
+// ---- system.device_types.<name> (DeviceType): the keys of both kinds ---------------------------------
+inline constexpr std::tuple kDeviceTypeFields{
+    HandField{"preset", "name", Need::optional,
+              "start from a built-in device type (list below); every other key then overrides one field and may "
+              "be left out",
+              "none"},
+    HandField{"kind", "`template` | `roofline`", Need::required,
+              "required when there is no preset; must match the preset's kind", "the preset's kind"},
+    Field{"description", &DeviceType::description, as_text(), Need::optional, "where the numbers come from",
+          "the preset's, else \"\""},
+};
+
+// ---- kind: template (seed 003 §II-B, Fig. 3): one map per level, one struct per map -------------------
+inline constexpr std::tuple kPeFields{
+    Field{"simd_lanes", &PeSpec::simd_lanes, as_count(), Need::defaulted,
+          "MAC lanes per processing element (MACs per cycle per PE)"},
+    Field{"register_file", &PeSpec::register_file_bytes, as_quantity_or_zero(units::Dimension::bytes), Need::defaulted,
+          "register file per PE"},
+};
+
+inline constexpr std::tuple kPeArrayFields{
+    Field{"rows", &PeArraySpec::rows, as_count(), Need::required, "PE rows of the systolic array"},
+    Field{"cols", &PeArraySpec::cols, as_count(), Need::required, "PE columns"},
+};
+
+/// The `core` map: CoreSpec's own fields (its `pe` and `array` members are the two maps above).
+inline constexpr std::tuple kCoreFields{
+    Field{"pe_arrays", &CoreSpec::arrays, as_count(), Need::defaulted, "PE arrays per core"},
+    Field{"sfus", &CoreSpec::sfus, as_count(), Need::defaulted, "special-function processors (SFPs) per core"},
+    Field{"sfu_lanes", &CoreSpec::sfu_lanes, as_count(), Need::defaulted, "element operations per cycle per SFP"},
+    Field{"scratchpad", &CoreSpec::scratchpad_bytes, as_quantity(units::Dimension::bytes), Need::required,
+          "private scratchpad per core"},
+    Field{"scratchpad_bandwidth", &CoreSpec::scratchpad_bandwidth, as_quantity(units::Dimension::bandwidth),
+          Need::required, "PE arrays/SFPs <-> scratchpad"},
+    Field{"frequency", &CoreSpec::frequency_hz, as_quantity(units::Dimension::frequency), Need::required, "core clock"},
+};
+
+/// The `chip` map: TemplateDevice's own fields (its `core` member is the maps above).
+inline constexpr std::tuple kChipFields{
+    Field{"cores", &TemplateDevice::cores, as_count(), Need::required, "cores per chip"},
+    Field{"interconnect", &TemplateDevice::interconnect, as_choice(), Need::defaulted,
+          "on-chip network between cores"},
+    Field{"core_to_core_bandwidth", &TemplateDevice::core_to_core_bandwidth, as_quantity(units::Dimension::bandwidth),
+          Need::required, "per on-chip link and direction"},
+    Field{"on_chip_latency", &TemplateDevice::on_chip_latency, as_quantity_or_zero(units::Dimension::time),
+          Need::defaulted, "per on-chip hop"},
+    Field{"memory", &TemplateDevice::memory_bytes, as_quantity(units::Dimension::bytes), Need::required,
+          "external memory (HBM/DRAM) capacity"},
+    Field{"memory_bandwidth", &TemplateDevice::memory_bandwidth, as_quantity(units::Dimension::bandwidth),
+          Need::required, "peak external memory bandwidth"},
+    Field{"memory_efficiency", &TemplateDevice::memory_efficiency, as_fraction(), Need::defaulted,
+          "achieved fraction of the peak (seed 003: 0.8)"},
+    Field{"memory_latency", &TemplateDevice::memory_latency, as_quantity_or_zero(units::Dimension::time),
+          Need::defaulted, "external memory access latency"},
+};
+
+/// The template's maps in file order, each filled from one table: visit(key, part of `device`,
+/// table, written on one line). `Device` is TemplateDevice or const TemplateDevice.
+template <class Device, class Visit>
+void for_each_template_level(Device& device, Visit&& visit) {
+  visit(std::string_view("pe"), device.core.pe, kPeFields, true);
+  visit(std::string_view("pe_array"), device.core.array, kPeArrayFields, true);
+  visit(std::string_view("core"), device.core, kCoreFields, false);
+  visit(std::string_view("chip"), device, kChipFields, false);
+}
+
+// ---- kind: roofline (RooflineDevice): peaks only -----------------------------------------------------
+inline constexpr std::tuple kRooflineFields{
+    Field{"peak", &RooflineDevice::peak_flops, as_quantity(units::Dimension::flop_rate), Need::required,
+          "peak FLOP/s at the system's precision"},
+    Field{"memory", &RooflineDevice::memory_bytes, as_quantity(units::Dimension::bytes), Need::required,
+          "device memory capacity"},
+    Field{"memory_bandwidth", &RooflineDevice::memory_bandwidth, as_quantity(units::Dimension::bandwidth),
+          Need::required, "device memory bandwidth"},
+    // 0 stands for "not given": only the star topology needs it.
+    Field{"network_bandwidth", &RooflineDevice::network_bandwidth, as_quantity(units::Dimension::bandwidth),
+          Need::optional,
+          "the device's network bandwidth per direction (AccPar's b_i, seed 000 eq. 7); required by `star` "
+          "unless `star.bandwidth` is given",
+          "none (0 = not given)"},
+};
+
+// ---- system.devices[i]: entries that fill SystemSpec's device lists and groups -------------------------
+inline constexpr std::tuple kDeviceEntryFields{
+    HandField{"type", "name", Need::required, "a key of `device_types`, or a preset name (placed as is)"},
+    HandField{"count", "count", Need::defaulted, "how many devices of this type", "1"},
+    HandField{"names", "list of `count` strings", Need::defaulted,
+              "device names (unique across the system); groups and graph links use them", "`d<index>`"},
+    HandField{"group", "name", Need::optional,
+              "adds these devices to the named group (created on first use; several entries may add to one group)",
+              "none"},
+};
+
+// ---- system.groups[i] (DeviceGroup) ---------------------------------------------------------------
+inline constexpr std::tuple kGroupFields{
+    HandField{"name", "string", Need::required, "unique among all groups"},
+    HandField{"devices", "list of device names", Need::required, "members, each at most once", "required, non-empty"},
+};
+
+// ---- system.torus (TorusTopology) -----------------------------------------------------------------
+inline constexpr std::tuple kTorusFields{
+    HandField{"dims", "list of counts", Need::required,
+              "devices along each dimension; the product must equal the device count"},
+    HandField{"bandwidth", "bandwidth, or a list with one per dimension", Need::required,
+              "per link and per direction"},
+    HandField{"latency", "time, >= 0, or a list with one per dimension", Need::required, "per link"},
+    Field{"bidirectional", &TorusTopology::bidirectional, as_flag(), Need::defaulted,
+          "`false`: links only towards the +1 neighbour (seed 002's uni-directional ring)"},
+};
+
+// ---- system.graph (GraphTopology) and its links (GraphLink) -----------------------------------------
+inline constexpr std::tuple kGraphFields{
+    HandField{"switches", "list of names", Need::optional, "switch nodes (names unique among all nodes)", "`[]`"},
+    HandField{"hosts", "list of names", Need::optional, "host nodes (e.g. the F1's host CPU)", "`[]`"},
+    HandField{"latency", "time, >= 0", Need::defaulted, "default latency of the links below", "`0s`"},
+    HandField{"links", "list", Need::required, "links, below", "required, non-empty"},
+};
+
+inline constexpr std::tuple kLinkFields{
+    HandField{"a", "node name", Need::required, "one end (must exist)"},
+    HandField{"b", "node name", Need::required, "the other end (must exist and differ from `a`)"},
+    Field{"bandwidth", &GraphLink::bandwidth, as_quantity(units::Dimension::bandwidth), Need::required,
+          "per direction (a full-duplex link carries it each way)"},
+    // The parser sets the member to graph.latency before it reads the link.
+    Field{"latency", &GraphLink::latency, as_quantity_or_zero(units::Dimension::time), Need::defaulted, "per link",
+          "`graph.latency`"},
+    Field{"directed", &GraphLink::directed, as_flag(), Need::optional, "`true`: carries traffic from `a` to `b` only"},
+};
+
+// ---- system.star: shorthand, stored (and written) as the GraphTopology it stands for ----------------
+inline constexpr std::tuple kStarFields{
+    HandField{"latency", "time, >= 0", Need::required, "per link (a device-to-device route has two links)"},
+    HandField{"bandwidth", "bandwidth", Need::optional, "one bandwidth for every link instead",
+              "each device's `network_bandwidth`"},
+    HandField{"switch", "name", Need::defaulted, "the switch's node name", "`switch`"},
+};
+
+static_assert(well_formed_table(kSystemFields) && well_formed_table(kDeviceTypeFields) &&
+              well_formed_table(kPeFields) && well_formed_table(kPeArrayFields) && well_formed_table(kCoreFields) &&
+              well_formed_table(kChipFields) && well_formed_table(kRooflineFields) &&
+              well_formed_table(kDeviceEntryFields) && well_formed_table(kGroupFields) &&
+              well_formed_table(kTorusFields) && well_formed_table(kGraphFields) && well_formed_table(kLinkFields) &&
+              well_formed_table(kStarFields));
+
+}  // namespace partsim::topology

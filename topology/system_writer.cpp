@@ -1,0 +1,155 @@
+#include "topology/system_writer.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "sim/common/units.hpp"
+#include "topology/spec_fields.hpp"
+
+namespace partsim::topology {
+namespace {
+
+using units::Dimension;
+
+std::string q(double v, Dimension d) { return units::format(v, d); }
+
+// ---- Field tables (spec_fields.hpp) ------------------------------------------------------------
+
+/// Writes the bound rows of `table` as keys of the open map, in table order; an optional key is
+/// left out while its member holds its initializer ("not given"). HandField rows are the caller's.
+template <class S, class Table>
+void write_fields(YAML::Emitter& out, const S& object, const Table& table) {
+  for_each_field(table, [&](const auto& field) {
+    if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(field)>, HandField>) {
+      const auto& value = object.*field.member;
+      using T = std::remove_cvref_t<decltype(value)>;
+      if (field.need == Need::optional && value == S{}.*field.member) return;
+      out << YAML::Key << std::string(field.key) << YAML::Value;
+      if constexpr (std::is_same_v<T, double>)
+        // A fraction is a plain number; format() gives the shortest digits that read back exactly.
+        out << q(value, field.unit.kind == FieldKind::fraction ? Dimension::count : field.unit.dimension);
+      else if constexpr (std::is_enum_v<T>)
+        out << std::string(ChoiceNames<T>::names[static_cast<size_t>(value)]);
+      else
+        out << value;  // int, bool, std::string
+    }
+  });
+}
+
+// ---- Device types -------------------------------------------------------------------------------
+
+void emit_template(YAML::Emitter& out, const TemplateDevice& d) {
+  out << YAML::Key << "kind" << YAML::Value << "template";
+  for_each_template_level(d, [&](std::string_view key, const auto& part, const auto& table, bool one_line) {
+    out << YAML::Key << std::string(key) << YAML::Value;
+    if (one_line) out << YAML::Flow;
+    out << YAML::BeginMap;
+    write_fields(out, part, table);
+    out << YAML::EndMap;
+  });
+}
+
+void emit_roofline(YAML::Emitter& out, const RooflineDevice& d) {
+  out << YAML::Key << "kind" << YAML::Value << "roofline";
+  write_fields(out, d, kRooflineFields);
+}
+
+void emit_quantities(YAML::Emitter& out, const std::vector<double>& values, Dimension d) {
+  out << YAML::Flow << YAML::BeginSeq;
+  for (double v : values) out << q(v, d);
+  out << YAML::EndSeq;
+}
+
+}  // namespace
+
+std::string system_to_yaml(const SystemSpec& spec) {
+  YAML::Emitter out;
+  out << YAML::BeginMap << YAML::Key << "system" << YAML::Value << YAML::BeginMap;
+  write_fields(out, spec, kSystemFields);  // name, description, precision
+
+  out << YAML::Key << "device_types" << YAML::Value << YAML::BeginMap;
+  for (const auto& [name, type] : spec.device_types) {
+    out << YAML::Key << name << YAML::Value << YAML::BeginMap;
+    write_fields(out, type, kDeviceTypeFields);  // description
+    if (const auto* t = std::get_if<TemplateDevice>(&type.model))
+      emit_template(out, *t);
+    else
+      emit_roofline(out, std::get<RooflineDevice>(type.model));
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+
+  // Devices as runs of one type; names written only where they differ from the default "d<i>".
+  out << YAML::Key << "devices" << YAML::Value << YAML::BeginSeq;
+  const int n = spec.device_count();
+  for (int first = 0; first < n;) {
+    int last = first;
+    while (last + 1 < n && spec.device_type_of[static_cast<size_t>(last + 1)] == spec.device_type_of[static_cast<size_t>(first)])
+      ++last;
+    bool default_names = true;
+    for (int i = first; i <= last; ++i)
+      default_names = default_names && spec.device_names[static_cast<size_t>(i)] == "d" + std::to_string(i);
+    out << YAML::BeginMap;
+    out << YAML::Key << "type" << YAML::Value << spec.device_type_of[static_cast<size_t>(first)];
+    out << YAML::Key << "count" << YAML::Value << (last - first + 1);
+    if (!default_names) {
+      out << YAML::Key << "names" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (int i = first; i <= last; ++i) out << spec.device_names[static_cast<size_t>(i)];
+      out << YAML::EndSeq;
+    }
+    out << YAML::EndMap;
+    first = last + 1;
+  }
+  out << YAML::EndSeq;
+
+  // Groups: left out when they are only the default "all" (every device, in order).
+  bool default_groups = spec.groups.size() == 1 && spec.groups[0].name == "all" &&
+                        static_cast<int>(spec.groups[0].devices.size()) == n;
+  for (int i = 0; default_groups && i < n; ++i) default_groups = spec.groups[0].devices[static_cast<size_t>(i)] == i;
+  if (!default_groups) {
+    out << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
+    for (const auto& g : spec.groups) {
+      out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << g.name;
+      out << YAML::Key << "devices" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (int d : g.devices) out << spec.device_names.at(static_cast<size_t>(d));
+      out << YAML::EndSeq << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
+
+  if (spec.is_torus()) {
+    const auto& t = spec.torus();
+    out << YAML::Key << "torus" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "dims" << YAML::Value << YAML::Flow << t.dims;
+    out << YAML::Key << "bandwidth" << YAML::Value;
+    emit_quantities(out, t.bandwidth, Dimension::bandwidth);
+    out << YAML::Key << "latency" << YAML::Value;
+    emit_quantities(out, t.latency, Dimension::time);
+    write_fields(out, t, kTorusFields);  // bidirectional
+    out << YAML::EndMap;
+  } else {
+    const auto& g = spec.graph();
+    out << YAML::Key << "graph" << YAML::Value << YAML::BeginMap;
+    for (auto [key, kind] : {std::pair{"switches", NodeKind::switch_node}, std::pair{"hosts", NodeKind::host}}) {
+      std::vector<std::string> names;
+      for (const auto& node : g.nodes)
+        if (node.kind == kind) names.push_back(node.name);
+      if (!names.empty()) out << YAML::Key << key << YAML::Value << YAML::Flow << names;
+    }
+    out << YAML::Key << "links" << YAML::Value << YAML::BeginSeq;
+    for (const auto& l : g.links) {
+      out << YAML::Flow << YAML::BeginMap;
+      out << YAML::Key << "a" << YAML::Value << l.a << YAML::Key << "b" << YAML::Value << l.b;
+      write_fields(out, l, kLinkFields);  // bandwidth, latency, directed
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq << YAML::EndMap;
+  }
+  out << YAML::EndMap << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace partsim::topology
