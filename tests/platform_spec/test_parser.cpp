@@ -1,6 +1,10 @@
 // Parser behaviour beyond the shipped configs: presets, overrides (--set), defaults, shorthands.
 #include <gtest/gtest.h>
 
+#include "tests/support/platform_yaml.hpp"
+
+#include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 
@@ -11,12 +15,16 @@
 namespace {
 
 using namespace partsim::topology;
+using partsim::test::platform_from_yaml;
 
-std::string config(const std::string& name) { return std::string(PARTSIM_SOURCE_DIR) + "/configs/" + name; }
-
-SystemSpec parse(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  return parse_system(partsim::yaml::load_string(text, "t.yaml", overrides));
-}
+// A 2 x 4 torus of seed 003's chip, taken from its preset, with one bandwidth per dimension.
+const std::string kTorus =
+    "system:\n"
+    "  name: torus\n"
+    "  device_types:\n"
+    "    dsm_chip: {preset: dsm_chip_8pf}\n"
+    "  devices: [{type: dsm_chip, count: 8}]\n"
+    "  torus: {dims: [2, 4], bandwidth: [80GB/s, 80GB/s], latency: 500ns, bidirectional: false}\n";
 
 std::string error_of(const std::function<void()>& f) {
   try {
@@ -45,7 +53,7 @@ TEST(PlatformPresets, RegistryHasThePapersDevices) {
 }
 
 TEST(PlatformPresets, FieldsOverrideThePresetAndTheRestStays) {
-  const SystemSpec s = parse(
+  const SystemSpec s = platform_from_yaml(
       "system:\n"
       "  name: p\n"
       "  device_types:\n"
@@ -72,7 +80,7 @@ TEST(PlatformPresets, FieldsOverrideThePresetAndTheRestStays) {
 }
 
 TEST(PlatformDefaults, TemplateDeviceDefaultsAndScalarPerDimensionValues) {
-  const SystemSpec s = parse(
+  const SystemSpec s = platform_from_yaml(
       "system:\n"
       "  name: d\n"
       "  device_types:\n"
@@ -102,37 +110,36 @@ TEST(PlatformDefaults, TemplateDeviceDefaultsAndScalarPerDimensionValues) {
 }
 
 TEST(PlatformOverrides, SetChangesTheSpecAndTheHash) {
-  const SystemSpec base = load_system(config("torus_8pf.yaml"));
-  const SystemSpec swept = load_system(config("torus_8pf.yaml"), {"system.torus.bandwidth[1]=40GB/s"});
+  const SystemSpec base = platform_from_yaml(kTorus);
+  const SystemSpec swept = platform_from_yaml(kTorus, {"system.torus.bandwidth[1]=40GB/s"});
   EXPECT_EQ(swept.torus().bandwidth, (std::vector<double>{80e9, 40e9}));
   EXPECT_NE(content_hash(swept), content_hash(base));
   // A key that the file leaves to a preset can still be set (the override creates it).
-  const SystemSpec spad =
-      load_system(config("torus_8pf_asym.yaml"), {"system.device_types.dsm_chip.core.scratchpad=2MiB"});
+  const SystemSpec spad = platform_from_yaml(kTorus, {"system.device_types.dsm_chip.core.scratchpad=2MiB"});
   EXPECT_DOUBLE_EQ(std::get<TemplateDevice>(spad.device_type(0).model).core.scratchpad_bytes, 2 * 1048576.0);
   // Whole lists too.
-  const SystemSpec dims = load_system(config("torus_8pf.yaml"), {"system.torus.dims=[8,8]"});
-  EXPECT_EQ(dims.torus().dims, (std::vector<int>{8, 8}));
+  const SystemSpec dims = platform_from_yaml(kTorus, {"system.torus.dims=[4,2]"});
+  EXPECT_EQ(dims.torus().dims, (std::vector<int>{4, 2}));
 }
 
 TEST(PlatformOverrides, BadValuesAreReportedAtTheAssignment) {
-  EXPECT_EQ(error_of([] { load_system(config("torus_8pf.yaml"), {"system.torus.bandwidth[1]=0GB/s"}); }),
+  EXPECT_EQ(error_of([] { platform_from_yaml(kTorus, {"system.torus.bandwidth[1]=0GB/s"}); }),
             "--set system.torus.bandwidth[1]=0GB/s: system.torus.bandwidth[1]: must be > 0 (got 0GB/s)");
-  EXPECT_EQ(error_of([] { load_system(config("torus_8pf.yaml"), {"system.torus.dims=[8,4]"}); }),
-            "--set system.torus.dims=[8,4]: system.torus.dims: product of dims is 32, but the system has 64 devices");
-  EXPECT_EQ(error_of([] { load_system(config("torus_8pf.yaml"), {"system.torus.bandwidth[2]=1GB/s"}); }),
+  EXPECT_EQ(error_of([] { platform_from_yaml(kTorus, {"system.torus.dims=[8,4]"}); }),
+            "--set system.torus.dims=[8,4]: system.torus.dims: product of dims is 32, but the system has 8 devices");
+  EXPECT_EQ(error_of([] { platform_from_yaml(kTorus, {"system.torus.bandwidth[2]=1GB/s"}); }),
             "--set system.torus.bandwidth[2]=1GB/s: index 2 is past the end of 'system.torus.bandwidth' (2 elements)");
-  EXPECT_EQ(error_of([] { load_system(config("torus_8pf.yaml"), {"system.torus.bandwith=1GB/s"}); }),
+  EXPECT_EQ(error_of([] { platform_from_yaml(kTorus, {"system.torus.bandwith=1GB/s"}); }),
             "--set system.torus.bandwith=1GB/s: system.torus.bandwith: unknown key (allowed: bandwidth, "
             "bidirectional, dims, latency)");
 }
 
 TEST(PlatformErrors, MissingLevelOfATemplateIsNamedAtTheDeviceType) {
   EXPECT_EQ(error_of([] {
-              parse("system:\n  name: m\n  device_types:\n    c:\n      kind: template\n"
-                    "  devices: [{type: c}]\n  torus: {dims: [1], bandwidth: 1GB/s, latency: 0s}\n");
+              platform_from_yaml("system:\n  name: m\n  device_types:\n    c:\n      kind: template\n"
+                                 "  devices: [{type: c}]\n  torus: {dims: [1], bandwidth: 1GB/s, latency: 0s}\n");
             }),
-            "t.yaml:5:7: system.device_types.c.pe_array: missing required key");
+            "platform.yaml:5:7: system.device_types.c.pe_array: missing required key");
 }
 
 TEST(PlatformErrors, MissingFileIsAnInputError) {
@@ -140,28 +147,28 @@ TEST(PlatformErrors, MissingFileIsAnInputError) {
 }
 
 TEST(PlatformDump, StarIsWrittenAsItsGraphAndReadBackEqual) {
-  const SystemSpec s = parse("system:\n  name: s\n  devices: [{type: tpu_v2, count: 3}]\n  star: {latency: 0s}\n");
+  const SystemSpec s = platform_from_yaml("system:\n  name: s\n  devices: [{type: tpu_v2, count: 3}]\n  star: {latency: 0s}\n");
   const std::string text = system_to_yaml(s);
   EXPECT_NE(text.find("graph:"), std::string::npos);
   EXPECT_EQ(text.find("star:"), std::string::npos);
-  SystemSpec back = parse(text);
+  SystemSpec back = platform_from_yaml(text);
   EXPECT_EQ(back, s);
 }
 
 TEST(PlatformDump, ValuesWrittenWithAnotherPrefixReadBackWithinOneRoundingAndTheSameHash) {
   // 0.1GiB/s is dumped as "107.3741824MB/s"; 107.3741824 x 1e6 may differ from 0.1 x 2^30 in the
   // last bit (units.hpp promises 1e-15 relative). The dump text, and so the hash, is the same.
-  const SystemSpec s = load_system(config("torus_8pf.yaml"), {"system.torus.bandwidth[0]=0.1GiB/s"});
+  const SystemSpec s = platform_from_yaml(kTorus, {"system.torus.bandwidth[0]=0.1GiB/s"});
   const std::string text = system_to_yaml(s);
   EXPECT_NE(text.find("107.3741824MB/s"), std::string::npos) << text;
-  const SystemSpec back = parse(text);
+  const SystemSpec back = platform_from_yaml(text);
   EXPECT_EQ(back.torus().bandwidth[0], s.torus().bandwidth[0]);
   EXPECT_EQ(system_to_yaml(back), text);
   EXPECT_EQ(content_hash(back), content_hash(s));
 }
 
 TEST(PlatformDump, HashIsFnv1aOfTheDump) {
-  const SystemSpec s = load_system(config("mcm_ring36.yaml"));
+  const SystemSpec s = platform_from_yaml(kTorus);
   // FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3) over the dump's bytes.
   std::uint64_t h = 0xcbf29ce484222325ULL;
   for (unsigned char c : system_to_yaml(s)) h = (h ^ c) * 0x100000001b3ULL;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/common/error.hpp"
+#include "tests/support/platform_yaml.hpp"
 #include "tests/topology_graph/spec_builders.hpp"
 #include "topology/system_parser.hpp"
 #include "topology/topology_graph.hpp"
@@ -135,8 +136,25 @@ TEST(TopologyGraph, CoreGranularityRoutes) {
   EXPECT_EQ(g.hops(0, 2), 1);
 }
 
-TEST(TopologyGraph, ShippedF1Config) {
-  auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/f1_16xlarge.yaml");
+TEST(TopologyGraph, F1LikeGraphRoutesThroughRingsAndHost) {
+  // configs/f1_16xlarge.yaml's network (seed 004 §II-A): two rings of 4 FPGAs at 8 Gb/s, every FPGA
+  // on the host at 2 Gb/s.
+  std::string links;
+  for (int group : {0, 4})
+    for (int i = 0; i < 4; ++i)
+      links += "    - {a: fpga" + std::to_string(group + i) + ", b: fpga" + std::to_string(group + (i + 1) % 4) +
+               ", bandwidth: 8Gb/s}\n";
+  for (int i = 0; i < 8; ++i) links += "    - {a: fpga" + std::to_string(i) + ", b: host, bandwidth: 2Gb/s}\n";
+  const auto spec = test::platform_from_yaml(
+      "system:\n"
+      "  name: f1_like\n"
+      "  devices:\n"
+      "    - {type: f1_superlip, count: 8, names: [fpga0, fpga1, fpga2, fpga3, fpga4, fpga5, fpga6, fpga7]}\n"
+      "  graph:\n"
+      "    hosts: [host]\n"
+      "    latency: 1us\n"
+      "    links:\n" +
+      links);
   TopologyGraph g(spec);
   const int f0 = spec.device_index("fpga0"), f2 = spec.device_index("fpga2"), f5 = spec.device_index("fpga5");
   // Inside a group: the ring (2 x 1/(1 GB/s)) beats the host (2 x 1/(0.25 GB/s)); tie between
