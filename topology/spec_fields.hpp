@@ -1,7 +1,8 @@
 #pragma once
 // The platform file's keys, declared once: one field table per spec struct. Each row says
-// {key, member, unit kind, need, description}; the parser (system_parser.cpp) reads the bound rows
-// and the writer (system_writer.cpp) writes them.
+// {key, member, unit kind, need, description}; the parser (system_parser.cpp) reads the bound rows,
+// the writer (system_writer.cpp) writes them, and key_reference.cpp turns every row into the key
+// tables of configs/README.md (a test fails when those are stale).
 //
 // Contract:
 // - A bound row (Field) is read, written and documented from the row alone; its default is the
@@ -9,9 +10,12 @@
 //   the preset's value when a device type names a preset.
 // - A HandField row is a key whose value is structural (a list of names, a sub-map, a value checked
 //   against other keys): system_parser.cpp reads it and system_writer.cpp writes it by hand, and
-//   the row documents it.
-// - Bound rows are read and written in table order (so the first error in a file stays the first).
-// Adding a key: the member (with its default) in system_spec.hpp, a row here.
+//   the row documents it. A test checks that each map's allowed keys in the parser are exactly its
+//   table's keys.
+// - Bound rows are read and written in table order (so the first error in a file stays the first);
+//   the reference lists every row in table order.
+// Adding a key: the member (with its default) in system_spec.hpp, a row here, then
+// build/bin/platform_key_reference configs/README.md to regenerate the reference.
 
 #include <array>
 #include <string>

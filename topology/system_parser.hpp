@@ -6,7 +6,7 @@
 // every device typed and named, groups resolved to device indices, the topology consistent with the
 // device count and connected) or throw a ParseError "file:line:col: key.path: message" (or
 // "--set assignment: key.path: message" for a value written by an override). The schema is
-// documented key by key in configs/README.md.
+// documented key by key in configs/README.md, whose key tables are generated from spec_fields.hpp.
 
 #include <string>
 #include <vector>
