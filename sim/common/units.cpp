@@ -211,9 +211,11 @@ std::optional<double> parse(std::string_view text, Dimension dimension, std::str
   // A value is 0 or within the dimension's range; a text whose value a double cannot hold (scaled()
   // fails) or that overflows with a binary prefix (1e306PiB) is out of that range too.
   const auto value = scaled(number, factor->exp10);
+  if (value && *value == 0.0) return 0.0;  // "0", "-0", "0e999": plain 0, no sign
+  // Not 0 as written, so a product that underflows to 0 (1e-323b) is out of range too.
   const double si = value ? *value * factor->binary : 0.0;
   const Range r = range(dimension);
-  if (!value || (si != 0.0 && !(std::fabs(si) >= r.min && std::fabs(si) <= r.max))) {
+  if (!value || !(std::fabs(si) >= r.min && std::fabs(si) <= r.max)) {
     if (error) *error = "out of range: " + std::string(r.text) + " (got '" + std::string(text) + "')";
     return std::nullopt;
   }

@@ -82,6 +82,12 @@ TEST(Units, BoundsRefuseDenormalZeroishHugeAndNonFiniteValues) {
   EXPECT_EQ(parse("0GB/s", Dimension::bandwidth), 0.0);
   EXPECT_EQ(parse("0e999999999s", Dimension::time), 0.0);
   EXPECT_EQ(parse("0", Dimension::count), 0.0);
+  // -0 is 0, without a sign that would print as "0s" and read back as +0 (found by fuzz_units).
+  EXPECT_FALSE(std::signbit(*parse("-0us", Dimension::time)));
+  EXPECT_FALSE(std::signbit(*parse("-0e5GB/s", Dimension::bandwidth)));
+  // A denormal that a bit's 1/8 takes to -0 is still out of range, not 0 (found by fuzz_units).
+  EXPECT_FALSE(parse("-01e-323b", Dimension::bytes, &error));
+  EXPECT_FALSE(parse("1e-323", Dimension::count, &error));
 }
 
 TEST(Units, EveryRangeBoundIsAcceptedAndReadsBack) {
