@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Fuzzes the parsers of user input (issue 21) with libFuzzer: builds the harnesses of fuzz/ with clang
+# (ASan + UBSan) in build-fuzz/ and runs each for the given time, one after the other.
+#
+#   scripts/fuzz.sh [--seconds N] [harness...]     harnesses: platform workload units set (default: all)
+#
+# Each harness keeps its corpus in build-fuzz/corpus/<harness>/inputs (grown run after run) and writes
+# the inputs that crash, hang, leak or break the parser's contract to build-fuzz/corpus/<harness>/artifacts.
+# Seeds: configs/*.yaml, workloads/examples/*.yaml and tests/data (platform and workload files, the
+# quantities they contain, --set assignments made from them). Exit code 1 when any harness found
+# something; reproduce a finding with build-fuzz/bin/fuzz_<harness> <artifact>.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+seconds=60
+harnesses=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --seconds) seconds="$2"; shift 2 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    platform|workload|units|set) harnesses+=("$1"); shift ;;
+    *) echo "fuzz.sh: unknown argument '$1' (harnesses: platform workload units set)" >&2; exit 2 ;;
+  esac
+done
+[[ ${#harnesses[@]} -gt 0 ]] || harnesses=(platform workload units set)
+[[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: --seconds takes a whole number" >&2; exit 2; }
+command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (apt-get install clang)" >&2; exit 2; }
+
+build=build-fuzz
+start=$(date +%s)
+cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_CXX_FLAGS="-O1 -g" -DPARTSIM_FUZZ=ON -DPARTSIM_BUILD_TESTS=OFF -DPARTSIM_BUILD_BENCH=OFF >/dev/null
+targets=()
+for h in "${harnesses[@]}"; do targets+=(--target "fuzz_$h"); done
+cmake --build "$build" -j"${FUZZ_JOBS:-2}" "${targets[@]}" >/dev/null
+echo "fuzz.sh: built ${harnesses[*]} in $(( $(date +%s) - start ))s"
+
+# Seeds, rebuilt every run from the sources (the corpus keeps what the fuzzer found).
+seed_dir() {
+  local dir="$build/seeds/$1"
+  rm -rf "$dir" && mkdir -p "$dir"
+  echo "$dir"
+}
+platform_seeds=$(seed_dir platform)
+cp configs/*.yaml tests/data/bad/platform_*.yaml "$platform_seeds"/
+workload_seeds=$(seed_dir workload)
+cp workloads/examples/*.yaml tests/data/bad/workload_*.yaml "$workload_seeds"/
+units_seeds=$(seed_dir units)
+grep -ohE '[-+]?[0-9][0-9.eE+-]*[ ]?[A-Za-z/µ]*' configs/*.yaml workloads/examples/*.yaml tests/data/bad/*.yaml |
+  sort -u | head -500 | awk -v d="$units_seeds" '{ f = d "/q" NR; printf "%s", $0 > f; close(f) }'
+set_seeds=$(seed_dir set)
+# "system.a.b=value" for every scalar of every config (the file picked by the first byte).
+i=0
+for config in configs/*.yaml; do
+  python3 - "$config" "$i" "$set_seeds" <<'PY'
+import sys, re
+path, index, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+stack, n = [], 0
+for line in open(path, encoding="utf-8"):
+    m = re.match(r"^(\s*)([A-Za-z_]+):\s*(.*?)\s*$", line)
+    if not m or line.lstrip().startswith("#"):
+        continue
+    depth = len(m.group(1)) // 2
+    stack = stack[:depth] + [m.group(2)]
+    value = m.group(3)
+    if value and not value.startswith("#"):
+        with open(f"{out}/s{index}_{n}", "wb") as f:
+            f.write(bytes([index]) + (".".join(stack) + "=" + value).encode())
+        n += 1
+PY
+  i=$((i + 1))
+done
+
+status=0
+for h in "${harnesses[@]}"; do
+  corpus="$build/corpus/$h/inputs"
+  artifacts="$build/corpus/$h/artifacts"
+  mkdir -p "$corpus" "$artifacts"
+  seeds_var="${h}_seeds"
+  args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+        -artifact_prefix="$artifacts/")
+  case "$h" in
+    platform|workload) args+=(-max_len=16384 -dict=fuzz/yaml.dict) ;;
+    set) args+=(-max_len=512 -dict=fuzz/yaml.dict) ;;
+    units) args+=(-max_len=128) ;;
+  esac
+  log="$build/corpus/$h/last_run.log"
+  before=$(ls "$artifacts" | wc -l)
+  t0=$(date +%s)
+  set +e
+  "$build/bin/fuzz_$h" "${args[@]}" "$corpus" "${!seeds_var}" >"$log" 2>&1
+  rc=$?
+  set -e
+  took=$(( $(date +%s) - t0 ))
+  runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
+  found=$(( $(ls "$artifacts" | wc -l) - before ))
+  echo "fuzz.sh: $h: ${runs:-?} executions in ${took}s, corpus $(ls "$corpus" | wc -l) inputs, $found new artifact(s), exit $rc (log: $log)"
+  if [[ $rc -ne 0 || $found -gt 0 ]]; then
+    status=1
+    grep -E 'FINDING|ERROR: |SUMMARY|runtime error' "$log" | head -5 | sed 's/^/    /'
+  fi
+done
+echo "fuzz.sh: done in $(( $(date +%s) - start ))s"
+exit $status
