@@ -2,10 +2,11 @@
 // README's key tables must be what they generate, and the parser must accept exactly their keys.
 #include <gtest/gtest.h>
 
+#include "tests/support/input_errors.hpp"
 #include "tests/support/platform_yaml.hpp"
+#include "tests/support/text_file.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,13 +19,6 @@ namespace {
 
 using namespace partsim::topology;
 using partsim::test::platform_from_yaml;
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 /// The first line where `a` and `b` differ: "line N: 'a line' vs 'b line'"; "" when they are equal.
 std::string first_difference(const std::string& a, const std::string& b) {
@@ -40,7 +34,7 @@ std::string first_difference(const std::string& a, const std::string& b) {
 }
 
 TEST(KeyReference, ConfigsReadmeIsCurrent) {
-  const std::string text = read_text(std::string(PARTSIM_SOURCE_DIR) + "/configs/README.md");
+  const std::string text = partsim::test::read_text_file(std::string(PARTSIM_SOURCE_DIR) + "/configs/README.md");
   ASSERT_FALSE(text.empty());
   EXPECT_EQ(first_difference(update_key_reference(text), text), "")
       << "configs/README.md's key tables differ from topology/spec_fields.hpp (generated vs file above); "
@@ -77,12 +71,7 @@ TEST(KeyReference, RowsSayUnitAndDefaultOfEachKind) {
 }
 
 std::string update_error(const std::string& text) {
-  try {
-    update_key_reference(text);
-  } catch (const partsim::InputError& e) {
-    return e.what();
-  }
-  return "<no error>";
+  return partsim::test::input_error_of([&] { update_key_reference(text); });
 }
 
 TEST(KeyReference, BadMarkersAreErrors) {
@@ -109,12 +98,7 @@ std::vector<std::string> keys_of(const Tables&... tables) {
 
 /// The keys the parser allows in the map that `assignment` ("a.b.zz=1") adds an unknown key to.
 std::vector<std::string> allowed_keys(const std::string& text, const std::string& assignment) {
-  std::string message = "<no error>";
-  try {
-    platform_from_yaml(text, {assignment});
-  } catch (const partsim::InputError& e) {
-    message = e.what();
-  }
+  const std::string message = partsim::test::input_error_of([&] { platform_from_yaml(text, {assignment}); });
   const std::string tag = "unknown key (allowed: ";
   const size_t at = message.find(tag);
   if (at == std::string::npos || !message.ends_with(")")) return {"<" + message + ">"};

@@ -1,11 +1,11 @@
 // Parser behaviour beyond the shipped configs: presets, overrides (--set), defaults, shorthands.
 #include <gtest/gtest.h>
 
+#include "tests/support/input_errors.hpp"
 #include "tests/support/platform_yaml.hpp"
 
 #include <cstdint>
 #include <cstdio>
-#include <functional>
 #include <string>
 
 #include "topology/device_presets.hpp"
@@ -16,6 +16,7 @@ namespace {
 
 using namespace partsim::topology;
 using partsim::test::platform_from_yaml;
+using partsim::test::input_error_of;
 
 // A 2 x 4 torus of seed 003's chip, taken from its preset, with one bandwidth per dimension.
 const std::string kTorus =
@@ -25,15 +26,6 @@ const std::string kTorus =
     "    dsm_chip: {preset: dsm_chip_8pf}\n"
     "  devices: [{type: dsm_chip, count: 8}]\n"
     "  torus: {dims: [2, 4], bandwidth: [80GB/s, 80GB/s], latency: 500ns, bidirectional: false}\n";
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const partsim::InputError& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 TEST(PlatformPresets, RegistryHasThePapersDevices) {
   for (const char* name : {"dsm_chip_8pf", "tpu_v2", "tpu_v3", "f1_superlip", "f1_systolic", "f1_winograd"}) {
@@ -123,19 +115,19 @@ TEST(PlatformOverrides, SetChangesTheSpecAndTheHash) {
 }
 
 TEST(PlatformOverrides, BadValuesAreReportedAtTheAssignment) {
-  EXPECT_EQ(error_of([] { platform_from_yaml(kTorus, {"system.torus.bandwidth[1]=0GB/s"}); }),
+  EXPECT_EQ(input_error_of([] { platform_from_yaml(kTorus, {"system.torus.bandwidth[1]=0GB/s"}); }),
             "--set system.torus.bandwidth[1]=0GB/s: system.torus.bandwidth[1]: must be > 0 (got 0GB/s)");
-  EXPECT_EQ(error_of([] { platform_from_yaml(kTorus, {"system.torus.dims=[8,4]"}); }),
+  EXPECT_EQ(input_error_of([] { platform_from_yaml(kTorus, {"system.torus.dims=[8,4]"}); }),
             "--set system.torus.dims=[8,4]: system.torus.dims: product of dims is 32, but the system has 8 devices");
-  EXPECT_EQ(error_of([] { platform_from_yaml(kTorus, {"system.torus.bandwidth[2]=1GB/s"}); }),
+  EXPECT_EQ(input_error_of([] { platform_from_yaml(kTorus, {"system.torus.bandwidth[2]=1GB/s"}); }),
             "--set system.torus.bandwidth[2]=1GB/s: index 2 is past the end of 'system.torus.bandwidth' (2 elements)");
-  EXPECT_EQ(error_of([] { platform_from_yaml(kTorus, {"system.torus.bandwith=1GB/s"}); }),
+  EXPECT_EQ(input_error_of([] { platform_from_yaml(kTorus, {"system.torus.bandwith=1GB/s"}); }),
             "--set system.torus.bandwith=1GB/s: system.torus.bandwith: unknown key (allowed: bandwidth, "
             "bidirectional, dims, latency)");
 }
 
 TEST(PlatformErrors, MissingLevelOfATemplateIsNamedAtTheDeviceType) {
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(input_error_of([] {
               platform_from_yaml("system:\n  name: m\n  device_types:\n    c:\n      kind: template\n"
                                  "  devices: [{type: c}]\n  torus: {dims: [1], bandwidth: 1GB/s, latency: 0s}\n");
             }),
@@ -143,11 +135,12 @@ TEST(PlatformErrors, MissingLevelOfATemplateIsNamedAtTheDeviceType) {
 }
 
 TEST(PlatformErrors, MissingFileIsAnInputError) {
-  EXPECT_EQ(error_of([] { load_system("/nonexistent/x.yaml"); }), "/nonexistent/x.yaml: cannot open file");
+  EXPECT_EQ(input_error_of([] { load_system("/nonexistent/x.yaml"); }), "/nonexistent/x.yaml: cannot open file");
 }
 
 TEST(PlatformDump, StarIsWrittenAsItsGraphAndReadBackEqual) {
-  const SystemSpec s = platform_from_yaml("system:\n  name: s\n  devices: [{type: tpu_v2, count: 3}]\n  star: {latency: 0s}\n");
+  const SystemSpec s =
+      platform_from_yaml("system:\n  name: s\n  devices: [{type: tpu_v2, count: 3}]\n  star: {latency: 0s}\n");
   const std::string text = system_to_yaml(s);
   EXPECT_NE(text.find("graph:"), std::string::npos);
   EXPECT_EQ(text.find("star:"), std::string::npos);
