@@ -37,7 +37,7 @@ Run run(const dsm::DsmSystem& sys, const std::string& workload, long long batch,
   return r;
 }
 
-std::string factors_text(const plan::Split5& f) {
+std::string factors_text(const dsm::Split5& f) {
   std::string s;
   auto add = [&](const char* n, long long v) {
     if (v > 1) s += std::string(s.empty() ? "" : " ") + n + "=" + std::to_string(v);

@@ -57,7 +57,7 @@ Result run_one(const std::string& config, const std::string& workload_name, long
   r.plan_wall_s = since(t0);
   const topology::TopologyGraph graph(spec, granularity);
   t0 = std::chrono::steady_clock::now();
-  const program::Program program = lowering::lower({plan, spec, workload, graph});
+  const program::Program program = planner::lower_plan({plan, spec, workload, graph});
   r.lower_wall_s = since(t0);
   t0 = std::chrono::steady_clock::now();
   r.closed_form_s =

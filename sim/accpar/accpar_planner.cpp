@@ -336,23 +336,6 @@ LayerWork layer_work(const Problem& problem, const Hierarchy& hierarchy, const T
   return out;
 }
 
-Typing typing_from_plan(const plan::Plan& plan, const Problem& problem, const Hierarchy& hierarchy) {
-  if (plan.layers.size() != problem.nodes.size())
-    throw InputError("plan has " + std::to_string(plan.layers.size()) + " layers, the workload " +
-                     std::to_string(problem.nodes.size()));
-  Typing typing;
-  for (size_t v = 0; v < plan.layers.size(); ++v) {
-    const auto& levels = plan.layers[v].levels;
-    if (static_cast<int>(levels.size()) != hierarchy.depth)
-      throw InputError("plan layer '" + plan.layers[v].name + "' has " + std::to_string(levels.size()) +
-                       " levels, the platform's hierarchy " + std::to_string(hierarchy.depth));
-    std::vector<LevelChoice> choices;
-    for (const auto& l : levels) choices.push_back({l.type, l.ratio});
-    typing.push_back(std::move(choices));
-  }
-  return typing;
-}
-
 PlanResult plan_layers(const Problem& problem, const Hierarchy& hierarchy, Strategy strategy,
                        const PlanOptions& options) {
   const int depth = hierarchy.depth;

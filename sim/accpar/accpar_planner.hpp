@@ -81,10 +81,6 @@ struct LayerWork {
 /// The transfers and work of node v under a complete typing (no mirror-image shortcuts).
 LayerWork layer_work(const Problem& problem, const Hierarchy& hierarchy, const Typing& typing, int v);
 
-/// The typing a plan's levels[] describe (one entry per node, in order; throws InputError when a
-/// layer's levels do not match the hierarchy's depth).
-Typing typing_from_plan(const plan::Plan& plan, const Problem& problem, const Hierarchy& hierarchy);
-
 /// Plans `problem` on `hierarchy` with `strategy`.
 PlanResult plan_layers(const Problem& problem, const Hierarchy& hierarchy, Strategy strategy,
                        const PlanOptions& options = {});

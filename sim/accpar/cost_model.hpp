@@ -14,7 +14,9 @@
 
 namespace partsim::accpar {
 
-using Type = plan::AccParType;
+/// AccPar's three basic partition types (seed 000 §4): I splits the batch B, II the input
+/// dimension D_i, III the output dimension D_o.
+enum class Type { I, II, III };
 inline constexpr std::array<Type, 3> kAllTypes{Type::I, Type::II, Type::III};
 
 enum class Mode { training, inference };

@@ -1,8 +1,9 @@
 #pragma once
 // The AccPar family in the strategy registry: dp, owt, hypar, accpar (seed 000 §6.1).
 //
-// Options: "levels=H" (hierarchy levels searched, 0..depth; default: all); accpar also
-// "ratio=level|layer" (eq. 10 once per level for all layers (default), or per layer).
+// Options (declared in register_strategies): levels=H|all (hierarchy levels searched); accpar also
+// ratio=level|layer (eq. 10 once per level for all layers (default), or per layer). Lowering: the
+// shared sharding lowering (each layer's sharding is its typing, plan_fields.hpp).
 
 #include "sim/planner/registry.hpp"
 #include "sim/accpar/accpar_planner.hpp"
@@ -15,8 +16,8 @@ void register_strategies(planner::StrategyRegistry& registry);
 /// Plans `inputs` with one of the four strategies into a Plan (header fields left to make_plan).
 plan::Plan make_accpar_plan(Strategy strategy, const planner::PlanInputs& inputs);
 
-/// Checks an AccPar-family plan: one level per hierarchy level, types allowed by the strategy,
-/// ratios in (0, 1).
+/// Checks an AccPar-family plan: its family fields decode (one level per hierarchy level, ratios in
+/// (0, 1)), types allowed by the strategy, and each layer's sharding is the one its levels give.
 void check_accpar_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph,
                        const std::string& file);
 

@@ -3,23 +3,25 @@
 //   simplan --workload NAME|FILE --describe [--batch N] [--json F] [--bytes-per-element B]
 //                                                    one row per layer and totals (and JSON)
 //   simplan --list-strategies                        every planning strategy with its description
-//   simplan --config C --workload W --batch B --strategy S [--levels H] [--option k=v] -o plan.json
-//                                                    plans W on C with S (docs/plan-format.md)
-//   simplan ... --strategy dsm [--opt hybrid,memreuse,dysm,tpipe|none|all] [--explain LAYER]
-//                                                    DeepSpatialMatrix; --explain prints the best
-//                                                    configurations of one layer instead of planning
+//   simplan --config C --workload W --batch B --strategy S [--option k=v ...] [--seed N] -o plan.json
+//                                                    plans W on C with S (docs/plan-format.md); the
+//                                                    options each strategy declares: --list-strategies
+//   simplan ... --strategy S --explain LAYER         the strategy's candidate configurations of one
+//                                                    layer with their cost terms, instead of planning
+//   --levels H and --opt LIST are the older spellings of --option levels=H and --option opt=LIST.
 // Planning modes (--strategy) are added by the planners; keep each mode a small function here and
 // its logic in the libraries.
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <iostream>
 
 #include "sim/cli/program.hpp"
 #include "sim/common/error.hpp"
-#include "sim/dsm/strategy.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/planner/strategies.hpp"
 #include "workloads/describe.hpp"
@@ -44,7 +46,8 @@ struct Options {
   std::string mode = "training";    // --mode training|inference
   std::string output;               // -o plan.json
   std::string dsm_opt;              // --opt: dsm optimizations (becomes the option opt=...)
-  std::string explain;              // --explain LAYER (dsm)
+  std::string explain;              // --explain LAYER
+  std::optional<std::uint64_t> seed;  // --seed N (stochastic strategies)
 };
 
 int list_strategies_mode() {
@@ -57,20 +60,20 @@ int plan_mode(const Options& o) {
   registry.find(o.strategy);  // an unknown strategy fails before anything is loaded
   if (o.workload.empty()) throw InputError("--strategy needs --workload NAME|FILE (see simplan --list)");
   if (o.platform.config_file.empty()) throw InputError("--strategy needs --config FILE (a platform, see configs/)");
-  if ((!o.dsm_opt.empty() || !o.explain.empty()) && o.strategy != "dsm")
-    throw InputError("--opt and --explain belong to --strategy dsm (got --strategy " + o.strategy + ")");
   if (o.output.empty() && o.explain.empty()) throw InputError("--strategy needs -o FILE for the plan (plan.json)");
   const topology::SystemSpec spec = cli::load_platform(o.platform);
   const workloads::Graph graph = workloads::load_workload(o.workload, o.batch);
   std::vector<std::string> options = o.strategy_options;
   if (o.levels >= 0) options.push_back("levels=" + std::to_string(o.levels));
   if (!o.dsm_opt.empty()) options.push_back("opt=" + o.dsm_opt);
+  registry.resolve_options(o.strategy, options);  // a bad option fails before the platform is planned
   const plan::Mode mode = o.mode == "inference" ? plan::Mode::inference : plan::Mode::training;
+  const planner::PlanInputs inputs{spec, graph, o.workload, mode, options, o.seed};
   if (!o.explain.empty()) {
-    std::cout << dsm::explain_text(planner::PlanInputs{spec, graph, o.workload, mode, options}, o.explain);
+    std::cout << registry.explain(o.strategy, inputs, o.explain);
     return 0;
   }
-  const plan::Plan p = registry.make_plan(o.strategy, planner::PlanInputs{spec, graph, o.workload, mode, options});
+  const plan::Plan p = registry.make_plan(o.strategy, inputs);
   cli::write_file_atomically(o.output, plan::plan_to_text(p));
   if (o.output != "-")
     std::cout << o.strategy << " on " << spec.name << ", " << o.workload << " batch " << o.batch << " ("
@@ -125,8 +128,9 @@ int body(int argc, char** argv) {
   app.add_option("--mode", o.mode, "training (forward, backward, gradient) or inference (forward only)")
       ->check(CLI::IsMember({"training", "inference"}));
   app.add_option("-o,--output", o.output, "Plan file to write (plan.json; docs/plan-format.md)");
-  app.add_option("--opt", o.dsm_opt, "dsm: optimizations hybrid,memreuse,dysm,tpipe, or all (default) or none");
-  app.add_option("--explain", o.explain, "dsm: print the best configurations of this layer with their cost terms");
+  app.add_option("--opt", o.dsm_opt, "dsm: same as --option opt=LIST (hybrid,memreuse,dysm,tpipe, all, none)");
+  app.add_option("--explain", o.explain, "Print the strategy's candidate configurations of this layer, instead of planning");
+  app.add_option("--seed", o.seed, "Seed of a stochastic strategy (recorded in plan.json; same seed, same plan)");
   cli::parse(app, argc, argv);
 
   if (o.list_strategies) return list_strategies_mode();

@@ -157,7 +157,7 @@ int plan_mode(const Options& o) {
   planner::check_plan(plan, spec, workload, planner::builtin_strategies(), o.plan_file, o.allow_config_change);
   const topology::TopologyGraph graph(spec, topology::parse_granularity(o.granularity));
 
-  const program::Program program = lowering::lower({plan, spec, workload, graph});
+  const program::Program program = planner::lower_plan({plan, spec, workload, graph});
   const program::Evaluation closed = program::ClosedFormEvaluator(program::uncontended_transfer_time(graph)).evaluate(program);
   replay::SimGridEvaluator simgrid(graph, o.simgrid_config);
   const program::Evaluation simulated = simgrid.evaluate(program);

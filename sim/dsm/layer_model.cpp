@@ -76,22 +76,14 @@ WorkSplit work_split(const DsmLayer& layer, ChipSplit split, const CoreConfig& c
   return w;
 }
 
-ArrayMapping array_mapping(const Split5& a, Pass pass) {
-  switch (pass) {
-    case Pass::fwd: return {a.in * a.kij, a.out, a.mb * a.ij};
-    case Pass::bwd: return {a.out * a.kij, a.in, a.mb * a.ij};
-    case Pass::upd: return {a.mb * a.ij, a.out, a.in * a.kij};
-  }
-  return {};
-}
+namespace {
+devices::ArrayWork array_work_of(const Split5& a) { return {a.in, a.out, a.ij, a.kij, a.mb}; }
+}  // namespace
+
+ArrayMapping array_mapping(const Split5& a, Pass pass) { return devices::array_mapping(array_work_of(a), pass); }
 
 double pricomp_cycles(const Split5& array_work, Pass pass, const topology::CoreSpec& core) {
-  const ArrayMapping m = array_mapping(array_work, pass);
-  // seed 003 §II-C: work below P along a dimension is padded up to P; §II-D: plus start-up.
-  const double chunks = static_cast<double>(ceil_div(m.reduction, core.array.rows)) *
-                        static_cast<double>(ceil_div(m.column, core.array.cols)) *
-                        static_cast<double>(ceil_div(m.stream, core.pe.simd_lanes));
-  return chunks + core.array.rows + core.array.cols;
+  return devices::pricomp_cycles(array_work_of(array_work), pass, core);
 }
 
 double aux_seconds(const AuxOp& op, double elements_per_core, const DsmSystem& s) {

@@ -14,14 +14,16 @@
 #include <string>
 #include <vector>
 
+#include "sim/devices/pe_array.hpp"
 #include "sim/dsm/hardware.hpp"
 #include "sim/dsm/transfers.hpp"
+#include "sim/dsm/plan_fields.hpp"
 #include "sim/plan/plan.hpp"
 
 namespace partsim::dsm {
 
 using plan::Pass;
-using plan::Split5;
+
 
 enum class Dim { in, out, ij, kij, mb };
 inline constexpr std::array<Dim, 5> kDims = {Dim::in, Dim::out, Dim::ij, Dim::kij, Dim::mb};
@@ -113,17 +115,11 @@ struct WorkSplit {
 };
 WorkSplit work_split(const DsmLayer& layer, ChipSplit split, const CoreConfig& config, int M, int N);
 
-/// The GEMM view of a pass on the PE array: reduction (rows), column (array columns) and streamed
-/// (SIMD lanes) extents of an ArrayD work (docs/model.md "DeepSpatialMatrix": mapping).
-struct ArrayMapping {
-  long long reduction = 1;
-  long long column = 1;
-  long long stream = 1;
-};
+/// The GEMM view of a pass on the PE array (the device model, sim/devices/pe_array.hpp).
+using devices::ArrayMapping;
 ArrayMapping array_mapping(const Split5& array_work, Pass pass);
 
-/// PriComp in cycles (seed 003 §II-D): padded to P = (rows, cols, simd lanes) along the reduction,
-/// column and streamed extents, plus the start-up latency rows + cols.
+/// PriComp in cycles (seed 003 §II-D): devices::pricomp_cycles of the ArrayD work.
 double pricomp_cycles(const Split5& array_work, Pass pass, const topology::CoreSpec& core);
 
 /// AuxComp of one op on one core, in seconds: the larger of SFP throughput and scratchpad bandwidth.

@@ -152,6 +152,7 @@ PassChoice choice_of(Pass pass, const PassEval& ev, long long iterations) {
   pc.rest = ev.rest;
   pc.iterations = iterations;
   pc.weight_reuse = ev.weight_reuse;
+  pc.weights_held = ev.weight_reuse;
   return pc;
 }
 
@@ -302,6 +303,7 @@ class Planner {
         best_pass(Ls, pass, st.split, iterations, base, allow_wr, budget, s_, producer_layout, st.in_place);
     PassChoice pc = choice_of(pass, ev, iterations);
     pc.weight_reuse = ev.weight_reuse || (pass == Pass::fwd && preload_[group]);
+    pc.preloaded = pass == Pass::fwd && preload_[group];
     pc.memory_reuse = pass == Pass::fwd ? (st.reuse_in || (reuse_out && inference())) : reuse_out;
     if (pass == Pass::upd) pc.grad_reduction_s = gradient_time(L, st.split, s_);
     pc.total_s = ev.total + pc.grad_reduction_s;

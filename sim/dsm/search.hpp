@@ -45,7 +45,9 @@ struct PassChoice {
   PassCost rest;                // every later iteration
   long long iterations = 1;     // N_ts * DySM factor
   bool memory_reuse = false;    // the streamed operand comes from the scratchpad (§III-B)
-  bool weight_reuse = false;    // weights / gradients held across iterations (§III-B)
+  bool weight_reuse = false;    // weights / gradients held across iterations or preloaded (§III-B)
+  bool preloaded = false;       // inference FWD: weights preloaded (§III-B), no FetchKer
+  bool weights_held = false;    // later iterations keep the weights (FWD/BWD) or gradient (UPD)
   double grad_reduction_s = 0;  // UPD: gradient reduction + weight broadcast (once)
   double relayout_s = 0;        // chip-to-chip relayout of this pass's features
   double onchip_relayout_s = 0; // core-to-core relayout when reuse layouts differ

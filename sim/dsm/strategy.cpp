@@ -19,24 +19,28 @@ plan::PredictedCost predicted_of(const std::map<std::string, double>& bd, double
   return p;
 }
 
+/// The dsm fields of every layer, decoded strictly (InputError naming the file and JSON path).
+std::vector<DsmLayerFields> fields_of(const plan::Plan& plan, const std::string& file) {
+  std::vector<DsmLayerFields> out;
+  for (std::size_t i = 0; i < plan.layers.size(); ++i)
+    out.push_back(dsm_fields_from(plan::JsonReader(plan.layers[i].family, "/layers/" + std::to_string(i) + "/family", file)));
+  return out;
+}
+
 void check_dsm_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph&,
                     const std::string& file) {
   const DsmSystem s = make_dsm_system(spec);
-  for (std::size_t i = 0; i < plan.layers.size(); ++i) {
-    const auto& lp = plan.layers[i];
-    for (std::size_t k = 0; k < lp.passes.size(); ++k) {
-      const auto& pp = lp.passes[k];
-      const std::string where = file + ": /layers/" + std::to_string(i) + "/passes/" + std::to_string(k);
-      try {
-        chip_split_from_string(pp.chip_split);
-      } catch (const InputError&) {
-        throw InputError(where + "/chip_split: must be one of data, model, data_x_model_y, model_x_data_y (got \"" +
-                         pp.chip_split + "\")");
-      }
-      for (Dim d : kDims)
-        if (get(pp.core_split, d) < 1 || get(pp.array_split, d) < 1)
-          throw InputError(where + ": core_split and array_split must be >= 1 along " + to_string(d));
-      if (pp.dysm_factor < 1) throw InputError(where + "/dysm_factor: must be >= 1");
+  const std::vector<DsmLayerFields> fields = fields_of(plan, file);
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    for (std::size_t k = 0; k < fields[i].passes.size(); ++k) {
+      const auto& pp = fields[i].passes[k];
+      const std::string where = file + ": /layers/" + std::to_string(i) + "/family/passes/" + std::to_string(k);
+      if (product(pp.core_factors) != s.cores())
+        throw InputError(where + "/core_factors: must multiply to the " + std::to_string(s.cores()) +
+                         " cores of a chip (seed 003 §II-E)");
+      if (product(pp.array_factors) != std::max(1, s.chip.core.arrays))
+        throw InputError(where + "/array_factors: must multiply to the " + std::to_string(s.chip.core.arrays) +
+                         " PE arrays of a core (seed 003 §II-E)");
       for (int c : pp.chips)
         if (c < 0 || c >= s.chips())
           throw InputError(where + "/chips: chip " + std::to_string(c) + " does not exist (" +
@@ -45,26 +49,42 @@ void check_dsm_plan(const plan::Plan& plan, const topology::SystemSpec& spec, co
   }
 }
 
+/// The chips' sharding of a group (seed 003 §II-C, §III-A): devices x + M*y, rows (Y) outermost.
+plan::Sharding chip_sharding(ChipSplit split, const std::vector<int>& chips, int M) {
+  const int rows = static_cast<int>(chips.size()) / std::max(1, M);
+  using plan::ShardDim;
+  switch (split) {
+    case ChipSplit::data: return plan::mesh_sharding(chips, {{ShardDim::batch, rows * M}});
+    case ChipSplit::model: return plan::mesh_sharding(chips, {{ShardDim::out_channels, rows * M}});
+    case ChipSplit::data_x_model_y:
+      return plan::mesh_sharding(chips, {{ShardDim::out_channels, rows}, {ShardDim::batch, M}});
+    case ChipSplit::model_x_data_y:
+      return plan::mesh_sharding(chips, {{ShardDim::batch, rows}, {ShardDim::out_channels, M}});
+  }
+  return {};
+}
+
 }  // namespace
 
-DsmOptions options_from(const std::vector<std::string>& key_values, plan::Mode mode) {
-  DsmOptions o = parse_dsm_options({"all"});
-  for (const auto& [key, value] : planner::parse_options(key_values, {"opt"}, "dsm")) o = parse_dsm_options({value});
+DsmOptions options_from(const planner::StrategyOptions& options, plan::Mode mode) {
+  DsmOptions o = parse_dsm_options({options.text("opt")});
   o.mode = mode;
   return o;
 }
 
 plan::Plan make_dsm_plan(const planner::PlanInputs& in) {
   const DsmSystem s = make_dsm_system(in.spec);
-  const DsmOptions o = options_from(in.options, in.mode);
+  const DsmOptions o = options_from(in.resolved, in.mode);
   const DsmNetwork net = build_network(in.graph);
   const DsmResult r = search_network(net, s, o);
 
-  std::map<std::string, std::size_t> group_of_primary;
-  for (std::size_t g = 0; g < net.groups.size(); ++g) group_of_primary[net.groups[g].members.front()] = g;
+  std::map<std::string, std::size_t> group_of;
+  for (std::size_t g = 0; g < net.groups.size(); ++g)
+    for (const auto& m : net.groups[g].members) group_of[m] = g;
+  std::vector<int> all_chips(static_cast<std::size_t>(s.chips()));
+  for (int d = 0; d < s.chips(); ++d) all_chips[static_cast<std::size_t>(d)] = d;
 
   plan::Plan p;
-  p.options = option_words(o);
   p.predicted_iteration_s = r.iteration_s;
   std::vector<GroupPlacement> placement;
   for (const LayerChoice& lc : r.layers)
@@ -73,33 +93,43 @@ plan::Plan make_dsm_plan(const planner::PlanInputs& in) {
   for (const auto& layer : in.graph.layers()) {
     plan::LayerPlan lp;
     lp.name = layer.name;
-    auto it = group_of_primary.find(layer.name);
-    if (it != group_of_primary.end()) {
+    auto it = group_of.find(layer.name);
+    // A layer outside every group (a graph input) is spread like data parallelism.
+    const LayerChoice* lc_of = it == group_of.end() ? nullptr : &r.layers[it->second];
+    lp.sharding = chip_sharding(lc_of ? lc_of->split : ChipSplit::data,
+                                lc_of && !lc_of->chips.empty() ? lc_of->chips : all_chips, s.M);
+    if (!lc_of || lc_of->chips.empty()) lp.sharding.devices.clear();  // every chip, by index
+    if (it != group_of.end() && net.groups[it->second].members.front() == layer.name) {
       const LayerChoice& lc = r.layers[it->second];
       const DsmLayer& L = net.groups[it->second].layer;
       const DsmLayer Ls = with_minibatch(L, (L.mb + lc.dysm_factor - 1) / lc.dysm_factor);
       std::map<std::string, double> layer_bd;
+      DsmLayerFields fields;
       for (const PassChoice& pc : lc.passes) {
-        plan::DsmPassPlan pp;
+        DsmPassPlan pp;
         pp.pass = pc.pass;
         pp.chip_split = to_string(lc.split);
         // A pipelined layer works on its own M x rows block of the torus (§III-D).
         const int M = s.M;
         const int N = lc.pipe_group ? static_cast<int>(lc.chips.size()) / std::max(1, M) : s.N;
         const WorkSplit w = work_split(Ls, lc.split, pc.config, M, N);
+        pp.core_factors = pc.config.core;
+        pp.array_factors = pc.config.array;
         pp.core_split = w.core;
         pp.array_split = w.array;
         pp.dysm_factor = lc.dysm_factor;
         pp.memory_reuse = pc.memory_reuse;
         pp.weight_reuse = pc.weight_reuse;
+        pp.preloaded = pc.preloaded;
+        pp.weights_held = pc.weights_held;
         pp.pipe_group = lc.pipe_group;
         pp.chips = lc.chips;
         const auto bd = pc.breakdown();
-        pp.predicted = predicted_of(bd, pc.total_s);
+        lp.passes.push_back({pc.pass, predicted_of(bd, pc.total_s)});
         for (const auto& [k, v] : bd) layer_bd[k] += v;
-        lp.passes.push_back(pp);
+        fields.passes.push_back(pp);
       }
-      lp.devices = lc.chips;
+      lp.family = to_json(fields);
       if (!layer_bd.empty()) lp.predicted = predicted_of(layer_bd, lc.total_s);
       lp.predicted.total_s = lc.total_s;
     }
@@ -110,7 +140,7 @@ plan::Plan make_dsm_plan(const planner::PlanInputs& in) {
 
 std::string explain_text(const planner::PlanInputs& in, const std::string& layer, int top) {
   const DsmSystem s = make_dsm_system(in.spec);
-  const DsmOptions o = options_from(in.options, in.mode);
+  const DsmOptions o = options_from(in.resolved, in.mode);
   const DsmNetwork net = build_network(in.graph);
   std::size_t group = net.groups.size();
   for (std::size_t g = 0; g < net.groups.size() && group == net.groups.size(); ++g)
@@ -158,10 +188,22 @@ std::string explain_text(const planner::PlanInputs& in, const std::string& layer
 }
 
 void register_strategies(planner::StrategyRegistry& registry) {
-  registry.add({"dsm",
-                "DeepSpatialMatrix: ChipD/CoreD/ArrayD search with hybrid parallelism, memory reuse, DySM, "
-                "timestep pipelining (seed 003); --option opt=LIST",
-                make_dsm_plan, check_dsm_plan});
+  planner::StrategyInfo info;
+  info.name = "dsm";
+  info.description =
+      "DeepSpatialMatrix: ChipD/CoreD/ArrayD search with hybrid parallelism, memory reuse, DySM, timestep "
+      "pipelining (seed 003)";
+  info.options = {{"opt", planner::OptionType::words, "all",
+                   "optimizations (§III): hybrid parallelism, memory reuse, dynamic spatial minibatching, "
+                   "timestep pipelining",
+                   {"hybrid", "memreuse", "dysm", "tpipe"}}};
+  info.plan = make_dsm_plan;
+  info.check = check_dsm_plan;
+  info.lower = lower_dsm;
+  info.explain = [](const planner::PlanInputs& inputs, const std::string& layer) {
+    return explain_text(inputs, layer);
+  };
+  registry.add(std::move(info));
 }
 
 }  // namespace partsim::dsm

@@ -3,9 +3,10 @@
 //
 // Contract: register_strategies() adds "dsm" to a StrategyRegistry with one call. Its plan function
 // reads the option "opt=hybrid,memreuse,dysm,tpipe" (or none / all; default all) and the mode from
-// PlanInputs, and returns a Plan with one LayerPlan per workload layer: the primary layer of each
-// DeepSpatialMatrix group carries the passes (DsmPassPlan) and the group's predicted time; the
-// auxiliary layers folded into it carry no passes and zero time (docs/model.md).
+// PlanInputs, and returns a Plan with one LayerPlan per workload layer: every layer's sharding over
+// the chips (its group's ChipD); the primary layer of each DeepSpatialMatrix group carries the
+// passes (family fields, plan_fields.hpp) and the group's predicted time; the auxiliary layers folded
+// into it carry no passes and zero time (docs/model.md).
 
 #include <string>
 #include <vector>
@@ -17,8 +18,11 @@ namespace partsim::dsm {
 
 void register_strategies(planner::StrategyRegistry& registry);
 
-/// The option words of a dsm plan request ("opt=..." entries); default: all optimizations.
-DsmOptions options_from(const std::vector<std::string>& key_values, plan::Mode mode);
+/// The optimizations a dsm plan request's resolved options name (option "opt").
+DsmOptions options_from(const planner::StrategyOptions& options, plan::Mode mode);
+
+/// The lowering of dsm plans (dsm_lowering.cpp): ChipD / CoreD / ArrayD events per group and pass.
+program::Program lower_dsm(const lowering::Context& context);
 
 /// The plan (without the header fields make_plan() fills) for a finalized graph.
 plan::Plan make_dsm_plan(const planner::PlanInputs& inputs);

@@ -10,9 +10,9 @@
 //   device (core -1); at core granularity compute runs on cores and transfers go core to core, and a
 //   template chip's external memory is an endpoint of its own (Endpoint::memory).
 // - Every task names its layer (Program::add_layer in plan order) and pass; compute durations come
-//   from the device model the planner used (template chip: the PE-array model; roofline device: FLOPs
-//   and bytes against its peaks); transfers are what the plan's partitions imply, with overlap
-//   exactly where the planner's model hides a transfer behind compute.
+//   from the platform's device model (template chip: the PE-array model; roofline device: FLOPs and
+//   bytes against its peaks); transfers are what the plan's sharding implies, routed on the real
+//   topology. A lowering never reads the plan's predicted times (DESIGN.md principle 1).
 // - Deterministic: the same inputs give the same Program, task for task.
 
 #include "sim/plan/plan.hpp"
@@ -30,13 +30,7 @@ struct Context {
   const topology::TopologyGraph& topology;   // the platform at the replay's granularity
 };
 
-/// Lowers any plan: dispatches on plan.strategy. Throws InputError for a strategy without a lowering.
-program::Program lower(const Context& context);
-
-/// dp, owt, hypar and accpar plans (seed 000): accpar_lowering.cpp.
-program::Program lower_accpar(const Context& context);
-
-/// dsm plans (seed 003): dsm_lowering.cpp.
-program::Program lower_dsm(const Context& context);
+/// Which lowering a strategy uses is its registry entry's choice (planner::StrategyRegistry::lower):
+/// the shared sharding lowering (sharding_lowering.hpp) unless the family needs more (dsm).
 
 }  // namespace partsim::lowering

@@ -1,5 +1,7 @@
 #include "sim/lowering/task_builders.hpp"
 
+#include <algorithm>
+
 #include <variant>
 
 #include "sim/common/error.hpp"
@@ -70,6 +72,32 @@ std::vector<int> add_memory_traffic(program::Program& program, const topology::T
   else
     seconds = bytes / std::get<topology::RooflineDevice>(model).memory_bandwidth;
   return {program.add_delay(layer, pass, label, seconds, after, {device, -1, true})};
+}
+
+std::vector<StepRun> step_runs(const collectives::Schedule& sched, const topology::TopologyGraph& chip_topology) {
+  std::vector<StepRun> runs;
+  std::size_t t = 0;
+  const auto& ts = sched.transfers;
+  for (int step = 0; step < sched.step_count; ++step) {
+    StepRun one;
+    one.steps = 1;
+    for (; t < ts.size() && ts[t].step == step; ++t) {
+      if (ts[t].src == ts[t].dst || ts[t].bytes <= 0) continue;
+      one.pairs.push_back({ts[t].src, ts[t].dst});
+      one.bytes.push_back(ts[t].bytes);
+      one.latency = std::max(one.latency, chip_topology.route_latency(chip_topology.device_route(ts[t].src, ts[t].dst)));
+    }
+    if (one.pairs.empty()) continue;
+    if (!runs.empty() && runs.back().pairs == one.pairs) {
+      StepRun& run = runs.back();
+      for (std::size_t i = 0; i < one.pairs.size(); ++i) run.bytes[i] += one.bytes[i];
+      run.steps += 1;
+      run.latency = std::max(run.latency, one.latency);
+    } else {
+      runs.push_back(std::move(one));
+    }
+  }
+  return runs;
 }
 
 }  // namespace partsim::lowering

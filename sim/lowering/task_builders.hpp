@@ -35,6 +35,20 @@ std::vector<int> add_memory_traffic(program::Program& program, const topology::T
                                     double bytes, bool to_memory, int layer, plan::Pass pass,
                                     const std::string& label, const std::vector<int>& after);
 
+/// Consecutive steps of a device schedule that move data between the same (src, dst) pairs, as one
+/// run: a collective whose ring steps repeat the same pairs (every step of a ring) becomes one
+/// transfer per pair carrying all its steps' bytes, and the latencies the merge removes are added back
+/// as a delay, so an uncontended run takes exactly as long as its steps (steps x latency + bytes /
+/// bandwidth). Fewer, longer flows: what makes a 128-device ring replay in reasonable time.
+struct StepRun {
+  std::vector<std::pair<int, int>> pairs;  // (src, dst) devices, in schedule order
+  std::vector<double> bytes;               // per pair, all steps of the run
+  double steps = 0;                        // steps merged
+  double latency = 0;                      // the largest route latency of one step, s
+  double removed_latency() const { return (steps - 1) * latency; }
+};
+std::vector<StepRun> step_runs(const collectives::Schedule& device_schedule, const topology::TopologyGraph& chip_topology);
+
 /// One zero-length delay that waits for all of `after` (a barrier / join). Returns its index.
 int add_join(program::Program& program, int layer, plan::Pass pass, const std::string& label,
              const std::vector<int>& after);

@@ -1,27 +1,35 @@
 #pragma once
-// A partition plan: for every layer (and pass where they differ), where it runs, how its tensors are
-// split, and the planner's own predicted time. Written by the planners (simplan), read by the
-// lowering and replay (simrun). Serialized as plan.json (plan_io.hpp; schema in docs/plan-format.md).
+// A partition plan (schema 2): for every layer, the devices it runs on, how its work (and so each of
+// its tensors) is sharded over them, the planner's own per-pass prediction, and the strategy's own
+// fields. Written by the planners (simplan), read by the lowering and replay (simrun). Serialized as
+// plan.json (plan_io.hpp; schema in docs/plan-format.md).
 //
-// Contract: a Plan is plain data. Strategy-specific parts are optional: AccPar-family strategies
-// (dp, owt, hypar, accpar) fill LayerPlan::levels; DeepSpatialMatrix (dsm) fills LayerPlan::passes.
+// Contract: a Plan is plain data and strategy-neutral. What the shared lowering needs is the
+// sharding (sharding.hpp); what only one family needs lives in `family` objects, read and written by
+// that strategy's codec (the registry entry's `check`), never by this library. The lowering never
+// reads `predicted` (DESIGN.md principle 1): it exists to be compared with the replay.
 // All times are seconds.
 
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/plan/sharding.hpp"
+
 namespace partsim::plan {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 enum class Pass { fwd, bwd, upd };
 enum class Mode { training, inference };
 
 /// The planner's prediction for one layer (or one pass of a layer).
 struct PredictedCost {
-  double total_s = 0;    // what the planner charges this layer in the iteration
+  double total_s = 0;    // what the planner charges this layer (pass) in the iteration
   double compute_s = 0;  // computation part
   double comm_s = 0;     // communication part that is not hidden
   /// Named terms in seconds, documented per strategy in docs/plan-format.md (e.g. AccPar
@@ -30,52 +38,17 @@ struct PredictedCost {
   std::map<std::string, double> breakdown;
 };
 
-// ---- AccPar family (seed 000) -------------------------------------------------------------------
-
-/// AccPar's three basic partition types (seed 000 §4): I splits the batch B, II the input
-/// dimension D_i, III the output dimension D_o.
-enum class AccParType { I, II, III };
-
-/// One hierarchy level of the recursive partition (seed 000 §5.1), top level first. `ratio` is α,
-/// the share of the work given to the first of the two sub-groups at this level; β = 1 - α.
-struct AccParLevel {
-  AccParType type = AccParType::I;
-  double ratio = 0.5;
-};
-
-// ---- DeepSpatialMatrix (seed 003) ---------------------------------------------------------------
-
-/// Work division over the five dimensions of seed 003 §II-A/§II-C (in, out, ij, kij, mb).
-struct Split5 {
-  long long in = 1;
-  long long out = 1;
-  long long ij = 1;
-  long long kij = 1;
-  long long mb = 1;
-};
-
-/// One pass of one layer as DeepSpatialMatrix maps it (seed 003 Fig. 4, §III).
-struct DsmPassPlan {
+struct PassPrediction {
   Pass pass = Pass::fwd;
-  std::string chip_split = "data";  // data | model | data_x_model_y | model_x_data_y (§II-C, §III-A)
-  Split5 core_split;                // CoreD: work per core
-  Split5 array_split;               // ArrayD: work per PE array
-  int dysm_factor = 1;              // N_mb / S_mb (§III-C); 1 = off
-  bool memory_reuse = false;        // input held in scratchpad from the previous layer (§III-B)
-  bool weight_reuse = false;        // weights held across LSTM timesteps / preloaded (§III-B)
-  std::optional<int> pipe_group;    // timestep-pipelining group index (§III-D)
-  std::vector<int> chips;           // chips allocated when pipelined; empty = all chips
-  PredictedCost predicted;
+  PredictedCost cost;
 };
-
-// ---- The plan -----------------------------------------------------------------------------------
 
 struct LayerPlan {
-  std::string name;                   // the workload's layer name
-  PredictedCost predicted;            // whole layer, all passes
-  std::vector<int> devices;           // devices it runs on; empty = every device of the platform
-  std::vector<AccParLevel> levels;    // AccPar family only, top level first
-  std::vector<DsmPassPlan> passes;    // dsm only, in execution order
+  std::string name;                    // the workload's layer name
+  Sharding sharding;                   // where its work and tensors are (sharding.hpp)
+  PredictedCost predicted;             // whole layer, all passes
+  std::vector<PassPrediction> passes;  // per pass, when the planner predicts per pass (else empty)
+  nlohmann::json family;               // the strategy's own fields (null when it has none; keys sorted)
 };
 
 struct ConfigRef {
@@ -104,18 +77,21 @@ struct MemoryUse {
 
 struct Plan {
   int schema = kSchemaVersion;
-  std::string strategy;               // dp | owt | hypar | accpar | dsm
-  std::vector<std::string> options;   // strategy options, e.g. dsm's {"hybrid","memreuse"} or "levels=8"
-  std::string tool_version;           // partsim version that wrote it
+  std::string strategy;                         // a registry name (simplan --list-strategies)
+  std::map<std::string, std::string> options;   // every declared option of the strategy, resolved
+  std::optional<std::uint64_t> seed;            // stochastic strategies: the seed that made the plan
+  std::string tool_version;                     // partsim version that wrote it
   ConfigRef config;
   WorkloadRef workload;
-  double predicted_iteration_s = 0;   // the planner's prediction of one training iteration / inference
-  std::optional<MemoryUse> memory;    // written by planners that reckon it (dsm)
-  std::vector<LayerPlan> layers;      // in the workload's topological order
+  double predicted_iteration_s = 0;  // the planner's prediction of one training iteration / inference
+  std::optional<MemoryUse> memory;   // written by planners that reckon it (dsm)
+  nlohmann::json family;             // plan-wide strategy fields (null when none; keys sorted)
+  std::vector<LayerPlan> layers;     // in the workload's topological order
 };
 
 std::string to_string(Pass pass);
 std::string to_string(Mode mode);
-std::string to_string(AccParType type);
+/// "fwd" -> Pass::fwd; throws InputError listing the names.
+Pass pass_from_string(const std::string& name);
 
 }  // namespace partsim::plan

@@ -1,18 +1,17 @@
 #include "sim/plan/plan_io.hpp"
 
-#include <cmath>
 #include <fstream>
 #include <sstream>
 
 #include "sim/common/error.hpp"
+#include "sim/plan/json_reader.hpp"
 
 namespace partsim::plan {
 namespace {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
-
-// ---- enum names -------------------------------------------------------------------------------
+using Reader = JsonReader;
 
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names{"fwd", "bwd", "upd"};
@@ -21,16 +20,6 @@ const std::vector<std::string>& pass_names() {
 const std::vector<std::string>& mode_names() {
   static const std::vector<std::string> names{"training", "inference"};
   return names;
-}
-const std::vector<std::string>& type_names() {
-  static const std::vector<std::string> names{"I", "II", "III"};
-  return names;
-}
-
-std::string join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
 }
 
 // ---- writing ----------------------------------------------------------------------------------
@@ -48,86 +37,24 @@ ordered_json cost_to_json(const PredictedCost& c) {
   return j;
 }
 
-ordered_json split_to_json(const Split5& s) {
-  return ordered_json{{"in", s.in}, {"out", s.out}, {"ij", s.ij}, {"kij", s.kij}, {"mb", s.mb}};
-}
-
-ordered_json pass_to_json(const DsmPassPlan& p) {
+ordered_json sharding_to_json(const Sharding& s) {
   ordered_json j;
-  j["pass"] = to_string(p.pass);
-  j["chip_split"] = p.chip_split;
-  j["core_split"] = split_to_json(p.core_split);
-  j["array_split"] = split_to_json(p.array_split);
-  j["dysm_factor"] = p.dysm_factor;
-  j["memory_reuse"] = p.memory_reuse;
-  j["weight_reuse"] = p.weight_reuse;
-  if (p.pipe_group) j["pipe_group"] = *p.pipe_group;
-  if (!p.chips.empty()) j["chips"] = p.chips;
-  j["predicted"] = cost_to_json(p.predicted);
+  if (!s.devices.empty()) j["devices"] = s.devices;
+  ordered_json splits = ordered_json::array();
+  for (const auto& split : s.splits) {
+    ordered_json o{{"dim", to_string(split.dim)}, {"parts", split.parts}};
+    if (!split.shares.empty()) o["shares"] = split.shares;
+    if (!split.sizes.empty()) o["sizes"] = split.sizes;
+    splits.push_back(o);
+  }
+  j["splits"] = splits;
   return j;
 }
 
 // ---- reading ----------------------------------------------------------------------------------
 
-/// A JSON value with its path, for errors "file: /layers/3/name: message".
-class Reader {
- public:
-  Reader(const json& value, std::string pointer, const std::string& file)
-      : value_(value), pointer_(std::move(pointer)), file_(file) {}
-
-  [[noreturn]] void fail(const std::string& message) const {
-    throw InputError(file_ + ": " + (pointer_.empty() ? "/" : pointer_) + ": " + message);
-  }
-  const json& value() const { return value_; }
-
-  Reader at(const std::string& key) const {
-    if (!value_.is_object()) fail("expected an object");
-    auto it = value_.find(key);
-    if (it == value_.end()) Reader(value_, pointer_ + "/" + key, file_).fail("missing required key");
-    return Reader(*it, pointer_ + "/" + key, file_);
-  }
-  bool has(const std::string& key) const { return value_.is_object() && value_.contains(key); }
-  std::vector<Reader> elements() const {
-    if (!value_.is_array()) fail("expected an array");
-    std::vector<Reader> out;
-    for (size_t i = 0; i < value_.size(); ++i) out.emplace_back(value_[i], pointer_ + "/" + std::to_string(i), file_);
-    return out;
-  }
-  std::string str() const {
-    if (!value_.is_string()) fail("expected a string (got " + value_.dump() + ")");
-    return value_.get<std::string>();
-  }
-  double number(bool non_negative = true) const {
-    if (!value_.is_number()) fail("expected a number (got " + value_.dump() + ")");
-    double v = value_.get<double>();
-    if (!std::isfinite(v) || (non_negative && v < 0)) fail("must be a finite number >= 0 (got " + value_.dump() + ")");
-    return v;
-  }
-  long long integer(long long min_value) const {
-    if (!value_.is_number_integer()) fail("expected a whole number (got " + value_.dump() + ")");
-    long long v = value_.get<long long>();
-    if (v < min_value) fail("must be >= " + std::to_string(min_value) + " (got " + value_.dump() + ")");
-    return v;
-  }
-  bool boolean() const {
-    if (!value_.is_boolean()) fail("expected true or false (got " + value_.dump() + ")");
-    return value_.get<bool>();
-  }
-  size_t choice(const std::vector<std::string>& names) const {
-    if (value_.is_string()) {
-      for (size_t i = 0; i < names.size(); ++i)
-        if (value_.get<std::string>() == names[i]) return i;
-    }
-    fail("must be one of " + join(names) + " (got " + value_.dump() + ")");
-  }
-
- private:
-  const json& value_;
-  std::string pointer_;
-  const std::string& file_;
-};
-
 PredictedCost cost_from(const Reader& r) {
+  r.only_keys({"total_s", "compute_s", "comm_s", "breakdown"});
   PredictedCost c;
   c.total_s = r.at("total_s").number();
   c.compute_s = r.at("compute_s").number();
@@ -140,44 +67,43 @@ PredictedCost cost_from(const Reader& r) {
   return c;
 }
 
-Split5 split_from(const Reader& r) {
-  Split5 s;
-  s.in = r.at("in").integer(1);
-  s.out = r.at("out").integer(1);
-  s.ij = r.at("ij").integer(1);
-  s.kij = r.at("kij").integer(1);
-  s.mb = r.at("mb").integer(1);
+Sharding sharding_from(const Reader& r) {
+  r.only_keys({"devices", "splits"});
+  Sharding s;
+  if (r.has("devices"))
+    for (const auto& d : r.at("devices").elements()) s.devices.push_back(static_cast<int>(d.integer(0, 1 << 30)));
+  for (const auto& e : r.at("splits").elements()) {
+    e.only_keys({"dim", "parts", "shares", "sizes"});
+    ShardSplit split;
+    split.dim = static_cast<ShardDim>(e.at("dim").choice(shard_dim_names()));
+    split.parts = static_cast<int>(e.at("parts").integer(1, 1 << 30));
+    if (e.has("shares"))
+      for (const auto& x : e.at("shares").elements()) split.shares.push_back(x.number());
+    if (e.has("sizes"))
+      for (const auto& x : e.at("sizes").elements()) split.sizes.push_back(static_cast<int>(x.integer(1, 1 << 30)));
+    s.splits.push_back(std::move(split));
+  }
   return s;
-}
-
-DsmPassPlan pass_from(const Reader& r) {
-  static const std::vector<std::string> chip_splits{"data", "model", "data_x_model_y", "model_x_data_y"};
-  DsmPassPlan p;
-  p.pass = static_cast<Pass>(r.at("pass").choice(pass_names()));
-  p.chip_split = chip_splits[r.at("chip_split").choice(chip_splits)];
-  p.core_split = split_from(r.at("core_split"));
-  p.array_split = split_from(r.at("array_split"));
-  p.dysm_factor = static_cast<int>(r.at("dysm_factor").integer(1));
-  p.memory_reuse = r.at("memory_reuse").boolean();
-  p.weight_reuse = r.at("weight_reuse").boolean();
-  if (r.has("pipe_group")) p.pipe_group = static_cast<int>(r.at("pipe_group").integer(0));
-  if (r.has("chips"))
-    for (const auto& c : r.at("chips").elements()) p.chips.push_back(static_cast<int>(c.integer(0)));
-  p.predicted = cost_from(r.at("predicted"));
-  return p;
 }
 
 }  // namespace
 
 std::string to_string(Pass pass) { return pass_names()[static_cast<size_t>(pass)]; }
 std::string to_string(Mode mode) { return mode_names()[static_cast<size_t>(mode)]; }
-std::string to_string(AccParType type) { return type_names()[static_cast<size_t>(type)]; }
+Pass pass_from_string(const std::string& name) {
+  for (size_t i = 0; i < pass_names().size(); ++i)
+    if (pass_names()[i] == name) return static_cast<Pass>(i);
+  throw InputError("unknown pass '" + name + "' (allowed: " + join_names(pass_names()) + ")");
+}
 
 ordered_json plan_to_json(const Plan& plan) {
   ordered_json j;
   j["schema"] = plan.schema;
   j["strategy"] = plan.strategy;
-  j["options"] = plan.options;
+  ordered_json options = ordered_json::object();
+  for (const auto& [k, v] : plan.options) options[k] = v;
+  j["options"] = options;
+  if (plan.seed) j["seed"] = *plan.seed;
   j["tool_version"] = plan.tool_version;
   j["config"] = ordered_json{{"name", plan.config.name}, {"hash", plan.config.hash}, {"file", plan.config.file}};
   j["workload"] = ordered_json{
@@ -190,23 +116,19 @@ ordered_json plan_to_json(const Plan& plan) {
                                {"gradients_bytes", plan.memory->gradients_bytes},
                                {"activations_bytes", plan.memory->activations_bytes},
                                {"working_bytes", plan.memory->working_bytes}};
+  if (!plan.family.is_null()) j["family"] = plan.family;
   ordered_json layers = ordered_json::array();
   for (const auto& layer : plan.layers) {
     ordered_json l;
     l["name"] = layer.name;
+    l["sharding"] = sharding_to_json(layer.sharding);
     l["predicted"] = cost_to_json(layer.predicted);
-    if (!layer.devices.empty()) l["devices"] = layer.devices;
-    if (!layer.levels.empty()) {
-      ordered_json levels = ordered_json::array();
-      for (const auto& level : layer.levels)
-        levels.push_back(ordered_json{{"type", to_string(level.type)}, {"ratio", level.ratio}});
-      l["levels"] = levels;
-    }
     if (!layer.passes.empty()) {
-      ordered_json passes = ordered_json::array();
-      for (const auto& p : layer.passes) passes.push_back(pass_to_json(p));
+      ordered_json passes = ordered_json::object();
+      for (const auto& p : layer.passes) passes[to_string(p.pass)] = cost_to_json(p.cost);
       l["passes"] = passes;
     }
+    if (!layer.family.is_null()) l["family"] = layer.family;
     layers.push_back(l);
   }
   j["layers"] = layers;
@@ -217,25 +139,38 @@ Plan plan_from_json(const json& root, const std::string& file) {
   Reader r(root, "", file);
   if (!root.is_object()) r.fail("a plan must be a JSON object");
   Plan plan;
-  plan.schema = static_cast<int>(r.at("schema").integer(1));
+  plan.schema = static_cast<int>(r.at("schema").integer(1, 1 << 30));
   if (plan.schema != kSchemaVersion)
-    r.at("schema").fail("unsupported plan schema " + std::to_string(plan.schema) + " (this partsim reads schema " +
-                        std::to_string(kSchemaVersion) + ")");
+    r.at("schema").fail("plan schema " + std::to_string(plan.schema) + " is not read by this partsim (it reads schema " +
+                        std::to_string(kSchemaVersion) +
+                        "): make the plan again with this version's simplan, e.g. simplan --config C --workload W "
+                        "--batch B --strategy S -o plan.json");
+  r.only_keys({"schema", "strategy", "options", "seed", "tool_version", "config", "workload", "predicted", "memory",
+               "family", "layers"});
   plan.strategy = r.at("strategy").str();
-  if (r.has("options"))
-    for (const auto& o : r.at("options").elements()) plan.options.push_back(o.str());
+  if (r.has("options")) {
+    Reader o = r.at("options");
+    if (!o.value().is_object()) o.fail("expected an object of option values (key: value)");
+    for (const auto& [k, v] : o.value().items()) plan.options[k] = o.at(k).str();
+  }
+  if (r.has("seed")) plan.seed = static_cast<std::uint64_t>(r.at("seed").integer(0));
   if (r.has("tool_version")) plan.tool_version = r.at("tool_version").str();
   Reader config = r.at("config");
+  config.only_keys({"name", "hash", "file"});
   plan.config.name = config.at("name").str();
   plan.config.hash = config.at("hash").str();
   if (config.has("file")) plan.config.file = config.at("file").str();
   Reader workload = r.at("workload");
+  workload.only_keys({"name", "batch", "mode"});
   plan.workload.name = workload.at("name").str();
   plan.workload.batch = workload.at("batch").integer(1);
   plan.workload.mode = static_cast<Mode>(workload.at("mode").choice(mode_names()));
+  r.at("predicted").only_keys({"iteration_s"});
   plan.predicted_iteration_s = r.at("predicted").at("iteration_s").number();
   if (r.has("memory")) {
     Reader m = r.at("memory");
+    m.only_keys({"per_device_bytes", "capacity_bytes", "weights_bytes", "gradients_bytes", "activations_bytes",
+                 "working_bytes"});
     MemoryUse u;
     u.per_device_bytes = m.at("per_device_bytes").number();
     u.capacity_bytes = m.at("capacity_bytes").number();
@@ -245,23 +180,20 @@ Plan plan_from_json(const json& root, const std::string& file) {
     u.working_bytes = m.at("working_bytes").number();
     plan.memory = u;
   }
+  if (r.has("family")) plan.family = r.at("family").value();
   for (const auto& lr : r.at("layers").elements()) {
+    lr.only_keys({"name", "sharding", "predicted", "passes", "family"});
     LayerPlan layer;
     layer.name = lr.at("name").str();
+    layer.sharding = sharding_from(lr.at("sharding"));
     layer.predicted = cost_from(lr.at("predicted"));
-    if (lr.has("devices"))
-      for (const auto& d : lr.at("devices").elements()) layer.devices.push_back(static_cast<int>(d.integer(0)));
-    if (lr.has("levels")) {
-      for (const auto& level : lr.at("levels").elements()) {
-        AccParLevel l;
-        l.type = static_cast<AccParType>(level.at("type").choice(type_names()));
-        l.ratio = level.at("ratio").number();
-        if (l.ratio > 1.0) level.at("ratio").fail("must be in [0, 1] (got " + level.at("ratio").value().dump() + ")");
-        layer.levels.push_back(l);
-      }
+    if (lr.has("passes")) {
+      Reader passes = lr.at("passes");
+      passes.only_keys({"fwd", "bwd", "upd"});
+      for (const auto& name : pass_names())
+        if (passes.has(name)) layer.passes.push_back({pass_from_string(name), cost_from(passes.at(name))});
     }
-    if (lr.has("passes"))
-      for (const auto& p : lr.at("passes").elements()) layer.passes.push_back(pass_from(p));
+    if (lr.has("family")) layer.family = lr.at("family").value();
     plan.layers.push_back(std::move(layer));
   }
   return plan;
@@ -277,7 +209,7 @@ Plan load_plan(const std::string& file) {
   json root;
   try {
     root = json::parse(text.str());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     throw InputError(file + ": not valid JSON: " + e.what());
   }
   return plan_from_json(root, file);

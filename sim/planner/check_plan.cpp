@@ -40,14 +40,25 @@ void check_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const 
   if (plan.layers.size() > graph.size())
     fail("/layers/" + std::to_string(graph.size()) + ": layer '" + plan.layers[graph.size()].name +
          "' is not in workload '" + graph.name() + "' (it has " + std::to_string(graph.size()) + " layers)");
-  for (size_t i = 0; i < plan.layers.size(); ++i)
-    for (int d : plan.layers[i].devices)
-      if (d < 0 || d >= spec.device_count())
-        fail("/layers/" + std::to_string(i) + "/devices: device " + std::to_string(d) + " does not exist (platform '" +
-             spec.name + "' has " + std::to_string(spec.device_count()) + " devices)");
+  for (size_t i = 0; i < plan.layers.size(); ++i) {
+    try {
+      plan::validate(plan.layers[i].sharding, spec.device_count());
+    } catch (const InputError& e) {
+      fail("/layers/" + std::to_string(i) + "/sharding: " + e.what() + " (platform '" + spec.name + "')");
+    }
+  }
   if (!registry.contains(plan.strategy))
     fail("/strategy: unknown strategy '" + plan.strategy + "' (valid: " + registry.names() + ")");
   const auto& info = registry.find(plan.strategy);
+  // Options: every key declared and every value allowed (the strategy's declarations).
+  std::vector<std::string> key_values;
+  for (const auto& [k, v] : plan.options) key_values.push_back(k + "=" + v);
+  try {
+    registry.resolve_options(plan.strategy, key_values);
+  } catch (const InputError& e) {
+    fail(std::string("/options: ") + e.what());
+  }
+  if (plan.seed && !info.stochastic) fail("/seed: strategy " + plan.strategy + " is deterministic and takes no seed");
   if (info.check) info.check(plan, spec, graph, file);
 }
 

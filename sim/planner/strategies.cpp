@@ -15,6 +15,8 @@ const StrategyRegistry& builtin_strategies() {
   return registry;
 }
 
+program::Program lower_plan(const lowering::Context& context) { return builtin_strategies().lower(context); }
+
 void check_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph,
                 const std::string& file) {
   check_plan(plan, spec, graph, builtin_strategies(), file);

@@ -11,6 +11,9 @@ namespace partsim::planner {
 /// The registry of all built-in strategies (built once).
 const StrategyRegistry& builtin_strategies();
 
+/// The plan's Program, by its strategy's lowering (the built-in registry).
+program::Program lower_plan(const lowering::Context& context);
+
 /// check_plan() against the built-in strategies.
 void check_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph,
                 const std::string& file = "plan");

@@ -121,7 +121,7 @@ Report build_report(const plan::Plan& plan, const program::Program& program, con
       for (const auto& p : layer.passes) {
         const Times t = spans[{layer.name, static_cast<int>(p.pass)}];
         const double exposed = std::max(0.0, t.simulated - t.compute);
-        r.rows.push_back({layer.name, plan::to_string(p.pass), p.predicted.total_s, t.closed, t.simulated, t.compute,
+        r.rows.push_back({layer.name, plan::to_string(p.pass), p.cost.total_s, t.closed, t.simulated, t.compute,
                           exposed, std::min(exposed, t.memory)});
       }
     } else {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -61,6 +62,46 @@ TEST(SimrunPlan, ChangedPlatformNeedsAllowConfigChange) {
   const auto j = nlohmann::json::parse(slurp(results));
   const auto p = nlohmann::json::parse(slurp(plan));
   EXPECT_DOUBLE_EQ(j["predicted_iteration_s"].get<double>(), p["predicted"]["iteration_s"].get<double>());
+}
+
+// The replay is evidence, not an echo (DESIGN.md principle 1): multiplying every predicted time in a
+// plan.json by 7 changes the prediction simrun reports and nothing else: the closed form and the
+// simulation come from the sharding and the device models alone.
+TEST(SimrunPlan, PredictedTimesDoNotReachTheReplay) {
+  for (const std::string strategy : {"dsm", "accpar"}) {
+    const std::string plan = testing::TempDir() + "simrun_x7_" + strategy + ".json";
+    std::string out;
+    ASSERT_EQ(run_command(kBin + "simplan --config " + kConfigs + "torus_8pf.yaml --workload alexnet --batch 256 "
+                                 "--strategy " + strategy + " -o " + plan,
+                          &out),
+              0)
+        << out;
+    auto j = nlohmann::json::parse(slurp(plan));
+    const std::function<void(nlohmann::json&)> scale = [&](nlohmann::json& v) {
+      if (!v.is_object()) return;
+      for (auto& [key, value] : v.items()) {
+        if (value.is_number() && (key.size() > 2 && key.substr(key.size() - 2) == "_s")) value = value.get<double>() * 7;
+        else if (value.is_object() || value.is_array()) scale(value);
+      }
+    };
+    scale(j["predicted"]);
+    for (auto& layer : j["layers"]) {
+      scale(layer["predicted"]);
+      if (layer.contains("passes"))
+        for (auto& [pass, cost] : layer["passes"].items()) scale(cost);
+    }
+    const std::string scaled = testing::TempDir() + "simrun_x7_" + strategy + "_scaled.json";
+    std::ofstream(scaled) << j.dump(2);
+    const std::string a = testing::TempDir() + "simrun_x7_a.json", b = testing::TempDir() + "simrun_x7_b.json";
+    const std::string base = kBin + "simrun --config " + kConfigs + "torus_8pf.yaml --reproducible --plan ";
+    ASSERT_EQ(run_command(base + plan + " --out " + a, &out), 0) << out;
+    ASSERT_EQ(run_command(base + scaled + " --out " + b, &out), 0) << out;
+    const auto ra = nlohmann::json::parse(slurp(a)), rb = nlohmann::json::parse(slurp(b));
+    EXPECT_DOUBLE_EQ(rb["predicted_iteration_s"].get<double>(), 7 * ra["predicted_iteration_s"].get<double>());
+    EXPECT_EQ(ra["closed_form_iteration_s"], rb["closed_form_iteration_s"]) << strategy;
+    EXPECT_EQ(ra["simulated_iteration_s"], rb["simulated_iteration_s"]) << strategy;
+    EXPECT_EQ(ra["activities"], rb["activities"]) << strategy;
+  }
 }
 
 TEST(SimrunPlan, ReproducibleRunsWriteByteIdenticalResults) {

@@ -10,6 +10,7 @@
 #include "sim/common/error.hpp"
 #include "sim/dsm/footprint.hpp"
 #include "sim/dsm/strategy.hpp"
+#include "sim/plan/json_reader.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/planner/strategies.hpp"
 #include "tests/dsm/tiny_system.hpp"
@@ -128,21 +129,28 @@ TEST(DsmStrategy, PlanHasEveryLayerAndTimesAddUp) {
   ASSERT_EQ(p.layers.size(), in.graph.size());
   double sum = 0;
   int with_passes = 0;
-  for (const auto& lp : p.layers) {
+  for (std::size_t i = 0; i < p.layers.size(); ++i) {
+    const auto& lp = p.layers[i];
     sum += lp.predicted.total_s;
+    const DsmLayerFields fields =
+        dsm_fields_from(plan::JsonReader(lp.family, "/layers/" + std::to_string(i) + "/family", "plan.json"));
+    ASSERT_EQ(fields.passes.size(), lp.passes.size());
     if (!lp.passes.empty()) ++with_passes;
-    for (const auto& pp : lp.passes) {
+    for (const auto& pp : fields.passes) {
       EXPECT_NO_THROW(chip_split_from_string(pp.chip_split));
       EXPECT_GE(pp.dysm_factor, 1);
+      EXPECT_EQ(product(pp.core_factors), make_dsm_system(in.spec).cores());
+    }
+    for (const auto& pc : lp.passes) {
       double terms = 0;
       for (const char* k : {"mac_busy_s", "array_underuse_s", "overlap_not_hidden_s", "non_overlapped_s", "auxiliary_s"})
-        terms += pp.predicted.breakdown.at(k);
-      EXPECT_NEAR(terms, pp.predicted.total_s, 1e-12 + 1e-9 * pp.predicted.total_s);
+        terms += pc.cost.breakdown.at(k);
+      EXPECT_NEAR(terms, pc.cost.total_s, 1e-12 + 1e-9 * pc.cost.total_s);
     }
   }
   EXPECT_EQ(with_passes, 16);  // 13 conv + 3 fc
   EXPECT_NEAR(sum, p.predicted_iteration_s, 1e-9 * p.predicted_iteration_s);
-  EXPECT_EQ(p.options, (std::vector<std::string>{"hybrid", "memreuse", "dysm", "tpipe"}));
+  EXPECT_EQ(p.options, (std::map<std::string, std::string>{{"opt", "all"}}));
   EXPECT_NO_THROW(planner::check_plan(p, in.spec, in.graph, "plan.json"));
   // plan.json round trip.
   const plan::Plan back = plan::plan_from_json(nlohmann::json::parse(plan::plan_to_text(p)), "plan.json");
@@ -166,14 +174,18 @@ TEST(DsmStrategy, BadOptionsAreInputErrors) {
 
 TEST(DsmStrategy, ExplainListsTheBestConfigurationsOfALayer) {
   const Inputs in;
-  const std::string text = explain_text(
-      planner::PlanInputs{in.spec, in.graph, "vgg16", plan::Mode::training, {"opt=all"}}, "fc7", 4);
+  const auto& registry = planner::builtin_strategies();
+  const std::string text =
+      registry.explain("dsm", planner::PlanInputs{in.spec, in.graph, "vgg16", plan::Mode::training, {"opt=all"}}, "fc7");
   EXPECT_NE(text.find("layer fc7"), std::string::npos);
   for (const char* pass : {"\nfwd\n", "\nbwd\n", "\nupd\n"}) EXPECT_NE(text.find(pass), std::string::npos);
   EXPECT_NE(text.find("data_x_model_y"), std::string::npos);
   // A member of the group (the relu after fc7) explains the same group.
-  EXPECT_THROW(explain_text(planner::PlanInputs{in.spec, in.graph, "vgg16", plan::Mode::training, {}}, "nope"),
+  EXPECT_THROW(registry.explain("dsm", planner::PlanInputs{in.spec, in.graph, "vgg16", plan::Mode::training, {}}, "nope"),
                UnknownNameError);
+  // A strategy without an explanation says so, naming those with one.
+  EXPECT_THROW(registry.explain("dp", planner::PlanInputs{in.spec, in.graph, "vgg16", plan::Mode::training, {}}, "fc7"),
+               InputError);
 }
 
 TEST(DsmSimplan, WritesAPlanAndRejectsBadOptionsWithExitCode2) {

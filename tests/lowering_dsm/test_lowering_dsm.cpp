@@ -15,7 +15,10 @@
 #include <string>
 
 #include "sim/common/error.hpp"
+#include "sim/dsm/plan_fields.hpp"
+#include "sim/dsm/strategy.hpp"
 #include "sim/lowering/lowering.hpp"
+#include "sim/plan/json_reader.hpp"
 #include "sim/planner/strategies.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
@@ -87,22 +90,46 @@ Lowered lower_and_time(const topology::SystemSpec& spec, const workloads::Graph&
   Lowered r;
   r.plan = planner::builtin_strategies().make_plan("dsm", {spec, g, g.name(), plan::Mode::training, {opt}});
   const topology::TopologyGraph topo(spec, gran);
-  r.program = lowering::lower({r.plan, spec, g, topo});
+  r.program = planner::lower_plan({r.plan, spec, g, topo});
   program::ClosedFormEvaluator closed(program::uncontended_transfer_time(topo));
   r.eval = closed.evaluate(r.program);
   for (const auto& s : program::layer_pass_spans(r.program, r.eval))
     r.span[{r.program.layer_names()[static_cast<size_t>(s.layer)], s.pass}] = s.span();
   for (const auto& l : r.plan.layers)
-    for (const auto& pp : l.passes) r.predicted[{l.name, pp.pass}] = pp.predicted.total_s;
+    for (const auto& pp : l.passes) r.predicted[{l.name, pp.pass}] = pp.cost.total_s;
   return r;
 }
 
-const plan::DsmPassPlan& pass_of(const plan::Plan& p, const std::string& layer, plan::Pass pass) {
+/// A pass of a dsm plan: its family fields and the planner's prediction.
+struct PassView : dsm::DsmPassPlan {
+  plan::PredictedCost predicted;
+};
+
+std::vector<PassView> passes_of(const plan::LayerPlan& l) {
+  std::vector<PassView> out;
+  for (const auto& f : dsm::dsm_fields_from(plan::JsonReader(l.family, "/family", "plan")).passes) {
+    PassView v;
+    static_cast<dsm::DsmPassPlan&>(v) = f;
+    for (const auto& pc : l.passes)
+      if (pc.pass == f.pass) v.predicted = pc.cost;
+    out.push_back(v);
+  }
+  return out;
+}
+
+PassView pass_of(const plan::Plan& p, const std::string& layer, plan::Pass pass) {
   for (const auto& l : p.layers)
     if (l.name == layer)
-      for (const auto& pp : l.passes)
+      for (const auto& pp : passes_of(l))
         if (pp.pass == pass) return pp;
   throw std::runtime_error("no pass " + layer);
+}
+
+/// The family object of layer `name` (to edit a plan the way a user could).
+nlohmann::json& family_of(plan::Plan& p, const std::string& name) {
+  for (auto& l : p.layers)
+    if (l.name == name) return l.family;
+  throw std::runtime_error("no layer " + name);
 }
 
 long long count(const program::Program& p, program::TaskKind kind) {
@@ -227,7 +254,7 @@ TEST(LoweringDsm, Vgg16OnThePaperTorusMatchesThePlannerPassByPass) {
   const Lowered r = lower_and_time(spec, g, "opt=all");
   int dysm = 0, hybrid = 0, reuse = 0, relayout = 0;
   for (const auto& l : r.plan.layers)
-    for (const auto& pp : l.passes) {
+    for (const auto& pp : passes_of(l)) {
       dysm += pp.dysm_factor > 1;
       hybrid += pp.chip_split == "data_x_model_y" || pp.chip_split == "model_x_data_y";
       reuse += pp.memory_reuse;
@@ -258,22 +285,22 @@ TEST(LoweringDsm, InferencePlansMatchThePlanner) {
     const workloads::Graph g = workloads::load_workload("vgg16", batch);
     const plan::Plan p = planner::builtin_strategies().make_plan("dsm", {spec, g, "vgg16", plan::Mode::inference, {}});
     const topology::TopologyGraph topo(spec);
-    const program::Program prog = lowering::lower({p, spec, g, topo});
+    const program::Program prog = planner::lower_plan({p, spec, g, topo});
     program::ClosedFormEvaluator closed(program::uncontended_transfer_time(topo));
     const auto ev = closed.evaluate(prog);
     int preloaded = 0, reused = 0;
     for (const auto& l : p.layers)
-      for (const auto& pp : l.passes) {
-        preloaded += pp.weight_reuse;
+      for (const auto& pp : passes_of(l)) {
+        preloaded += pp.preloaded;
         reused += pp.memory_reuse;
       }
     EXPECT_GT(preloaded, 0);  // the reuse readings this test is about occur
     EXPECT_GT(reused, 0);
     for (const auto& s : program::layer_pass_spans(prog, ev)) {
       const auto& lp = p.layers[static_cast<size_t>(s.layer)];
-      const auto it = lp.passes.front().predicted.breakdown.find("relayout_s");
-      if (it != lp.passes.front().predicted.breakdown.end() && it->second > 0) continue;  // see the vgg16 test
-      EXPECT_NEAR(s.span(), lp.passes.front().predicted.total_s, 1e-9 * lp.passes.front().predicted.total_s)
+      const auto it = lp.passes.front().cost.breakdown.find("relayout_s");
+      if (it != lp.passes.front().cost.breakdown.end() && it->second > 0) continue;  // see the vgg16 test
+      EXPECT_NEAR(s.span(), lp.passes.front().cost.total_s, 1e-9 * lp.passes.front().cost.total_s)
           << lp.name << " batch " << batch << " preloaded " << preloaded << " reused " << reused;
     }
   }
@@ -352,7 +379,7 @@ TEST(LoweringDsm, PlanWhosePassesDoNotMatchTheWorkloadIsRefused) {
       planner::builtin_strategies().make_plan("dsm", {spec, g, "conv_fc", plan::Mode::training, {"opt=none"}});
   auto message = [&](const plan::Plan& p) {
     try {
-      lowering::lower_dsm({p, spec, g, topo});
+      dsm::lower_dsm({p, spec, g, topo});
     } catch (const InputError& e) {
       return std::string(e.what());
     }
@@ -360,27 +387,24 @@ TEST(LoweringDsm, PlanWhosePassesDoNotMatchTheWorkloadIsRefused) {
   };
   // conv is the first layer: it has no BWD pass.
   plan::Plan extra = good;
-  for (auto& l : extra.layers)
-    if (l.name == "conv") {
-      l.passes.push_back(l.passes.back());
-      l.passes.back().pass = Pass::bwd;
-    }
+  {
+    nlohmann::json& passes = family_of(extra, "conv")["passes"];
+    passes.push_back(passes.back());
+    passes.back()["pass"] = "bwd";
+  }
   EXPECT_NE(message(extra).find("layer 'conv': passes [fwd, upd, bwd] do not match the workload"), std::string::npos)
       << message(extra);
   // fc without its UPD.
   plan::Plan missing = good;
-  for (auto& l : missing.layers)
-    if (l.name == "fc") l.passes.pop_back();
+  family_of(missing, "fc")["passes"].erase(family_of(missing, "fc")["passes"].size() - 1);
   EXPECT_NE(message(missing).find("layer 'fc': passes"), std::string::npos) << message(missing);
   // A folded auxiliary layer (flatten, in conv's group) carrying passes.
   plan::Plan folded = good;
-  for (auto& l : folded.layers)
-    if (l.name == "flat") l.passes = pass_of(good, "conv", Pass::fwd).chip_split.empty() ? l.passes : std::vector<plan::DsmPassPlan>{pass_of(good, "conv", Pass::fwd)};
+  family_of(folded, "flat") = family_of(folded, "conv");
   EXPECT_NE(message(folded).find("'flat' carries passes"), std::string::npos) << message(folded);
-  // A core split that is no division of the work over 2 cores.
+  // A work per core that the core factors do not give.
   plan::Plan bad_split = good;
-  for (auto& l : bad_split.layers)
-    if (l.name == "fc") l.passes.front().core_split.in = 3;
+  family_of(bad_split, "fc")["passes"][0]["core_split"]["in"] = 3;
   EXPECT_NE(message(bad_split).find("core_split"), std::string::npos) << message(bad_split);
   EXPECT_EQ(message(good), "no error");
 }
@@ -394,7 +418,7 @@ TEST(LoweringDsm, DISABLED_Vgg16Figures) {
   const plan::Plan p = planner::builtin_strategies().make_plan("dsm", {spec, g, "vgg16", plan::Mode::training, {}});
   for (auto gran : {topology::Granularity::chip, topology::Granularity::core}) {
     const topology::TopologyGraph topo(spec, gran);
-    const program::Program prog = lowering::lower_dsm({p, spec, g, topo});
+    const program::Program prog = dsm::lower_dsm({p, spec, g, topo});
     std::map<program::TaskKind, long long> kinds;
     for (const auto& t : prog.tasks()) ++kinds[t.kind];
     std::printf("%s granularity: %zu tasks (compute %lld, transfer %lld, delay %lld)\n",
@@ -407,7 +431,7 @@ TEST(LoweringDsm, DISABLED_Vgg16Figures) {
       const auto& lp = p.layers[static_cast<size_t>(s.layer)];
       double pred = 0;
       for (const auto& pp : lp.passes)
-        if (pp.pass == s.pass) pred = pp.predicted.total_s;
+        if (pp.pass == s.pass) pred = pp.cost.total_s;
       pred_total += pred;
       std::printf("  %-8s %-3s predicted %9.2f us closed %9.2f us  %+6.2f %%\n", lp.name.c_str(),
                   plan::to_string(s.pass).c_str(), pred * 1e6, s.span() * 1e6, (s.span() / pred - 1) * 100);

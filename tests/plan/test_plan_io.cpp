@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/common/error.hpp"
+#include "sim/plan/json_reader.hpp"
 #include "sim/plan/plan_io.hpp"
 
 using namespace partsim::plan;
@@ -9,7 +10,8 @@ namespace {
 Plan sample_plan() {
   Plan p;
   p.strategy = "accpar";
-  p.options = {"levels=2"};
+  p.options = {{"levels", "2"}, {"ratio", "level"}};
+  p.seed = 42;
   p.tool_version = "0.1.0";
   p.config = {"tpu_v3_128", "0123456789abcdef", "configs/tpu_v3_128.yaml"};
   p.workload = {"alexnet", 512, Mode::training};
@@ -17,21 +19,14 @@ Plan sample_plan() {
   p.memory = MemoryUse{7e8, 8e9, 1e8, 1e8, 4e8, 1e8};
   LayerPlan conv;
   conv.name = "conv1";
+  conv.sharding = {{3, 1, 2, 0}, {{ShardDim::batch, 2, {0.3, 0.7}, {}}, {ShardDim::out_channels, 2, {}, {}}}};
   conv.predicted = {0.5, 0.4, 0.1, {{"inter_layer_s", 0.04}, {"intra_layer_s", 0.06}}};
-  conv.levels = {{AccParType::I, 0.3}, {AccParType::III, 0.5}};
+  conv.family = {{"levels", {{{"type", "I"}, {"ratio", 0.3}}}}};
   LayerPlan fc;
   fc.name = "fc1";
+  fc.sharding = {{}, {{ShardDim::in_channels, 4, {}, {3, 1, 1, 1}}}};
   fc.predicted = {0.75, 0.5, 0.25, {}};
-  DsmPassPlan pass;
-  pass.pass = Pass::bwd;
-  pass.chip_split = "data_x_model_y";
-  pass.core_split = {1, 32, 1, 1, 4};
-  pass.array_split = {16, 16, 1, 1, 1};
-  pass.dysm_factor = 4;
-  pass.memory_reuse = true;
-  pass.pipe_group = 2;
-  pass.chips = {0, 1};
-  fc.passes = {pass};
+  fc.passes = {{Pass::fwd, {0.25, 0.2, 0.05, {}}}, {Pass::bwd, {0.5, 0.3, 0.2, {{"relayout_s", 0.1}}}}};
   p.layers = {conv, fc};
   return p;
 }
@@ -52,35 +47,72 @@ TEST(PlanIo, RoundTripsEveryField) {
   const Plan q = plan_from_json(nlohmann::json::parse(text), "p.json");
   EXPECT_EQ(plan_to_text(q), text);  // byte-identical after a round trip
   ASSERT_EQ(q.layers.size(), 2u);
-  EXPECT_EQ(q.layers[0].levels[1].type, AccParType::III);
-  EXPECT_DOUBLE_EQ(q.layers[0].levels[0].ratio, 0.3);
-  EXPECT_EQ(q.layers[1].passes[0].core_split.mb, 4);
-  EXPECT_EQ(*q.layers[1].passes[0].pipe_group, 2);
+  EXPECT_EQ(q.options.at("levels"), "2");
+  EXPECT_EQ(*q.seed, 42u);
+  EXPECT_EQ(q.layers[0].sharding, p.layers[0].sharding);
+  EXPECT_EQ(q.layers[1].sharding.splits[0].sizes, (std::vector<int>{3, 1, 1, 1}));
+  EXPECT_EQ(q.layers[0].family["levels"][0]["type"], "I");
+  ASSERT_EQ(q.layers[1].passes.size(), 2u);
+  EXPECT_EQ(q.layers[1].passes[1].pass, Pass::bwd);
+  EXPECT_DOUBLE_EQ(q.layers[1].passes[1].cost.breakdown.at("relayout_s"), 0.1);
   EXPECT_DOUBLE_EQ(q.layers[0].predicted.breakdown.at("intra_layer_s"), 0.06);
   ASSERT_TRUE(q.memory.has_value());
   EXPECT_DOUBLE_EQ(q.memory->activations_bytes, 4e8);
-  // Optional: a plan without it reads back without it.
+  // Optional: a plan without them reads back without them.
   Plan bare = sample_plan();
   bare.memory.reset();
-  EXPECT_FALSE(plan_from_json(nlohmann::json::parse(plan_to_text(bare)), "p.json").memory.has_value());
+  bare.seed.reset();
+  const Plan r = plan_from_json(nlohmann::json::parse(plan_to_text(bare)), "p.json");
+  EXPECT_FALSE(r.memory.has_value());
+  EXPECT_FALSE(r.seed.has_value());
 }
 
-TEST(PlanIo, RejectsBadValuesNamingThePath) {
-  nlohmann::json j = nlohmann::json::parse(plan_to_text(sample_plan()));
-  j["layers"][0]["levels"][0]["type"] = "IV";
-  EXPECT_EQ(error_of(j.dump()), "p.json: /layers/0/levels/0/type: must be one of I, II, III (got \"IV\")");
-  j = nlohmann::json::parse(plan_to_text(sample_plan()));
-  j["schema"] = 7;
-  EXPECT_EQ(error_of(j.dump()), "p.json: /schema: unsupported plan schema 7 (this partsim reads schema 1)");
-  j = nlohmann::json::parse(plan_to_text(sample_plan()));
+TEST(PlanIo, RejectsBadValuesAndUnknownKeysNamingThePath) {
+  const auto sample = [] { return nlohmann::json::parse(plan_to_text(sample_plan())); };
+  nlohmann::json j = sample();
+  j["layers"][0]["sharding"]["splits"][0]["dim"] = "depth";
+  EXPECT_EQ(error_of(j.dump()),
+            "p.json: /layers/0/sharding/splits/0/dim: must be one of batch, out_channels, in_channels, height, width, "
+            "sequence (got \"depth\")");
+  j = sample();
   j["workload"].erase("batch");
   EXPECT_EQ(error_of(j.dump()), "p.json: /workload/batch: missing required key");
-  j = nlohmann::json::parse(plan_to_text(sample_plan()));
-  j["layers"][1]["passes"][0]["chip_split"] = "pipeline";
+  j = sample();
+  j["layers"][1]["levels"] = nlohmann::json::array();  // schema 1's key: unknown in schema 2
+  EXPECT_EQ(error_of(j.dump()), "p.json: /layers/1/levels: unknown key (allowed: name, sharding, predicted, passes, family)");
+  j = sample();
+  j["layers"][1]["passes"]["fwd"]["total"] = 1;
   EXPECT_EQ(error_of(j.dump()),
-            "p.json: /layers/1/passes/0/chip_split: must be one of data, model, data_x_model_y, model_x_data_y "
-            "(got \"pipeline\")");
-  j = nlohmann::json::parse(plan_to_text(sample_plan()));
-  j["layers"][0]["levels"][0]["ratio"] = 1.5;
-  EXPECT_EQ(error_of(j.dump()), "p.json: /layers/0/levels/0/ratio: must be in [0, 1] (got 1.5)");
+            "p.json: /layers/1/passes/fwd/total: unknown key (allowed: total_s, compute_s, comm_s, breakdown)");
+  j = sample();
+  j["layers"][1]["passes"]["all"] = j["layers"][1]["passes"]["fwd"];
+  EXPECT_EQ(error_of(j.dump()), "p.json: /layers/1/passes/all: unknown key (allowed: fwd, bwd, upd)");
+  j = sample();
+  j["layers"][0]["sharding"]["devices"][0] = -1;
+  EXPECT_EQ(error_of(j.dump()), "p.json: /layers/0/sharding/devices/0: must be in [0, 1073741824] (got -1)");
+  j = sample();
+  j["options"]["levels"] = 2;
+  EXPECT_EQ(error_of(j.dump()), "p.json: /options/levels: expected a string (got 2)");
+}
+
+TEST(PlanIo, RefusesSchemaOneWithHowToRegenerate) {
+  nlohmann::json j = nlohmann::json::parse(plan_to_text(sample_plan()));
+  j["schema"] = 1;
+  j["layers"][0]["levels"] = nlohmann::json::array();
+  const std::string e = error_of(j.dump());
+  EXPECT_NE(e.find("p.json: /schema: plan schema 1 is not read by this partsim (it reads schema 2)"), std::string::npos)
+      << e;
+  EXPECT_NE(e.find("simplan --config C --workload W --batch B --strategy S -o plan.json"), std::string::npos) << e;
+}
+
+TEST(JsonReader, OnlyKeysNamesTheAllowedOnes) {
+  const nlohmann::json j = {{"a", 1}, {"b", 2}};
+  const JsonReader r(j, "/x", "f.json");
+  EXPECT_NO_THROW(r.only_keys({"a", "b", "c"}));
+  try {
+    r.only_keys({"a"});
+    FAIL() << "no error";
+  } catch (const partsim::InputError& e) {
+    EXPECT_STREQ(e.what(), "f.json: /x/b: unknown key (allowed: a)");
+  }
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/accpar/accpar_planner.hpp"
+#include "sim/accpar/plan_fields.hpp"
 #include "sim/common/error.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/planner/strategies.hpp"
@@ -53,10 +54,20 @@ TEST(Registry, UnknownNameListsTheValidOnes) {
 
 TEST(Registry, DuplicateAndEmptyAreErrors) {
   planner::StrategyRegistry r;
-  auto fn = [](const planner::PlanInputs&) { return plan::Plan{}; };
-  r.add({"x", "one", fn, {}});
-  EXPECT_THROW(r.add({"x", "again", fn, {}}), Error);
-  EXPECT_THROW(r.add({"y", "no function", {}, {}}), Error);
+  planner::StrategyInfo x;
+  x.name = "x";
+  x.description = "one";
+  x.plan = [](const planner::PlanInputs&) { return plan::Plan{}; };
+  r.add(x);
+  EXPECT_THROW(r.add(x), Error);
+  planner::StrategyInfo y = x;
+  y.name = "y";
+  y.plan = {};
+  EXPECT_THROW(r.add(y), Error);
+  planner::StrategyInfo z = x;
+  z.name = "z";
+  z.options = {{"k", planner::OptionType::choice, "c", "a bad default", {"a", "b"}}};
+  EXPECT_THROW(r.add(z), Error);  // a default outside the declared values is a programming error
 }
 
 TEST(Registry, OptionsAreCheckedByTheStrategy) {
@@ -66,9 +77,34 @@ TEST(Registry, OptionsAreCheckedByTheStrategy) {
   EXPECT_THROW(make("accpar", {"levels=8"}), InputError);  // 128 devices: 7 levels
   EXPECT_THROW(make("accpar", {"ratio=group"}), InputError);
   EXPECT_THROW(make("dp", {"ratio=layer"}), InputError);  // only accpar has a ratio to choose
-  EXPECT_EQ(make("accpar", {"levels=3"}).options, (std::vector<std::string>{"levels=3", "ratio=level"}));
-  EXPECT_EQ(make("accpar", {"ratio=layer"}).options, (std::vector<std::string>{"levels=7", "ratio=layer"}));
-  EXPECT_EQ(make("hypar", {"levels=2"}).options, std::vector<std::string>{"levels=2"});
+  using Options = std::map<std::string, std::string>;
+  EXPECT_EQ(make("accpar", {"levels=3"}).options, (Options{{"levels", "3"}, {"ratio", "level"}}));
+  EXPECT_EQ(make("accpar", {"ratio=layer"}).options, (Options{{"levels", "all"}, {"ratio", "layer"}}));
+  EXPECT_EQ(make("hypar", {"levels=2"}).options, (Options{{"levels", "2"}}));
+}
+
+TEST(Registry, MessagesNameTheAllowedKeysAndValues) {
+  const auto& r = planner::builtin_strategies();
+  auto error = [&](const std::string& s, const std::vector<std::string>& kv) {
+    try {
+      r.resolve_options(s, kv);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("<no error>");
+  };
+  EXPECT_EQ(error("accpar", {"depth=3"}), "strategy accpar: unknown option 'depth' (allowed: levels, ratio)");
+  EXPECT_EQ(error("accpar", {"ratio=group"}),
+            "strategy accpar: option ratio='group' is not allowed (allowed: level | layer)");
+  EXPECT_EQ(error("dsm", {"opt=hybrid,warp"}),
+            "strategy dsm: option opt='hybrid,warp' is not allowed (allowed: comma-separated hybrid,memreuse,dysm,tpipe, "
+            "or all, or none)");
+  EXPECT_EQ(error("dp", {"levels=x"}), "strategy dp: option levels='x' is not allowed (allowed: a whole number >= 0 or all)");
+  // Words come back in declaration order; every word is "all".
+  EXPECT_EQ(r.resolve_options("dsm", {"opt=tpipe,hybrid"}).text("opt"), "hybrid,tpipe");
+  EXPECT_EQ(r.resolve_options("dsm", {"opt=tpipe,hybrid,dysm,memreuse"}).text("opt"), "all");
+  // --list-strategies prints each option with its type, default and meaning.
+  EXPECT_NE(r.list_table().find("--option ratio=<level | layer> (default level)"), std::string::npos);
 }
 
 TEST(MakePlan, HeaderAndLayers) {
@@ -83,7 +119,8 @@ TEST(MakePlan, HeaderAndLayers) {
   double sum = 0;
   for (size_t i = 0; i < p.layers.size(); ++i) {
     EXPECT_EQ(p.layers[i].name, lenet().layer(i).name);
-    EXPECT_EQ(p.layers[i].levels.size(), 7u);  // 128 = 2^7
+    EXPECT_EQ(p.layers[i].family["levels"].size(), 7u);  // 128 = 2^7
+    EXPECT_EQ(p.layers[i].sharding.splits.size(), 7u);
     EXPECT_NEAR(p.layers[i].predicted.total_s, p.layers[i].predicted.compute_s + p.layers[i].predicted.comm_s,
                 1e-12 + 1e-9 * p.layers[i].predicted.total_s);
     sum += p.layers[i].predicted.total_s;
@@ -130,30 +167,54 @@ TEST(CheckPlan, WorkloadMismatch) {
 
 TEST(CheckPlan, AccParLevels) {
   auto p = make("owt");
-  p.layers[1].levels.pop_back();
-  EXPECT_NE(check_error(p).find("has 6 levels but platform 'tpu_v3_128' (128 devices) has 7"), std::string::npos);
+  p.layers[1].family["levels"].erase(6);
+  EXPECT_NE(check_error(p).find("/layers/1/family/levels: has 6 levels but the platform's device hierarchy has 7"),
+            std::string::npos)
+      << check_error(p);
   p = make("accpar");
-  p.layers[1].levels[0].ratio = 0.0;
-  EXPECT_NE(check_error(p).find("/levels/0/ratio: must be strictly between 0 and 1"), std::string::npos);
+  p.layers[1].family["levels"][0]["ratio"] = 0.0;
+  EXPECT_NE(check_error(p).find("/layers/1/family/levels/0/ratio: must be strictly between 0 and 1"), std::string::npos);
+  p = make("accpar");
+  p.layers[1].family["levels"][0]["kind"] = "x";
+  EXPECT_NE(check_error(p).find("/layers/1/family/levels/0/kind: unknown key (allowed: type, ratio)"), std::string::npos);
   // A Type-III level is outside HyPar's space.
   p = make("hypar");
   for (size_t i = 0; i < p.layers.size(); ++i)
-    if (lenet().layer(i).kind == workloads::LayerKind::fc) p.layers[i].levels[0].type = plan::AccParType::III;
-  EXPECT_NE(check_error(p).find("is not in strategy hypar's space"), std::string::npos);
+    if (lenet().layer(i).kind == workloads::LayerKind::fc) p.layers[i].family["levels"][0]["type"] = "III";
+  EXPECT_NE(check_error(p).find("is not in strategy hypar's space"), std::string::npos) << check_error(p);
+  // The sharding must say what the levels say (the lowering reads the sharding).
+  p = make("dp");
+  p.layers[2].sharding.splits[0].dim = plan::ShardDim::out_channels;
+  EXPECT_NE(check_error(p).find("/layers/2/sharding: does not match the layer's AccPar levels"), std::string::npos);
   p = make("accpar");
   p.strategy = "magic";
   EXPECT_NE(check_error(p).find("unknown strategy 'magic'"), std::string::npos);
 }
 
+TEST(CheckPlan, ShardingsOptionsAndSeed) {
+  auto p = make("dp");
+  p.layers[3].sharding.devices = {0, 1, 1};
+  EXPECT_NE(check_error(p).find("/layers/3/sharding: device 1 is listed twice"), std::string::npos) << check_error(p);
+  p = make("dp");
+  p.layers[3].sharding.devices = {};
+  p.layers[3].sharding.splits.pop_back();
+  EXPECT_NE(check_error(p).find("/layers/3/sharding: the splits leave 2 devices on one box"), std::string::npos);
+  p = make("dp");
+  p.options["ratio"] = "layer";
+  EXPECT_NE(check_error(p).find("/options: strategy dp: unknown option 'ratio'"), std::string::npos);
+  p = make("dp");
+  p.seed = 3;
+  EXPECT_NE(check_error(p).find("/seed: strategy dp is deterministic"), std::string::npos);
+}
+
 TEST(MakePlan, LevelsReplayThroughTheTimeModel) {
-  // A plan's levels[] fed back into the AccPar time model give the plan's own prediction: what
-  // plan.json says is enough to rebuild every transfer (accpar::layer_work).
+  // A plan's family levels fed back into the AccPar time model give the plan's own prediction.
   const auto p = make("accpar");
   const auto problem = accpar::make_problem(lenet(), accpar::Mode::training, 2);
   const auto h = accpar::build_hierarchy(spec());
-  const auto r = accpar::evaluate_typing(problem, h, accpar::typing_from_plan(p, problem, h));
+  const auto r = accpar::evaluate_typing(problem, h, accpar::typing_from_plan(p, h, "plan.json"));
   EXPECT_NEAR(r.iteration_s, p.predicted_iteration_s, 1e-9 * p.predicted_iteration_s);
   auto broken = p;
-  broken.layers[2].levels.pop_back();
-  EXPECT_THROW(accpar::typing_from_plan(broken, problem, h), InputError);
+  broken.layers[2].family["levels"].erase(0);
+  EXPECT_THROW(accpar::typing_from_plan(broken, h, "plan.json"), InputError);
 }

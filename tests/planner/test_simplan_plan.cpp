@@ -26,7 +26,7 @@ TEST(SimplanPlan, WritesTheDocumentedFields) {
   ASSERT_EQ(run("--config " + config("tpu_v2v3_256.yaml") + " --workload alexnet --batch 512 --strategy accpar -o " + out), 0);
   std::ifstream in(out);
   const auto j = nlohmann::json::parse(in);
-  EXPECT_EQ(j["schema"], 1);
+  EXPECT_EQ(j["schema"], 2);
   EXPECT_EQ(j["strategy"], "accpar");
   EXPECT_EQ(j["config"]["name"], "tpu_v2v3_256");
   EXPECT_EQ(j["config"]["hash"].get<std::string>().size(), 16u);
@@ -38,8 +38,9 @@ TEST(SimplanPlan, WritesTheDocumentedFields) {
   for (const auto& l : j["layers"]) {
     ASSERT_TRUE(l.contains("name"));
     for (const char* k : {"total_s", "compute_s", "comm_s"}) ASSERT_TRUE(l["predicted"].contains(k));
-    ASSERT_EQ(l["levels"].size(), 8u);  // 1 (v2 | v3) + 7
-    const std::string t = l["levels"][0]["type"];
+    ASSERT_EQ(l["family"]["levels"].size(), 8u);  // 1 (v2 | v3) + 7
+    ASSERT_EQ(l["sharding"]["splits"].size(), 8u);
+    const std::string t = l["family"]["levels"][0]["type"];
     EXPECT_TRUE(t == "I" || t == "II" || t == "III");
     sum += l["predicted"]["total_s"].get<double>();
   }
@@ -52,7 +53,7 @@ TEST(SimplanPlan, LevelsOptionAndListing) {
   ASSERT_EQ(run("--config " + config("tpu_v3_128.yaml") + " --workload vgg11 --batch 64 --strategy hypar --levels 2 -o " + out), 0);
   std::ifstream in(out);
   const auto j = nlohmann::json::parse(in);
-  EXPECT_EQ(j["options"][0], "levels=2");
+  EXPECT_EQ(j["options"]["levels"], "2");
   EXPECT_EQ(run("--list-strategies"), 0);
   std::filesystem::remove(out);
 }

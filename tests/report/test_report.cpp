@@ -42,12 +42,12 @@ TEST(Report, RowsFollowThePlansGranularity) {
   p.predicted_iteration_s = 6e-3;
   plan::LayerPlan x;
   x.name = "x";
-  plan::DsmPassPlan f;
+  plan::PassPrediction f;
   f.pass = Pass::fwd;
-  f.predicted.total_s = 1e-3;
-  plan::DsmPassPlan b = f;
+  f.cost.total_s = 1e-3;
+  plan::PassPrediction b = f;
   b.pass = Pass::bwd;
-  b.predicted.total_s = 2e-3;
+  b.cost.total_s = 2e-3;
   x.passes = {f, b};
   plan::LayerPlan y;
   y.name = "y";
@@ -96,9 +96,9 @@ TEST(Report, ExposedTimeSplitsIntoMemoryAndCommunication) {
   p.strategy = "test";
   plan::LayerPlan x;
   x.name = "x";
-  plan::DsmPassPlan f;
+  plan::PassPrediction f;
   f.pass = Pass::fwd;
-  f.predicted.total_s = 4e-3;
+  f.cost.total_s = 4e-3;
   x.passes = {f};
   p.layers = {x};
   for (bool overlapped : {true, false}) {

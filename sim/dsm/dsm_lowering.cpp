@@ -42,7 +42,10 @@
 #include "sim/dsm/network.hpp"
 #include "sim/dsm/search.hpp"
 #include "sim/dsm/transfers.hpp"
+#include "sim/dsm/plan_fields.hpp"
+#include "sim/dsm/strategy.hpp"
 #include "sim/lowering/lowering.hpp"
+#include "sim/plan/json_reader.hpp"
 #include "sim/lowering/task_builders.hpp"
 
 namespace partsim::lowering {
@@ -55,13 +58,15 @@ using dsm::DsmSystem;
 using dsm::PassCost;
 using dsm::PassFlags;
 using plan::Pass;
-using plan::Split5;
+using dsm::Split5;
+
+/// A resolved strategy option of the plan ("all" when the plan does not list it).
+std::string option_of(const plan::Plan& plan, const std::string& key) {
+  const auto it = plan.options.find(key);
+  return it == plan.options.end() ? "all" : it->second;
+}
 
 long long ceil_div(long long a, long long b) { return b <= 1 ? a : (a + b - 1) / b; }
-
-bool same(const Split5& a, const Split5& b) {
-  return a.in == b.in && a.out == b.out && a.ij == b.ij && a.kij == b.kij && a.mb == b.mb;
-}
 
 std::string pass_list(const std::vector<Pass>& passes) {
   std::string s;
@@ -79,7 +84,7 @@ std::vector<Pass> expected_passes(const DsmLayer& L, plan::Mode mode) {
 /// One pass of one group as the planner costed it.
 struct PassSetup {
   Pass pass = Pass::fwd;
-  const plan::DsmPassPlan* plan = nullptr;
+  const dsm::DsmPassPlan* plan = nullptr;
   CoreConfig config;
   PassFlags first_flags;
   PassFlags rest_flags;
@@ -112,7 +117,7 @@ class DsmLowerer {
   explicit DsmLowerer(const Context& c)
       : c_(c),
         s_(dsm::make_dsm_system(c.spec)),
-        o_(dsm::parse_dsm_options(c.plan.options)),
+        o_(dsm::parse_dsm_options({option_of(c.plan, "opt")})),
         net_(dsm::build_network(c.workload)),
         core_level_(c.topology.granularity() == topology::Granularity::core),
         chip_topology_(c.spec, topology::Granularity::chip) {
@@ -120,6 +125,9 @@ class DsmLowerer {
   }
 
   program::Program run() {
+    for (std::size_t i = 0; i < c_.plan.layers.size(); ++i)
+      fields_.push_back(dsm::dsm_fields_from(
+          plan::JsonReader(c_.plan.layers[i].family, "/layers/" + std::to_string(i) + "/family", "dsm plan")));
     check_layers();
     for (const auto& layer : c_.plan.layers) program_.add_layer(layer.name);
     for (int d = 0; d < s_.chips(); ++d) chips_.push_back(d);
@@ -177,8 +185,9 @@ class DsmLowerer {
     // Folded auxiliary layers carry no passes (strategy.hpp).
     for (const auto& grp : net_.groups)
       for (std::size_t m = 1; m < grp.members.size(); ++m) {
-        const auto& lp = c_.plan.layers[static_cast<std::size_t>(plan_index_.at(grp.members[m]))];
-        if (!lp.passes.empty())
+        const auto index = static_cast<std::size_t>(plan_index_.at(grp.members[m]));
+        const auto& lp = c_.plan.layers[index];
+        if (!fields_[index].passes.empty())
           throw InputError("dsm plan: layer '" + lp.name + "' carries passes, but the workload folds it into group '" +
                            grp.members.front() + "' (only a group's primary layer has passes)");
       }
@@ -189,7 +198,7 @@ class DsmLowerer {
     GroupSetup gs;
     gs.group = g;
     gs.layer = plan_index_.at(grp.members.front());
-    const plan::LayerPlan& lp = c_.plan.layers[static_cast<std::size_t>(gs.layer)];
+    const dsm::DsmLayerFields& lp = fields_[static_cast<std::size_t>(gs.layer)];
     const DsmLayer& L = grp.layer;
 
     std::vector<Pass> got;
@@ -202,7 +211,7 @@ class DsmLowerer {
                                    : L.first                        ? "training, first layer: no BWD"
                                                                     : "training") +
                        ": FWD first, then [" + pass_list(want) + "])");
-    const plan::DsmPassPlan& p0 = lp.passes.front();
+    const dsm::DsmPassPlan& p0 = lp.passes.front();
     gs.split = dsm::chip_split_from_string(p0.chip_split);
     gs.dysm = std::max(1, p0.dysm_factor);
     for (const auto& pp : lp.passes) {
@@ -268,86 +277,39 @@ class DsmLowerer {
                    ng.dysm == gs.dysm && find(ng, Pass::fwd)->plan->memory_reuse;
   }
 
-  /// Finds the CoreD / ArrayD factors that give the plan's work per core and per array, and the
-  /// flag reading, whose composed time is the plan's prediction (the search's own choice when the
-  /// plan came from the search; ties: the first in the search's enumeration order).
+  /// The pass as the planner costed it, from the plan's own fields: the CoreD / ArrayD factors and
+  /// the memory-reuse reading (preloaded weights, weights or gradient held across iterations). The
+  /// work per core and per array the plan lists must follow from the factors.
   void resolve_pass(GroupSetup& gs, PassSetup& ps) {
-    const plan::DsmPassPlan& pp = *ps.plan;
+    const dsm::DsmPassPlan& pp = *ps.plan;
     const DsmLayer& Ls = gs.Ls;
     const double e = gs.sys.bytes_per_element;
     const dsm::ChipFactors cf = dsm::chip_factors(gs.split, gs.sys.M, gs.sys.N);
     const double kernel_chip = dsm::fprod({Ls.in, ceil_div(Ls.out, cf.out), Ls.kij});
-
-    // Flag readings: (first-iteration flags, weights held across later iterations).
-    struct Reading {
-      PassFlags base;
-      bool held;
-    };
-    std::vector<Reading> readings;
-    const bool inference = o_.mode == plan::Mode::inference;
-    PassFlags base = dsm::flags_for(ps.pass, gs.reuse_in, gs.reuse_out, o_.mode == plan::Mode::inference);
-    if (inference && ps.pass == Pass::fwd && pp.weight_reuse) {
-      PassFlags pre = base;
-      pre.fetch_b = false;  // weights preloaded (§III-B)
-      readings.push_back({pre, false});
-      if (Ls.lstm) {
-        readings.push_back({pre, true});
-        readings.push_back({base, true});
-      }
-    } else {
-      readings.push_back({base, pp.weight_reuse});
+    ps.config = CoreConfig{pp.core_factors, pp.array_factors};
+    {
+      const dsm::WorkSplit w = dsm::work_split(Ls, gs.split, ps.config, gs.sys.M, gs.sys.N);
+      if (!(w.core == pp.core_split) || !(w.array == pp.array_split))
+        throw InputError(where(gs.group) + " pass " + plan::to_string(ps.pass) +
+                         ": core_split / array_split are not the work the core_factors / array_factors give "
+                         "(seed 003 Fig. 4; re-run simplan)");
     }
-
-    // Pipelined layers report a share of their pipe group's time, not their own: the cheapest
-    // reading is the search's (try_pipeline's best_pass).
-    double target = gs.pipe ? 0.0 : pp.predicted.total_s;
-    if (auto it = pp.predicted.breakdown.find("relayout_s"); !gs.pipe && it != pp.predicted.breakdown.end())
-      target -= it->second;
-    const double grad_s = ps.pass == Pass::upd ? gradient_s(gs) : 0.0;
-
-    bool found = false;
-    double best_gap = 0;
-    for (const Split5& cfac : dsm::factorizations(gs.sys.cores()))
-      for (const Split5& afac : dsm::factorizations(std::max(1, gs.sys.chip.core.arrays))) {
-        const CoreConfig config{cfac, afac};
-        const dsm::WorkSplit w = dsm::work_split(Ls, gs.split, config, gs.sys.M, gs.sys.N);
-        if (!same(w.core, pp.core_split) || !same(w.array, pp.array_split)) continue;
-        for (const Reading& r : readings) {
-          PassSetup cand = ps;
-          cand.config = config;
-          cand.first_flags = r.base;
-          cand.rest_flags = r.base;
-          if (gs.iterations > 1 && Ls.primary) {  // search.cpp best_pass
-            PassFlags& rf = cand.rest_flags;
-            if (ps.pass != Pass::upd) {
-              if (r.held) rf.fetch_b = false;  // weights held across timesteps
-            } else if (r.held) {
-              rf.write_o = false;  // gradient accumulated on chip, written once
-            } else {
-              rf.extra_memory_bytes += kernel_chip * e;  // read back the partial gradient
-            }
-          }
-          cand.first = dsm::evaluate_pass(Ls, ps.pass, gs.split, config, cand.first_flags, gs.sys);
-          cand.rest = dsm::evaluate_pass(Ls, ps.pass, gs.split, config, cand.rest_flags, gs.sys);
-          const double total =
-              cand.first.total + static_cast<double>(gs.iterations - 1) * cand.rest.total + grad_s;
-          const double gap = std::abs(total - target);
-          if (!found || gap < best_gap) {
-            found = true;
-            best_gap = gap;
-            ps.config = cand.config;
-            ps.first_flags = cand.first_flags;
-            ps.rest_flags = cand.rest_flags;
-            ps.first = cand.first;
-            ps.rest = cand.rest;
-          }
-        }
+    PassFlags base = dsm::flags_for(ps.pass, gs.reuse_in, gs.reuse_out, o_.mode == plan::Mode::inference);
+    if (pp.preloaded) base.fetch_b = false;  // weights preloaded (§III-B)
+    ps.first_flags = base;
+    ps.rest_flags = base;
+    if (gs.iterations > 1 && Ls.primary) {  // search.cpp best_pass
+      PassFlags& rf = ps.rest_flags;
+      if (ps.pass != Pass::upd) {
+        if (pp.weights_held) rf.fetch_b = false;  // weights held across timesteps
+      } else if (pp.weights_held) {
+        rf.write_o = false;  // gradient accumulated on chip, written once
+      } else {
+        rf.extra_memory_bytes += kernel_chip * e;  // read back the partial gradient
       }
-    if (!found)
-      throw InputError(where(gs.group) + " pass " + plan::to_string(ps.pass) +
-                       ": core_split / array_split are not a division of the layer's work over " +
-                       std::to_string(gs.sys.cores()) + " cores and " + std::to_string(gs.sys.chip.core.arrays) +
-                       " arrays per core (seed 003 Fig. 4)");
+    }
+    ps.first = dsm::evaluate_pass(Ls, ps.pass, gs.split, ps.config, ps.first_flags, gs.sys);
+    ps.rest = dsm::evaluate_pass(Ls, ps.pass, gs.split, ps.config, ps.rest_flags, gs.sys);
     // Reads of one iteration (FetchInp + FetchKer + read-back): the memory term without WriteOut.
     auto reads_of = [&](PassFlags f) {
       f.write_o = false;
@@ -360,14 +322,6 @@ class DsmLowerer {
     const dsm::WorkSplit w = dsm::work_split(Ls, gs.split, ps.config, gs.sys.M, gs.sys.N);
     const double ij_scale = static_cast<double>(Ls.ij_in) / static_cast<double>(Ls.ij);
     ps.chunk_bytes = dsm::fprod({w.chip.in, w.chip.mb, w.chip.ij}) * ij_scale / static_cast<double>(cf.out) * e;
-  }
-
-  double gradient_s(const GroupSetup& gs) const {
-    if (!gs.Ls.primary) return 0;
-    const dsm::ChipFactors cf = dsm::chip_factors(gs.split, gs.sys.M, gs.sys.N);
-    const DsmLayer& L = net_.groups[gs.group].layer;
-    const double grad = dsm::fprod({L.in, ceil_div(L.out, cf.out), L.kij}) * gs.sys.bytes_per_element;
-    return dsm::group_time(dsm::gradient_reduction(grad, gs.split, gs.sys).loads, gs.sys);
   }
 
   // ---- building the Program ---------------------------------------------------------------------
@@ -430,36 +384,7 @@ class DsmLowerer {
   /// Several device schedules run one after the other, merged as above.
   std::vector<int> add_merged(const collectives::Schedule& sched, double repeats, int layer, Pass pass,
                               const std::string& label, const std::vector<int>& after) {
-    // Steps as (pair set -> bytes per pair); consecutive steps with the same pairs form a run.
-    using Pairs = std::vector<std::pair<int, int>>;
-    struct Run {
-      Pairs pairs;
-      std::vector<double> bytes;
-      double steps = 0;
-      double latency = 0;  // largest route latency of a step
-    };
-    std::vector<Run> runs;
-    std::size_t t = 0;
-    const auto& ts = sched.transfers;
-    for (int step = 0; step < sched.step_count; ++step) {
-      Pairs pairs;
-      std::vector<double> bytes;
-      double lat = 0;
-      for (; t < ts.size() && ts[t].step == step; ++t) {
-        if (ts[t].src == ts[t].dst || ts[t].bytes <= 0) continue;
-        pairs.push_back({ts[t].src, ts[t].dst});
-        bytes.push_back(ts[t].bytes);
-        lat = std::max(lat, c_.topology.route_latency(c_.topology.device_route(ts[t].src, ts[t].dst)));
-      }
-      if (pairs.empty()) continue;
-      if (!runs.empty() && runs.back().pairs == pairs) {
-        for (std::size_t i = 0; i < pairs.size(); ++i) runs.back().bytes[i] += bytes[i];
-        runs.back().steps += 1;
-        runs.back().latency = std::max(runs.back().latency, lat);
-      } else {
-        runs.push_back({pairs, bytes, 1, lat});
-      }
-    }
+    const std::vector<StepRun> runs = step_runs(sched, chip_topology_);
     // Repeating a schedule that is one run extends the run; otherwise the runs are repeated.
     collectives::Schedule merged;
     double removed_latency = 0;
@@ -467,7 +392,7 @@ class DsmLowerer {
     const double copies = single ? 1 : repeats;
     int step = 0;
     for (double k = 0; k < copies; k += 1)
-      for (const Run& run : runs) {
+      for (const StepRun& run : runs) {
         const double scale = single ? repeats : 1.0;
         for (std::size_t i = 0; i < run.pairs.size(); ++i)
           merged.add(run.pairs[i].first, run.pairs[i].second, run.bytes[i] * scale, step);
@@ -774,6 +699,7 @@ class DsmLowerer {
   /// at 13-19 s and 20-30k activities/s for vgg16 b512 (issue 6 target: 3 s): 32 x the flows on
   /// every chip-to-chip link.
   topology::TopologyGraph chip_topology_;
+  std::vector<dsm::DsmLayerFields> fields_;  // every plan layer's dsm fields, in plan order
   std::map<std::string, int> plan_index_;
   std::vector<GroupSetup> groups_;
   std::vector<int> chips_;
@@ -782,10 +708,14 @@ class DsmLowerer {
 
 }  // namespace
 
-program::Program lower_dsm(const Context& context) {
+}  // namespace partsim::lowering
+
+namespace partsim::dsm {
+
+program::Program lower_dsm(const lowering::Context& context) {
   if (context.plan.strategy != "dsm")
     throw InputError("lower_dsm: plan strategy is '" + context.plan.strategy + "', not dsm");
-  return DsmLowerer(context).run();
+  return lowering::DsmLowerer(context).run();
 }
 
-}  // namespace partsim::lowering
+}  // namespace partsim::dsm

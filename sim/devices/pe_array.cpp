@@ -1,0 +1,26 @@
+#include "sim/devices/pe_array.hpp"
+
+namespace partsim::devices {
+namespace {
+long long ceil_div(long long a, long long b) { return b <= 1 ? a : (a + b - 1) / b; }
+}  // namespace
+
+ArrayMapping array_mapping(const ArrayWork& a, plan::Pass pass) {
+  switch (pass) {
+    case plan::Pass::fwd: return {a.in * a.kij, a.out, a.mb * a.ij};
+    case plan::Pass::bwd: return {a.out * a.kij, a.in, a.mb * a.ij};
+    case plan::Pass::upd: return {a.mb * a.ij, a.out, a.in * a.kij};
+  }
+  return {};
+}
+
+double pricomp_cycles(const ArrayWork& work, plan::Pass pass, const topology::CoreSpec& core) {
+  const ArrayMapping m = array_mapping(work, pass);
+  // seed 003 §II-C: work below P along a dimension is padded up to P; §II-D: plus start-up.
+  const double chunks = static_cast<double>(ceil_div(m.reduction, core.array.rows)) *
+                        static_cast<double>(ceil_div(m.column, core.array.cols)) *
+                        static_cast<double>(ceil_div(m.stream, core.pe.simd_lanes));
+  return chunks + core.array.rows + core.array.cols;
+}
+
+}  // namespace partsim::devices

@@ -1,0 +1,184 @@
+// The shared sharding lowering (sim/lowering/sharding_lowering.hpp) on hand-built plans: the Program
+// timed by the closed form and replayed on SimGrid, against times computed by hand.
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "sim/lowering/layer_geometry.hpp"
+#include "sim/lowering/sharding_lowering.hpp"
+#include "sim/program/closed_form.hpp"
+#include "sim/program/platform_binding.hpp"
+#include "sim/replay/program_replay.hpp"
+#include "tests/lowering_sharding/two_fc.hpp"
+#include "workloads/net_builder.hpp"
+
+using namespace partsim;
+using partsim::fixtures::kFwdFlops;
+using partsim::fixtures::kUpdFlops;
+using partsim::fixtures::kWeightBytes;
+using plan::ShardDim;
+
+namespace {
+
+constexpr double us = 1e-6;
+
+/// A plan of the given shardings, one per layer (the strategy name is only a label here).
+plan::Plan plan_of(const workloads::Graph& g, const std::vector<plan::Sharding>& shardings) {
+  plan::Plan p;
+  p.strategy = "hand";
+  p.workload = {g.name(), g.batch(), plan::Mode::training};
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    plan::LayerPlan l;
+    l.name = g.layer(i).name;
+    l.sharding = shardings.at(i);
+    p.layers.push_back(l);
+  }
+  return p;
+}
+
+struct Timed {
+  program::Program program;
+  program::Evaluation closed;
+  std::map<std::string, int> transfers;  // by label
+};
+
+Timed lower(const plan::Plan& p, const topology::SystemSpec& spec, const workloads::Graph& g) {
+  const topology::TopologyGraph topo(spec);
+  Timed t{lowering::lower_sharding({p, spec, g, topo}), {}, {}};
+  t.closed = program::ClosedFormEvaluator(program::uncontended_transfer_time(topo)).evaluate(t.program);
+  for (const auto& task : t.program.tasks())
+    if (task.kind == program::TaskKind::transfer) ++t.transfers[task.label];
+  return t;
+}
+
+}  // namespace
+
+// Data parallelism on 2 devices: no transfer between the layers; each device computes half of
+// every pass; the gradients of fc2 and fc1 are all-reduced on a ring of 2 (one flow per direction
+// of 2 x (S/2) = S bytes at 1 GB/s: 2.097 ms), each after its own UPD, overlapping what follows.
+// Closed form: FWD 2 x 67.076 us, fc2 BWD 67.076 + UPD 66.585; fc1 has no BWD (its input is the
+// graph's), UPD 66.585, then its all-reduce: 334.4 us + 2097.152 us.
+TEST(ShardingLowering, DataParallelByHand) {
+  const auto spec = fixtures::star(2);
+  const auto g = fixtures::two_fc();
+  const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 2}});
+  const Timed t = lower(plan_of(g, {dp, dp, dp}), spec, g);
+  EXPECT_EQ(t.transfers.size(), 1u);  // only the gradient all-reduces
+  EXPECT_EQ(t.transfers.at("gradient all-reduce"), 4);
+  const double fwd = kFwdFlops / 2 / 1e12, upd = kUpdFlops / 2 / 1e12;
+  const double allreduce = kWeightBytes / 1e9;
+  EXPECT_NEAR(t.closed.makespan_s, 3 * fwd + 2 * upd + allreduce, 1e-9 * t.closed.makespan_s);
+
+  // SimGrid: fc2's all-reduce starts at 3 fwd + upd; fc1's joins it 66.6 us later and both share
+  // each device's link, which stays busy until 2 x S has crossed it: the end is 3 fwd + upd + 2 S/b.
+  const topology::TopologyGraph topo(spec);
+  replay::SimGridEvaluator simgrid(topo);
+  const auto sim = simgrid.evaluate(t.program);
+  EXPECT_NEAR(sim.makespan_s, 3 * fwd + upd + 2 * allreduce, 1e-6 * sim.makespan_s);
+}
+
+// Model parallelism (out_channels over 2 devices): fc2 needs the half of fc1's output it lacks
+// (64 x 512 x 2 B = 65,536 B = 65.5 us at 1 GB/s, both directions at once); in BWD fc2's input error
+// is a partial sum over its output half, sent back to fc1's owners (65.5 us again). No weight is
+// replicated, so no all-reduce. The input x is batch-split: fc1's devices each fetch the other's
+// half batch (32 x 1024 x 2 B = 65.5 us).
+TEST(ShardingLowering, ModelParallelRedistributesByHand) {
+  const auto spec = fixtures::star(2);
+  const auto g = fixtures::two_fc();
+  const plan::Sharding mp = plan::mesh_sharding({}, {{ShardDim::out_channels, 2}});
+  const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 2}});
+  const Timed t = lower(plan_of(g, {dp, mp, mp}), spec, g);
+  EXPECT_EQ(t.transfers.at("input from x"), 2);
+  EXPECT_EQ(t.transfers.at("input from fc1"), 2);
+  EXPECT_EQ(t.transfers.at("error to fc1"), 2);
+  EXPECT_EQ(t.transfers.count("gradient all-reduce"), 0u);
+  const double hop = 65536 / 1e9;
+  const double fwd = kFwdFlops / 2 / 1e12, upd = kUpdFlops / 2 / 1e12;
+  // x -> fc1 FWD -> fetch -> fc2 FWD -> fc2 BWD -> send -> fc1 UPD; fc2 UPD runs on the device
+  // while the error travels (device order: fc2 BWD, fc2 UPD, then fc1 UPD).
+  const double expected = hop + fwd + hop + fwd + fwd + std::max(upd, hop) + upd;
+  EXPECT_NEAR(t.closed.makespan_s, expected, 1e-9 * expected);
+}
+
+// The output a device computes, and the input window it reads, for a strided convolution.
+TEST(LayerGeometry, ConvolutionReadsItsWindowAndConcatItsSlot) {
+  workloads::NetBuilder b("geo", "");
+  const std::string x = b.input("x", {3, 8, 8});
+  const std::string c = b.conv("c", x, 4, 3, 2, 1, false);  // 3x3, stride 2, pad 1: 8x8 -> 4x4
+  b.concat("cat", {c, c});
+  const workloads::Graph g = b.build(2);
+  const auto& conv = g.layer("c");
+  const plan::LoopExtent e = lowering::loop_extent(conv, 2);
+  EXPECT_EQ(e.out_channels, 4);
+  EXPECT_EQ(e.in_channels, 3);
+  EXPECT_EQ(e.height, 4);
+  // Output rows 2..3 read input rows 2*2-1 = 3 .. (3*2-1)+3 = 8.
+  plan::LoopBox box{{0, 2}, {0, 4}, {0, 3}, {2, 4}, {0, 4}};
+  const auto in = lowering::input_box(conv, 0, box, e, 2);
+  EXPECT_EQ(in.height, (plan::Range{3, 8}));
+  EXPECT_EQ(in.width, (plan::Range{0, 8}));
+  EXPECT_EQ(lowering::output_box(conv, box, e, 2).height, (plan::Range{2, 4}));
+  EXPECT_DOUBLE_EQ(lowering::work_fraction(conv, box, e), 0.5);
+  // concat of two 4-channel inputs: output channels 2..6 read channels 2..4 of slot 0, 0..2 of slot 1.
+  const auto& cat = g.layer("cat");
+  const plan::LoopExtent ce = lowering::loop_extent(cat, 2);
+  plan::LoopBox cb{{0, 2}, {2, 6}, {0, 8}, {0, 4}, {0, 4}};
+  EXPECT_EQ(lowering::input_box(cat, 0, cb, ce, 2).channel, (plan::Range{2, 4}));
+  EXPECT_EQ(lowering::input_box(cat, 1, cb, ce, 2).channel, (plan::Range{0, 2}));
+}
+
+// Partial sums (in_channels split) are reduce-scattered on a ring: with 2 devices, one step of half
+// the output each way (64 x 1024 / 2 x 2 B = 65,536 B, 65.5 us); each device then owns half.
+TEST(ShardingLowering, SplitReductionIsReduceScattered) {
+  const auto spec = fixtures::star(2);
+  const auto g = fixtures::two_fc();
+  const plan::Sharding in = plan::mesh_sharding({}, {{ShardDim::in_channels, 2}});
+  const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 2}});
+  plan::Plan p = plan_of(g, {dp, in, dp});
+  p.workload.mode = plan::Mode::inference;
+  const Timed t = lower(p, spec, g);
+  EXPECT_EQ(t.transfers.at("partial-sum reduce-scatter"), 2);
+  for (const auto& task : t.program.tasks()) {
+    if (task.label == "partial-sum reduce-scatter") {
+      EXPECT_DOUBLE_EQ(task.bytes, 65536);
+    }
+  }
+}
+
+// Every layer the planner charges has work: a layer norm straight on the workload's input gets
+// its FWD, its gradient (UPD, gamma and beta) and the all-reduce of those 2 x 16 parameters.
+TEST(ShardingLowering, LayerNormOnTheInputHasWork) {
+  workloads::NetBuilder b("ln", "");
+  const std::string x = b.input("x", {16, 4, 1});
+  const std::string n = b.layer_norm("ln", x);
+  b.fc("fc", n, 8, false);
+  const workloads::Graph g = b.build(4);
+  const auto spec = fixtures::star(2);
+  const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 2}});
+  const Timed t = lower(plan_of(g, {dp, dp, dp}), spec, g);
+  std::map<std::pair<std::string, plan::Pass>, int> tasks;
+  for (const auto& task : t.program.tasks()) ++tasks[{t.program.layer_names()[static_cast<std::size_t>(task.layer)], task.pass}];
+  EXPECT_GT((tasks[{"ln", plan::Pass::fwd}]), 0);
+  EXPECT_GT((tasks[{"ln", plan::Pass::upd}]), 0);
+  for (const auto& task : t.program.tasks()) {
+    if (task.label == "gradient all-reduce" && t.program.layer_names()[static_cast<std::size_t>(task.layer)] == "ln") {
+      EXPECT_DOUBLE_EQ(task.bytes, 2 * 16 * 2.0);  // (gamma + beta) x 2 B, one flow of both ring steps
+    }
+  }
+}
+
+TEST(ShardingLowering, InvalidShardingNamesTheLayer) {
+  const auto spec = fixtures::star(2);
+  const auto g = fixtures::two_fc();
+  const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 2}});
+  const plan::Sharding bad = plan::mesh_sharding({0, 5}, {{ShardDim::batch, 2}});
+  try {
+    lower(plan_of(g, {dp, bad, dp}), spec, g);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "plan: /layers/1/sharding ('fc1'): device 5 does not exist (the platform has 2 devices: 0..1)");
+  }
+}

@@ -1,0 +1,50 @@
+#pragma once
+// Fixtures of the sharding-lowering tests: a star of roofline devices and a two-layer workload
+// whose every time is easy to compute by hand.
+
+#include <string>
+
+#include "sim/plan/plan.hpp"
+#include "tests/support/platform_yaml.hpp"
+#include "workloads/graph.hpp"
+
+namespace partsim::fixtures {
+
+// `n` roofline devices on a star, bf16 (2 bytes per element), no latency: 1 TFLOP/s, memory
+// 1000 GB/s, 1 GB/s per device link.
+inline topology::SystemSpec star(int n) {
+  return test::platform_from_yaml("system:\n  name: star\n  precision: bf16\n  device_types:\n"
+                            "    dev: {kind: roofline, peak: 1TFLOP/s, memory: 16GiB, memory_bandwidth: 1000GB/s, "
+                            "network_bandwidth: 1GB/s}\n"
+                            "  devices:\n    - {type: dev, count: " + std::to_string(n) + "}\n"
+                            "  star:\n    latency: 0s\n");
+}
+
+// x (1024 features) -> fc1 (1024 -> 1024) -> fc2 (1024 -> 1024), batch 64, no biases: no auxiliary
+// FLOPs. Per pass (AccPar Table 6, 2P - 1 FLOP per output): FWD 65536 x 2047 = 134,152,192;
+// BWD 65536 x 2047; UPD 1048576 x 127 = 133,169,152. Weights 1024 x 1024 x 2 B = 2,097,152 B.
+inline workloads::Graph two_fc() {
+  workloads::Graph g("two_fc");
+  workloads::LayerSpec x;
+  x.name = "x";
+  x.kind = workloads::LayerKind::input;
+  x.attr.shape = {1024, 1, 1};
+  g.add(x);
+  for (const char* name : {"fc1", "fc2"}) {
+    workloads::LayerSpec fc;
+    fc.name = name;
+    fc.kind = workloads::LayerKind::fc;
+    fc.inputs = {name == std::string("fc1") ? "x" : "fc1"};
+    fc.attr.out_channels = 1024;
+    fc.attr.bias = false;
+    g.add(fc);
+  }
+  g.finalize(64);
+  return g;
+}
+
+constexpr double kFwdFlops = 65536.0 * 2047;
+constexpr double kUpdFlops = 1048576.0 * 127;
+constexpr double kWeightBytes = 1048576.0 * 2;
+
+}  // namespace partsim::fixtures
