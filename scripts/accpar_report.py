@@ -58,7 +58,7 @@ def types_of(plan, names=None):
         n = layer["name"]
         if names is not None and n not in names:
             continue
-        rows.append((n, [lv["type"] for lv in layer["levels"]], [lv["ratio"] for lv in layer["levels"]]))
+        rows.append((n, [lv["type"] for lv in layer["family"]["levels"]], [lv["ratio"] for lv in layer["family"]["levels"]]))
     return rows
 
 

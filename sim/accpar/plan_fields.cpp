@@ -73,6 +73,9 @@ plan::Sharding sharding_of(const Hierarchy& h, const std::vector<LevelChoice>& l
     leaves(group.b);
   };
   leaves(0);
+  bool in_index_order = true;
+  for (std::size_t i = 0; i < s.devices.size(); ++i) in_index_order = in_index_order && s.devices[i] == static_cast<int>(i);
+  if (in_index_order) s.devices.clear();  // every device, by index
   for (size_t k = 0; k < levels.size(); ++k) {
     plan::ShardSplit split{dim_of(levels[k].type), 2, {levels[k].ratio, 1.0 - levels[k].ratio}, {}};
     // The sides' sizes at this depth: the default rule (first side larger by at most one) or, when
