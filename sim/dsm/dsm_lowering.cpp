@@ -384,7 +384,7 @@ class DsmLowerer {
   /// Several device schedules run one after the other, merged as above.
   std::vector<int> add_merged(const collectives::Schedule& sched, double repeats, int layer, Pass pass,
                               const std::string& label, const std::vector<int>& after) {
-    const std::vector<StepRun> runs = step_runs(sched, chip_topology_);
+    const std::vector<StepRun> runs = step_runs(sched, c_.topology);
     // Repeating a schedule that is one run extends the run; otherwise the runs are repeated.
     collectives::Schedule merged;
     double removed_latency = 0;

@@ -218,7 +218,7 @@ class ShardingLowerer {
     for (const auto& [d, t] : start)
       if (t >= 0) arrived[d] = {t};
     const int layer_index = static_cast<int>(v);
-    for (const StepRun& run : step_runs(schedule, chip_topology())) {
+    for (const StepRun& run : step_runs(schedule, c_.topology)) {
       std::map<int, std::vector<int>> next;
       for (std::size_t i = 0; i < run.pairs.size(); ++i) {
         const auto [src, dst] = run.pairs[i];

@@ -74,7 +74,7 @@ std::vector<int> add_memory_traffic(program::Program& program, const topology::T
   return {program.add_delay(layer, pass, label, seconds, after, {device, -1, true})};
 }
 
-std::vector<StepRun> step_runs(const collectives::Schedule& sched, const topology::TopologyGraph& chip_topology) {
+std::vector<StepRun> step_runs(const collectives::Schedule& sched, const topology::TopologyGraph& topology) {
   std::vector<StepRun> runs;
   std::size_t t = 0;
   const auto& ts = sched.transfers;
@@ -85,7 +85,7 @@ std::vector<StepRun> step_runs(const collectives::Schedule& sched, const topolog
       if (ts[t].src == ts[t].dst || ts[t].bytes <= 0) continue;
       one.pairs.push_back({ts[t].src, ts[t].dst});
       one.bytes.push_back(ts[t].bytes);
-      one.latency = std::max(one.latency, chip_topology.route_latency(chip_topology.device_route(ts[t].src, ts[t].dst)));
+      one.latency = std::max(one.latency, topology.route_latency(topology.device_route(ts[t].src, ts[t].dst)));
     }
     if (one.pairs.empty()) continue;
     if (!runs.empty() && runs.back().pairs == one.pairs) {

@@ -47,7 +47,9 @@ struct StepRun {
   double latency = 0;                      // the largest route latency of one step, s
   double removed_latency() const { return (steps - 1) * latency; }
 };
-std::vector<StepRun> step_runs(const collectives::Schedule& device_schedule, const topology::TopologyGraph& chip_topology);
+/// `topology` is the replay's (chip or core granularity): a device's endpoint is its node or its
+/// core 0, and the latency merged away is that of the route the transfers take.
+std::vector<StepRun> step_runs(const collectives::Schedule& device_schedule, const topology::TopologyGraph& topology);
 
 /// One zero-length delay that waits for all of `after` (a barrier / join). Returns its index.
 int add_join(program::Program& program, int layer, plan::Pass pass, const std::string& label,
