@@ -498,10 +498,44 @@ class DsmLowerer {
           aux.push_back(program_.add_compute(layer, pass, "aux", ep, k * c.aux, done));
       done = {join(layer, pass, "aux join", aux)};
     }
-    // + NonOvlDt: PartialSumAcc (a delay: the model's ring reduce-scatter time), BWD rotation.
-    if (c.partial_sum > 0) done = {program_.add_delay(layer, pass, "partial_sum", k * c.partial_sum, done)};
+    // + NonOvlDt: PartialSumAcc (core rings at core granularity, else a delay of the model's ring
+    // reduce-scatter time), BWD rotation.
+    if (c.partial_sum > 0) done = partial_sums(gs, c, k, layer, pass, done);
     if (pass == Pass::bwd) done = rotation(gs, ps, k, layer, done);
     return done;
+  }
+
+  /// The cores' PartialSumAcc (seed 003 Fig. 5). At core granularity on a ring chip, SimGrid flows:
+  /// each group of `cores` consecutive cores reduce-scatters its tile on a ring, as one flow per
+  /// neighbour pair carrying all of the ring's steps (rounds x (cores - 1) x tile / cores) and a
+  /// delay for the per-step latencies the merge removes (lowering::step_runs' reading); the last
+  /// member's flow back to the first crosses the group's cores - 1 hops the other way round. Groups
+  /// use disjoint ring segments. Elsewhere: a delay of the model's time.
+  std::vector<int> partial_sums(const GroupSetup& gs, const PassCost& c, double k, int layer, Pass pass,
+                                const std::vector<int>& after) {
+    if (!core_level_ || s_.chip.interconnect != topology::OnChipInterconnect::ring)
+      return {program_.add_delay(layer, pass, "partial_sum", k * c.partial_sum, after)};
+    std::vector<int> done;
+    for (int ri = 0; ri < c.core_reduction_count; ++ri) {
+      const dsm::CoreReduction& r = c.core_reductions[static_cast<std::size_t>(ri)];
+      const long long n = r.cores;
+      const double steps = static_cast<double>(r.rounds) * static_cast<double>(n - 1) * k;
+      const double bytes = steps * r.tile_bytes / static_cast<double>(n);
+      for (int d : gs.chips) {
+        const int cores = c_.topology.cores_of(d);
+        for (long long first = 0; first + n <= cores; first += n)
+          for (long long i = 0; i < n; ++i) {
+            const program::Endpoint src{d, static_cast<int>(first + i), false};
+            const program::Endpoint dst{d, static_cast<int>(first + (i + 1) % n), false};
+            int id = program_.add_transfer(layer, pass, "partial_sum", src, dst, bytes, after);
+            if (steps > 1)
+              id = program_.add_delay(layer, pass, "partial_sum latency", (steps - 1) * s_.chip.on_chip_latency, {id});
+            done.push_back(id);
+          }
+      }
+    }
+    if (done.empty()) return after;
+    return {join(layer, pass, "partial_sum join", done)};
   }
 
   /// Gradient reduction and weight distribution (seed 003 §II-D, Fig. 5), pipelined over X and Y:
@@ -572,7 +606,10 @@ class DsmLowerer {
   }
 
   /// Core-to-core relayout when memory reuse hands a tensor over in a different core layout
-  /// (layer_model.hpp reuse_layouts_match, onchip_relayout_time; search.cpp with_producer): a delay.
+  /// (layer_model.hpp reuse_layouts_match, onchip_relayout_time; search.cpp with_producer). At core
+  /// granularity on a ring chip, SimGrid flows carrying what the ring all-to-all puts on each
+  /// directed ring link (every core to both neighbours: the same time uncontended, 2 x cores flows
+  /// per chip instead of cores^2); elsewhere a delay.
   std::vector<int> onchip_relayout(const GroupSetup& gs, Pass pass, const std::vector<int>& after) {
     if (!gs.reuse_in || gs.group == 0 || pass == Pass::upd) return after;
     const GroupSetup& prev = groups_[gs.group - 1];
@@ -582,7 +619,21 @@ class DsmLowerer {
     if (dsm::reuse_layouts_match(pass, p->config.core, c->config.core)) return after;
     const double t = dsm::onchip_relayout_time(net_.groups[gs.group - 1].layer, s_);
     if (t <= 0) return after;
-    return {program_.add_delay(gs.layer, pass, "onchip_relayout", t, after)};
+    if (!core_level_ || s_.chip.interconnect != topology::OnChipInterconnect::ring)
+      return {program_.add_delay(gs.layer, pass, "onchip_relayout", t, after)};
+    const double link_bytes = t * s_.chip.core_to_core_bandwidth;  // onchip_relayout_time's load
+    std::vector<int> done;
+    for (int d : gs.chips) {
+      const int cores = c_.topology.cores_of(d);
+      for (int i = 0; i < cores && cores > 1; ++i)
+        for (int step : {1, cores - 1}) {
+          if (step == cores - 1 && cores == 2) continue;  // two cores: one link each way
+          done.push_back(program_.add_transfer(gs.layer, pass, "onchip_relayout", {d, i, false},
+                                               {d, (i + step) % cores, false}, link_bytes, after));
+        }
+    }
+    if (done.empty()) return after;
+    return {join(gs.layer, pass, "onchip_relayout join", done)};
   }
 
   /// Relayouts charged to group gs in `pass` (search.cpp charge_edges): every producer edge whose

@@ -1,5 +1,7 @@
 #include "sim/dsm/layer_model.hpp"
 
+#include "sim/common/error.hpp"
+
 #include <algorithm>
 
 namespace partsim::dsm {
@@ -127,6 +129,12 @@ double onchip_relayout_time(const DsmLayer& producer, const DsmSystem& s) {
   return ring_all_to_all_link_bytes(per_chip, s.cores(), true) / s.chip.core_to_core_bandwidth;
 }
 
+void PassCost::add_core_reduction(const CoreReduction& r) {
+  if (core_reduction_count == static_cast<int>(core_reductions.size()))
+    throw Error("PassCost: more than " + std::to_string(core_reductions.size()) + " core reductions in one pass");
+  core_reductions[static_cast<std::size_t>(core_reduction_count++)] = r;
+}
+
 PassCost evaluate_pass(const DsmLayer& L, Pass pass, ChipSplit split, const CoreConfig& config,
                        const PassFlags& flags, const DsmSystem& s) {
   PassCost c;
@@ -212,6 +220,7 @@ PassCost evaluate_pass(const DsmLayer& L, Pass pass, ChipSplit split, const Core
       case Pass::upd: o_tile = fprod({cw.out, cw.in, cw.kij}); break;
     }
     c.partial_sum = partial_sum_time(o_tile * e, reduction_split(f, pass), s);
+    if (reduction_split(f, pass) > 1) c.add_core_reduction({o_tile * e, reduction_split(f, pass), 1});
   }
   // PartialSumAcc of normalizations (Fig. 5 (ii), (iii)): the cores splitting the reduced dimension
   // all-reduce their partial statistics on the ring, a reduce-scatter and an all-gather (every core
@@ -226,6 +235,7 @@ PassCost evaluate_pass(const DsmLayer& L, Pass pass, ChipSplit split, const Core
     const long long k = features ? f.out : f.mb * f.ij;
     const double groups = features ? fprod({cw.mb, cw.ij}) : static_cast<double>(cw.out);
     c.partial_sum += 2 * partial_sum_time(groups * op.statistics * e, k, s);
+    if (k > 1) c.add_core_reduction({groups * op.statistics * e, k, 2});
   }
   c.non_ovl = c.partial_sum + (pass == Pass::bwd ? c.rotation : 0.0);
 

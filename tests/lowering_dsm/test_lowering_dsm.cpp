@@ -361,7 +361,12 @@ TEST(LoweringDsm, TaskCountsAtChipAndCoreGranularity) {
   // Per pass: fetch + writeout = 4 x 4 chips = 16, x 5 passes = 80; conv's gradient read + write
   // (16) and fc's two relayouts' read + write (2 x 16): 128.
   EXPECT_EQ(memory_transfers, 128);
-  EXPECT_EQ(count(core.program, program::TaskKind::transfer), 48 + 128);
+  // PartialSumAcc between the 2 cores of a chip (one pass splits its reduction over both): a ring of
+  // 2 per chip, one flow each way: 2 x 4 chips = 8, each carrying half the tile (one step, tile / 2).
+  long long partial_sums = 0;
+  for (const auto& t : core.program.tasks()) partial_sums += t.kind == program::TaskKind::transfer && t.label == "partial_sum";
+  EXPECT_EQ(partial_sums, 8);
+  EXPECT_EQ(count(core.program, program::TaskKind::transfer), 48 + 128 + 8);
   // Layers in plan order, named as the plan's layers; every task names a layer and says what it is.
   ASSERT_EQ(chip.program.layer_names().size(), chip.plan.layers.size());
   for (size_t i = 0; i < chip.plan.layers.size(); ++i) EXPECT_EQ(chip.program.layer_names()[i], chip.plan.layers[i].name);
