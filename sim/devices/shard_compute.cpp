@@ -1,7 +1,7 @@
 #include "sim/devices/shard_compute.hpp"
 
 #include <algorithm>
-#include <array>
+#include <vector>
 #include <variant>
 
 namespace partsim::devices {
@@ -9,20 +9,37 @@ namespace {
 
 long long ceil_div(long long a, long long b) { return b <= 1 ? a : (a + b - 1) / b; }
 
-/// One array's share of the shard's loops: `units` = cores x arrays, each prime factor given to the
-/// loop with the most work left (minibatch, output features, output positions, input features).
-ArrayWork per_array(ArrayWork w, int units) {
-  std::array<long long*, 4> loops{&w.mb, &w.out, &w.ij, &w.in};
-  for (int n = units, p = 2; n > 1;) {
-    if (n % p != 0) {
-      ++p;
-      continue;
-    }
-    long long* largest = *std::max_element(loops.begin(), loops.end(), [](long long* a, long long* b) { return *a < *b; });
-    *largest = ceil_div(*largest, p);
-    n /= p;
+/// Every ordered way to write n as a product of `parts` factors, each >= 1.
+void factorizations(long long n, int parts, std::vector<long long>& current, std::vector<std::vector<long long>>& out) {
+  if (parts == 1) {
+    current.push_back(n);
+    out.push_back(current);
+    current.pop_back();
+    return;
   }
-  return w;
+  for (long long f = 1; f <= n; ++f)
+    if (n % f == 0) {
+      current.push_back(f);
+      factorizations(n / f, parts - 1, current, out);
+      current.pop_back();
+    }
+}
+
+/// PriComp of the shard on a chip with `units` = cores x arrays: the best division of its loops
+/// (minibatch, output features, output positions, input features) over the units, each unit doing
+/// the ceiling of its share (a shard-level plan says nothing of the on-chip mapping, so the chip
+/// maps it as well as it can, as DeepSpatialMatrix's CoreD x ArrayD search does for its own plans).
+double best_pricomp_cycles(const ArrayWork& w, int units, plan::Pass pass, const topology::CoreSpec& core) {
+  std::vector<std::vector<long long>> splits;
+  std::vector<long long> current;
+  factorizations(units, 4, current, splits);
+  double best = -1;
+  for (const auto& f : splits) {
+    const ArrayWork a{ceil_div(w.in, f[3]), ceil_div(w.out, f[1]), ceil_div(w.ij, f[2]), w.kij, ceil_div(w.mb, f[0])};
+    const double cycles = pricomp_cycles(a, pass, core);
+    if (best < 0 || cycles < best) best = cycles;
+  }
+  return best;
 }
 
 }  // namespace
@@ -40,8 +57,7 @@ ShardTime shard_time(const topology::DeviceType& device, const ShardWork& work, 
   const auto& chip = std::get<topology::TemplateDevice>(device.model);
   const auto& core = chip.core;
   if (work.on_arrays && work.primary_flops > 0) {
-    const ArrayWork a = per_array(work.loops, chip.cores * std::max(1, core.arrays));
-    t.compute_s += pricomp_cycles(a, pass, core) / core.frequency_hz;
+    t.compute_s += best_pricomp_cycles(work.loops, chip.cores * std::max(1, core.arrays), pass, core) / core.frequency_hz;
   } else if (work.primary_flops > 0) {
     t.compute_s += work.primary_flops / chip.peak_flops();
   }

@@ -4,11 +4,12 @@
 //
 // - Roofline device (TPU-v2/v3, FPGA designs given by their peaks): max(FLOPs / peak FLOP/s,
 //   bytes / memory bandwidth); the memory traffic is inside the roofline.
-// - Template chip (seed 003): the shard's products run on the PE arrays, its loops divided evenly
-//   over cores x arrays (each prime factor of the unit count to the loop with the most work left,
-//   among minibatch, output features, output positions and input features), PriComp of one array's
-//   share (pe_array.hpp) at the core's clock; auxiliary FLOPs on the special-function processors
-//   (one operation per FLOP) after it. Memory traffic is NOT included: the chip's external memory is
+// - Template chip (seed 003): the shard's products run on the PE arrays, its loops (minibatch,
+//   output features, output positions, input features) divided over cores x arrays in the way that
+//   takes the fewest cycles (every ordered factorisation of the unit count is tried; a plan at shard
+//   level says nothing of the on-chip mapping, so the chip maps it as well as it can), PriComp of one
+//   array's share (pe_array.hpp) at the core's clock; auxiliary FLOPs on the special-function
+//   processors (one operation per FLOP) after it. Memory traffic is NOT included: the chip's external memory is
 //   its own link, which the lowering loads with `memory_bytes` at the same time.
 //
 // Contract: pure; seconds; a shard with no work takes 0.

@@ -143,4 +143,24 @@ TensorBox input_box(const workloads::Layer& layer, std::size_t slot, const plan:
   return t;
 }
 
+devices::ShardWork shard_work(const workloads::Layer& L, const plan::LoopBox& box, const plan::LoopExtent& e,
+                              std::int64_t batch, plan::Pass pass, double bpe) {
+  const double f = work_fraction(L, box, e);
+  const auto pick = [pass](const workloads::PassCounts& p) {
+    return pass == plan::Pass::fwd ? p.fwd : pass == plan::Pass::bwd ? p.bwd : p.upd;
+  };
+  devices::ShardWork w;
+  w.primary_flops = pick(L.q.primary_flops) * f;
+  w.aux_flops = pick(L.q.aux_flops) * f;
+  double in = 0;
+  for (std::size_t k = 0; k < L.input_shapes.size(); ++k) in += input_box(L, k, box, e, batch).elements();
+  const double out = output_box(L, box, e, batch).elements();
+  const double weights = L.q.weight_elements * weight_fraction(L, box, e);
+  w.memory_bytes = (in + weights + out) * bpe;  // each pass touches one tensor of each of the three sizes
+  w.on_arrays = L.q.primary;
+  w.loops = {box.in_channels.size(), box.out_channels.size(), box.height.size() * box.width.size(),
+             std::max<std::int64_t>(1, L.q.kernel_2d), box.batch.size()};
+  return w;
+}
+
 }  // namespace partsim::lowering

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/devices/shard_compute.hpp"
+#include "sim/plan/plan.hpp"
 #include "sim/plan/sharding.hpp"
 #include "workloads/layer.hpp"
 
@@ -47,5 +49,12 @@ TensorBox output_box(const workloads::Layer& layer, const plan::LoopBox& box, co
 /// The part of input `slot` a box reads.
 TensorBox input_box(const workloads::Layer& layer, std::size_t slot, const plan::LoopBox& box,
                     const plan::LoopExtent& extent, std::int64_t batch);
+
+/// What a box computes in `pass` for the device model: the workload's per-pass counts (primary and
+/// auxiliary FLOPs) times the box's share of the work, the bytes of the operands it reads and the
+/// result it writes (FWD: X, W in, Y out; BWD: dY, W in, dX out; UPD: X, dY in, dW out), and its loop
+/// extents for the PE-array model.
+devices::ShardWork shard_work(const workloads::Layer& layer, const plan::LoopBox& box, const plan::LoopExtent& extent,
+                              std::int64_t batch, plan::Pass pass, double bytes_per_element);
 
 }  // namespace partsim::lowering

@@ -82,36 +82,11 @@ class ShardingLowerer {
 
   // ---- compute ------------------------------------------------------------------------------------
 
-  /// The shard's work in `pass` (the workload's counts scaled to the box; bytes of the operands read
-  /// and the result written, docs/model.md).
-  devices::ShardWork work_of(std::size_t v, const plan::LoopBox& box, Pass pass) const {
-    const Layer& L = layer(v);
-    const LayerState& s = state_[v];
-    const double f = work_fraction(L, box, s.extent);
-    const auto pick = [pass](const workloads::PassCounts& p) {
-      return pass == Pass::fwd ? p.fwd : pass == Pass::bwd ? p.bwd : p.upd;
-    };
-    devices::ShardWork w;
-    w.primary_flops = pick(L.q.primary_flops) * f;
-    w.aux_flops = pick(L.q.aux_flops) * f;
-    double in = 0;
-    for (std::size_t k = 0; k < L.input_shapes.size(); ++k) in += input_box(L, k, box, s.extent, batch_).elements();
-    const double out = output_box(L, box, s.extent, batch_).elements();
-    const double weights = L.q.weight_elements * weight_fraction(L, box, s.extent);
-    // FWD reads X, W and writes Y; BWD reads dY, W and writes dX; UPD reads X, dY and writes dW.
-    const double elements = pass == Pass::fwd ? in + weights + out : pass == Pass::bwd ? out + weights + in : in + out + weights;
-    w.memory_bytes = elements * bpe_;
-    w.on_arrays = L.q.primary;
-    w.loops = {box.in_channels.size(), box.out_channels.size(), box.height.size() * box.width.size(),
-               std::max<std::int64_t>(1, L.q.kernel_2d), box.batch.size()};
-    return w;
-  }
-
   /// The device's compute of its shard after `after` and its previous compute: on its compute units
   /// (every core at core granularity) and, for template chips, the memory link at the same time.
   /// Returns the task that ends both, or -1 when the shard has no work.
   int compute(std::size_t v, Pass pass, int device, const plan::LoopBox& box, std::vector<int> after) {
-    const devices::ShardWork w = work_of(v, box, pass);
+    const devices::ShardWork w = shard_work(layer(v), box, state_[v].extent, batch_, pass, bpe_);
     if (w.primary_flops + w.aux_flops <= 0) return -1;
     const devices::ShardTime t = devices::shard_time(c_.spec.device_type(device), w, pass);
     int& last = last_compute_[static_cast<std::size_t>(device)];

@@ -8,6 +8,7 @@
 
 #include "sim/lowering/layer_geometry.hpp"
 #include "sim/lowering/sharding_lowering.hpp"
+#include "sim/planner/prediction_check.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "sim/replay/program_replay.hpp"
@@ -181,4 +182,33 @@ TEST(ShardingLowering, InvalidShardingNamesTheLayer) {
     EXPECT_EQ(std::string(e.what()),
               "plan: /layers/1/sharding ('fc1'): device 5 does not exist (the platform has 2 devices: 0..1)");
   }
+}
+
+// simplan's warning (planner::prediction_warnings): the device model's compute of the plan's shards
+// against the plan's own. Data parallelism on 2 devices of two_fc: every pass of a shard is
+// compute-bound at 1000 GB/s (FWD: 67.1 us of FLOPs, 2.23 us of memory), so the device model gives
+// 3 x 67.076 + 2 x 66.585 = 334.4 us, the FLOPs at peak. At 1 GB/s every pass reads and writes
+// (32 x 1024 + 1024 x 1024 + 32 x 1024) x 2 B = 2,228,224 B: 2.228 ms, five passes (fc2 FWD, BWD,
+// UPD; fc1 FWD, UPD): 11.141 ms, of which 11.141 - 0.334 ms is the memory term.
+TEST(PredictionCheck, MemoryBoundShardsAreNamedWithTheirSize) {
+  const auto g = fixtures::two_fc();
+  const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 2}});
+  plan::Plan p = plan_of(g, {dp, dp, dp});
+  const double flops_s = (3 * kFwdFlops + 2 * kUpdFlops) / 2 / 1e12;
+  p.layers[1].predicted.compute_s = flops_s / 2;  // what a FLOPs-at-peak model charges
+  p.layers[2].predicted.compute_s = flops_s / 2;
+  p.predicted_iteration_s = flops_s + 2.1e-3;
+  const auto fast = planner::check_compute(p, fixtures::star(2), g);
+  EXPECT_NEAR(fast.device_compute_s, flops_s, 1e-9 * flops_s);
+  EXPECT_NEAR(fast.flops_at_peak_s, flops_s, 1e-9 * flops_s);
+  EXPECT_TRUE(planner::prediction_warnings(p, fixtures::star(2), g).empty());
+  const auto slow = planner::check_compute(p, fixtures::star(2, "1GB/s"), g);
+  EXPECT_NEAR(slow.device_compute_s, 5 * 2228224 / 1e9, 1e-9);
+  EXPECT_NEAR(slow.memory_bound_s, 5 * 2228224 / 1e9 - flops_s, 1e-9);
+  const auto warnings = planner::prediction_warnings(p, fixtures::star(2, "1GB/s"), g);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("hand's cost model charges 0.334 ms of compute; the platform's device model takes 11.1 ms"),
+            std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find("memory-bound layers"), std::string::npos) << warnings[0];
 }

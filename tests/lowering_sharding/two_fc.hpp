@@ -11,10 +11,11 @@
 namespace partsim::fixtures {
 
 // `n` roofline devices on a star, bf16 (2 bytes per element), no latency: 1 TFLOP/s, memory
-// 1000 GB/s, 1 GB/s per device link.
-inline topology::SystemSpec star(int n) {
+// 1000 GB/s (or `memory_bandwidth`), 1 GB/s per device link.
+inline topology::SystemSpec star(int n, const std::string& memory_bandwidth = "1000GB/s") {
   return test::platform_from_yaml("system:\n  name: star\n  precision: bf16\n  device_types:\n"
-                            "    dev: {kind: roofline, peak: 1TFLOP/s, memory: 16GiB, memory_bandwidth: 1000GB/s, "
+                            "    dev: {kind: roofline, peak: 1TFLOP/s, memory: 16GiB, memory_bandwidth: " +
+                            memory_bandwidth + ", "
                             "network_bandwidth: 1GB/s}\n"
                             "  devices:\n    - {type: dev, count: " + std::to_string(n) + "}\n"
                             "  star:\n    latency: 0s\n");
