@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 METRICS = [("predicted_s", "planner prediction", "--", "o"),
            ("closed_form_s", "closed form", ":", "s"),
            ("simulated_s", "simulated (SimGrid)", "-", "x")]
-FIXED_COLUMNS = {"status", "predicted_s", "closed_form_s", "simulated_s", "utilization", "error"}
+FIXED_COLUMNS = {"status", "predicted_s", "closed_form_s", "simulated_s", "utilization", "error", "warnings"}
 NUMBER = re.compile(r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(.*)$")
 
 

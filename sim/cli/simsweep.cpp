@@ -68,6 +68,16 @@ std::string last_log_line(const fs::path& log) {
   return last;
 }
 
+// The warnings a point's programs printed (simplan's "prediction cannot hold", a plan over the
+// chip's memory, ...), one CSV field: "program: warning: ..." lines joined by " | ".
+std::string warnings_in(const fs::path& log) {
+  std::ifstream in(log);
+  std::string line, all;
+  while (std::getline(in, line))
+    if (line.find(": warning: ") != std::string::npos) all += (all.empty() ? "" : " | ") + line;
+  return all;
+}
+
 class Progress {
  public:
   explicit Progress(size_t total) : total_(total), tty_(::isatty(STDERR_FILENO) != 0) {}
@@ -160,7 +170,7 @@ int run(int argc, char** argv) {
 
   std::ostringstream csv;
   for (const auto& axis : axes) csv << csv_field(axis.key) << ",";
-  csv << "status,predicted_s,closed_form_s,simulated_s,utilization,error\n";
+  csv << "status,predicted_s,closed_form_s,simulated_s,utilization,error,warnings\n";
   size_t failed = 0;
   for (size_t i = 0; i < points.size(); ++i) {
     for (const auto& [key, value] : points[i]) csv << csv_field(value) << ",";
@@ -186,7 +196,7 @@ int run(int argc, char** argv) {
     csv << status << "," << (status == "ok" ? number(predicted) + "," + number(closed) + "," + number(simulated) + "," +
                                                   number(utilization)
                                             : std::string(",,,"))
-        << "," << csv_field(error) << "\n";
+        << "," << csv_field(error) << "," << csv_field(warnings_in(point_dirs[i] / "log.txt")) << "\n";
   }
   cli::write_file_atomically(o.out, csv.str());
   std::cerr << "simsweep: wrote " << o.out << " (" << points.size() << " points, " << failed << " failed; work in "

@@ -28,7 +28,8 @@ TEST(Simsweep, RunsEveryPointAndWritesTheCsv) {
   // simplan: writes a plan naming the --set values. simrun: predicted = the bandwidth number,
   // simulated = twice it; it fails (exit 2, one line) when the scratchpad is 2MiB.
   write_script(dir / "bin" / "simplan",
-               "out=''; while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done; echo '{}' > \"$out\"\n");
+               "out=''; while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done; echo '{}' > \"$out\"\n"
+               "echo 'simplan: warning: the device model says 2 ms' >&2\n");
   write_script(dir / "bin" / "simrun",
                "out=''; bw=''; sp=''\n"
                "while [ $# -gt 0 ]; do case \"$1\" in --out) out=$2;; --set) case \"$2\" in bw=*) bw=${2#bw=};; "
@@ -46,13 +47,13 @@ TEST(Simsweep, RunsEveryPointAndWritesTheCsv) {
   EXPECT_NE(rc, 0);  // some points failed
   const std::string csv = read(dir / "sweep.csv");
   EXPECT_EQ(csv,
-            "bw,sp,status,predicted_s,closed_form_s,simulated_s,utilization,error\n"
-            "10GB/s,1MiB,ok,10,10,20,0.5,\n"
-            "10GB/s,2MiB,failed,,,,,simrun: error: scratchpad too small\n"
-            "20GB/s,1MiB,ok,20,20,40,0.5,\n"
-            "20GB/s,2MiB,failed,,,,,simrun: error: scratchpad too small\n"
-            "40GB/s,1MiB,ok,40,40,80,0.5,\n"
-            "40GB/s,2MiB,failed,,,,,simrun: error: scratchpad too small\n");
+            "bw,sp,status,predicted_s,closed_form_s,simulated_s,utilization,error,warnings\n"
+            "10GB/s,1MiB,ok,10,10,20,0.5,,simplan: warning: the device model says 2 ms\n"
+            "10GB/s,2MiB,failed,,,,,simrun: error: scratchpad too small,simplan: warning: the device model says 2 ms\n"
+            "20GB/s,1MiB,ok,20,20,40,0.5,,simplan: warning: the device model says 2 ms\n"
+            "20GB/s,2MiB,failed,,,,,simrun: error: scratchpad too small,simplan: warning: the device model says 2 ms\n"
+            "40GB/s,1MiB,ok,40,40,80,0.5,,simplan: warning: the device model says 2 ms\n"
+            "40GB/s,2MiB,failed,,,,,simrun: error: scratchpad too small,simplan: warning: the device model says 2 ms\n");
   EXPECT_TRUE(fs::exists(dir / "sweep.csv.d" / "point-0" / "plan.json"));
   fs::remove_all(dir);
 }
