@@ -1,5 +1,6 @@
 #include "topology/device_presets.hpp"
 
+#include "sim/common/text.hpp"
 #include "sim/common/yaml_reader.hpp"
 #include "topology/system_parser.hpp"
 
@@ -89,9 +90,7 @@ const DeviceType* find_device_preset(const std::string& name) {
 }
 
 std::string device_preset_names() {
-  std::string out;
-  for (const auto& p : device_presets()) out += (out.empty() ? "" : ", ") + p.name;
-  return out;
+  return join(device_presets(), [](const auto& p) { return p.name; });
 }
 
 }  // namespace partsim::topology

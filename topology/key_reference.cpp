@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "sim/common/error.hpp"
+#include "sim/common/text.hpp"
 #include "sim/common/units.hpp"
 #include "topology/spec_fields.hpp"
 
@@ -69,10 +70,8 @@ std::string initial_text(const T& value, const FieldUnit& unit) {
 
 template <class T>
 std::string choices_text() {
-  std::string out;
-  if constexpr (std::is_enum_v<T>)
-    for (auto c : ChoiceNames<T>::names) out += (out.empty() ? "" : " | ") + code(c);
-  return out;
+  if constexpr (std::is_enum_v<T>) return join(ChoiceNames<T>::names, [](auto c) { return code(c); }, " | ");
+  return {};
 }
 
 std::string row(std::string_view prefix, const auto& field, std::string_view unit, std::string_view dflt) {

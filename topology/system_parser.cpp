@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include "sim/common/text.hpp"
 #include "sim/common/units.hpp"
 #include "topology/device_presets.hpp"
 #include "topology/spec_fields.hpp"
@@ -78,11 +79,6 @@ bool has_required_keys(const Table& table) {
 
 // ---- Small readers ------------------------------------------------------------------------------
 
-std::string join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
 
 /// A list of names, each a non-empty string, with the node of each (for errors).
 std::vector<std::pair<std::string, ConfigNode>> read_names(const ConfigNode& list) {

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "sim/common/error.hpp"
+#include "sim/common/text.hpp"
 
 namespace partsim::topology {
 
@@ -380,9 +381,7 @@ int TopologyGraph::memory_node(int device) const { return memory_node_.at(device
 
 const DeviceGroup& TopologyGraph::group(const std::string& name) const {
   if (const auto* g = spec_.find_group(name)) return *g;
-  std::string valid;
-  for (const auto& g : spec_.groups) valid += (valid.empty() ? "" : ", ") + g.name;
-  throw UnknownNameError("group", name, valid);
+  throw UnknownNameError("group", name, join(spec_.groups, [](const auto& g) { return g.name; }));
 }
 
 // ---- routing ----------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 #include "workloads/zoo.hpp"
 
+#include "sim/common/text.hpp"
 #include "workloads/net_builder.hpp"
 
 namespace partsim::workloads {
@@ -292,9 +293,7 @@ const std::vector<ZooEntry>& zoo() {
 }
 
 std::string zoo_names() {
-  std::string out;
-  for (const ZooEntry& e : zoo()) out += (out.empty() ? "" : ", ") + e.name;
-  return out;
+  return join(zoo(), [](const ZooEntry& e) { return e.name; });
 }
 
 bool in_zoo(std::string_view name) {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sim/common/error.hpp"
+#include "sim/common/text.hpp"
 
 namespace partsim::collectives {
 
@@ -134,9 +135,7 @@ const std::vector<CollectiveInfo>& collective_list() { return kCollectives; }
 
 Schedule build_schedule(const Request& r, const TopologyGraph& g) {
   if (std::none_of(kCollectives.begin(), kCollectives.end(), [&](const auto& c) { return c.name == r.collective; })) {
-    std::string valid;
-    for (const auto& c : kCollectives) valid += (valid.empty() ? "" : ", ") + c.name;
-    throw UnknownNameError("collective", r.collective, valid);
+    throw UnknownNameError("collective", r.collective, join(kCollectives, [](const auto& c) { return c.name; }));
   }
   if (!(r.bytes >= 0) || !std::isfinite(r.bytes)) throw InputError("--bytes must be >= 0");
   Schedule s;

@@ -37,6 +37,7 @@
 
 #include "sim/collectives/collectives.hpp"
 #include "sim/common/error.hpp"
+#include "sim/common/text.hpp"
 #include "sim/dsm/hardware.hpp"
 #include "sim/dsm/layer_model.hpp"
 #include "sim/dsm/network.hpp"
@@ -69,8 +70,7 @@ std::string option_of(const plan::Plan& plan, const std::string& key) {
 long long ceil_div(long long a, long long b) { return b <= 1 ? a : (a + b - 1) / b; }
 
 std::string pass_list(const std::vector<Pass>& passes) {
-  std::string s;
-  for (Pass p : passes) s += (s.empty() ? "" : ", ") + plan::to_string(p);
+  const std::string s = join(passes, [](Pass p) { return plan::to_string(p); });
   return s.empty() ? "none" : s;
 }
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "sim/common/error.hpp"
+#include "sim/common/text.hpp"
 #include "sim/dsm/footprint.hpp"
 
 namespace partsim::dsm {
@@ -147,9 +148,7 @@ std::string explain_text(const planner::PlanInputs& in, const std::string& layer
     for (const auto& m : net.groups[g].members)
       if (m == layer) group = g;
   if (group == net.groups.size()) {
-    std::string names;
-    for (const auto& g : net.groups) names += (names.empty() ? "" : ", ") + g.members.front();
-    throw UnknownNameError("layer", layer, names);
+    throw UnknownNameError("layer", layer, join(net.groups, [](const auto& g) { return g.members.front(); }));
   }
   const DsmLayer& L = net.groups[group].layer;
   std::ostringstream out;

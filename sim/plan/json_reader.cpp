@@ -4,16 +4,13 @@
 #include <cmath>
 
 #include "sim/common/error.hpp"
+#include "sim/common/text.hpp"
 
 namespace partsim::plan {
 
 using nlohmann::json;
 
-std::string join_names(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
+std::string join_names(const std::vector<std::string>& names) { return join(names); }
 
 void JsonReader::fail(const std::string& message) const {
   throw InputError(file_ + ": " + (pointer_.empty() ? "/" : pointer_) + ": " + message);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "sim/common/error.hpp"
+#include "sim/common/text.hpp"
 #include "sim/lowering/sharding_lowering.hpp"
 #include "topology/system_spec.hpp"
 
@@ -16,11 +17,7 @@
 namespace partsim::planner {
 namespace {
 
-std::string joined(const std::vector<std::string>& v, const char* sep = ", ") {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
+std::string joined(const std::vector<std::string>& v, std::string_view sep = ", ") { return join(v, sep); }
 
 bool parse_integer(const std::string& text, long long& value) {
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);

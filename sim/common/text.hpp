@@ -1,0 +1,27 @@
+#pragma once
+// Joining names for messages ("allowed: a, b, c") and listings: one helper for the loops that
+// every registry, parser and report used to write again.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace partsim {
+
+/// The items' texts, `name(item)` each, with `sep` between them ("" for none).
+template <class Range, class Name>
+std::string join(const Range& items, Name name, std::string_view sep = ", ") {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += sep;
+    out += name(item);
+  }
+  return out;
+}
+
+/// "a, b, c".
+inline std::string join(const std::vector<std::string>& items, std::string_view sep = ", ") {
+  return join(items, [](const std::string& s) -> const std::string& { return s; }, sep);
+}
+
+}  // namespace partsim
