@@ -414,57 +414,6 @@ TEST(LoweringDsm, PlanWhosePassesDoNotMatchTheWorkloadIsRefused) {
   EXPECT_EQ(message(good), "no error");
 }
 
-// Figures for the report (not a check): vgg16 b512 dsm on torus_8pf, per layer and pass, closed form
-// vs the planner, and the Program's size at both granularities. Run with
-// --gtest_also_run_disabled_tests --gtest_filter='*Vgg16*'.
-TEST(LoweringDsm, DISABLED_Vgg16Figures) {
-  const topology::SystemSpec spec = topology::load_system(PARTSIM_SOURCE_DIR "/configs/torus_8pf.yaml");
-  const workloads::Graph g = workloads::load_workload("vgg16", 512);
-  const plan::Plan p = planner::builtin_strategies().make_plan("dsm", {spec, g, "vgg16", plan::Mode::training, {}});
-  for (auto gran : {topology::Granularity::chip, topology::Granularity::core}) {
-    const topology::TopologyGraph topo(spec, gran);
-    const program::Program prog = dsm::lower_dsm({p, spec, g, topo});
-    std::map<program::TaskKind, long long> kinds;
-    for (const auto& t : prog.tasks()) ++kinds[t.kind];
-    std::printf("%s granularity: %zu tasks (compute %lld, transfer %lld, delay %lld)\n",
-                topology::to_string(gran).c_str(), prog.size(), kinds[program::TaskKind::compute],
-                kinds[program::TaskKind::transfer], kinds[program::TaskKind::delay]);
-    program::ClosedFormEvaluator closed(program::uncontended_transfer_time(topo));
-    const auto ev = closed.evaluate(prog);
-    double pred_total = 0;
-    for (const auto& s : program::layer_pass_spans(prog, ev)) {
-      const auto& lp = p.layers[static_cast<size_t>(s.layer)];
-      double pred = 0;
-      for (const auto& pp : lp.passes)
-        if (pp.pass == s.pass) pred = pp.cost.total_s;
-      pred_total += pred;
-      std::printf("  %-8s %-3s predicted %9.2f us closed %9.2f us  %+6.2f %%\n", lp.name.c_str(),
-                  plan::to_string(s.pass).c_str(), pred * 1e6, s.span() * 1e6, (s.span() / pred - 1) * 100);
-    }
-    std::printf("  total predicted %.2f us (plan %.2f) closed form %.2f us %+6.2f %%\n", pred_total * 1e6,
-                p.predicted_iteration_s * 1e6, ev.makespan_s * 1e6, (ev.makespan_s / p.predicted_iteration_s - 1) * 100);
-  }
-}
-
-// The SimGrid replay of dsm plans, one simulation per test (one SimGrid engine per process; ctest
-// runs every test in its own process). Tolerance 1e-6 of the span: SimGrid's clock precision.
-namespace {
-struct Replayed {
-  Lowered lowered;
-  program::Evaluation sim;
-  std::map<std::pair<std::string, plan::Pass>, double> span;  // simulated per (layer, pass)
-};
-Replayed lower_and_replay(const topology::SystemSpec& spec, const workloads::Graph& g, const std::string& opt) {
-  Replayed r{lower_and_time(spec, g, opt), {}, {}};
-  const topology::TopologyGraph topo(spec);
-  replay::SimGridEvaluator simgrid(topo);
-  r.sim = simgrid.evaluate(r.lowered.program);
-  for (const auto& s : program::layer_pass_spans(r.lowered.program, r.sim))
-    r.span[{r.lowered.program.layer_names()[static_cast<size_t>(s.layer)], s.pass}] = s.span();
-  return r;
-}
-}  // namespace
-
 // The two-layer plan of TwoLayerSpansComputedByHand, simulated: no link carries two transfers at
 // once (X and Y rings of 2 chips, unidirectional; the all-to-all of p = 2 is one hop; rotation
 // sends each chip's chunk to one neighbour), so the simulated spans are the hand-computed ones.
