@@ -414,6 +414,25 @@ TEST(LoweringDsm, PlanWhosePassesDoNotMatchTheWorkloadIsRefused) {
   EXPECT_EQ(message(good), "no error");
 }
 
+// The SimGrid replay of dsm plans, one simulation per test (one SimGrid engine per process; ctest
+// runs every test in its own process). Tolerance 1e-6 of the span: SimGrid's clock precision.
+namespace {
+struct Replayed {
+  Lowered lowered;
+  program::Evaluation sim;
+  std::map<std::pair<std::string, plan::Pass>, double> span;  // simulated per (layer, pass)
+};
+Replayed lower_and_replay(const topology::SystemSpec& spec, const workloads::Graph& g, const std::string& opt) {
+  Replayed r{lower_and_time(spec, g, opt), {}, {}};
+  const topology::TopologyGraph topo(spec);
+  replay::SimGridEvaluator simgrid(topo);
+  r.sim = simgrid.evaluate(r.lowered.program);
+  for (const auto& s : program::layer_pass_spans(r.lowered.program, r.sim))
+    r.span[{r.lowered.program.layer_names()[static_cast<size_t>(s.layer)], s.pass}] = s.span();
+  return r;
+}
+}  // namespace
+
 // The two-layer plan of TwoLayerSpansComputedByHand, simulated: no link carries two transfers at
 // once (X and Y rings of 2 chips, unidirectional; the all-to-all of p = 2 is one hop; rotation
 // sends each chip's chunk to one neighbour), so the simulated spans are the hand-computed ones.
