@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 
 #include "sim/accpar/search.hpp"
 #include "sim/common/error.hpp"
@@ -17,38 +18,46 @@ struct Override {
   const std::vector<Type>* inputs = nullptr;
 };
 
+/// Bit k set: the path through the hierarchy takes side b of the split at depth k.
+using Path = std::uint64_t;
+
 class Evaluator {
  public:
-  Evaluator(const Problem& p, const Hierarchy& h, const Typing& typing) : p_(p), h_(h), typing_(typing) {}
+  Evaluator(const Problem& p, const Hierarchy& h, const Typing& typing)
+      : p_(p), h_(h), typing_(typing) {
+    if (h.depth >= 64) throw Error("AccPar hierarchy deeper than 63 levels");
+  }
+
+  /// Where node v's recursion stands at a group: the sub-layer there, the share of the node's
+  /// output (and auxiliary work) it holds, the path that led there and the time accumulated.
+  struct State {
+    int group = 0;
+    int level = 0;
+    LayerDims dims;
+    double aux_scale = 1.0;
+    Path path = 0;
+    LayerTime acc;
+  };
 
   /// The slowest device's time for node v, counting the levels above `depth_limit` (groups at
   /// that depth compute as one aggregate device).
   LayerTime layer_time(int v, int depth_limit, const Override& o) const {
-    const Node& n = p_.nodes[static_cast<size_t>(v)];
-    return recurse(v, n, 0, 0, depth_limit, n.dims, 1.0, 1.0, LayerTime{}, o);
+    return recurse(v, node(v), root(v), depth_limit, o);
   }
 
   /// Where node v's recursion stands when it reaches depth `level` (the levels above fixed): one
   /// entry per distinct group there (mirror images are dropped), with the time accumulated so far.
-  struct Partial {
-    int group;
-    LayerDims dims;
-    double aux_scale, edge_scale;
-    LayerTime acc;
-  };
-  std::vector<Partial> partials(int v, int level) const {
-    const Node& n = p_.nodes[static_cast<size_t>(v)];
-    std::vector<Partial> out;
-    collect(v, n, 0, 0, level, n.dims, 1.0, 1.0, LayerTime{}, out);
+  std::vector<State> partials(int v, int level) const {
+    std::vector<State> out;
+    collect(v, node(v), root(v), level, out);
     return out;
   }
   /// layer_time(v, level + 1, o) from the partials of `level` (the levels above are not redone).
-  LayerTime layer_time_from(int v, const std::vector<Partial>& from, int level, const Override& o) const {
-    const Node& n = p_.nodes[static_cast<size_t>(v)];
+  LayerTime layer_time_from(int v, const std::vector<State>& from, int level, const Override& o) const {
     LayerTime worst;
     bool first = true;
-    for (const Partial& p : from) {
-      const LayerTime r = recurse(v, n, p.group, level, level + 1, p.dims, p.aux_scale, p.edge_scale, p.acc, o);
+    for (const State& s : from) {
+      const LayerTime r = recurse(v, node(v), s, level + 1, o);
       if (first || r.total_s > worst.total_s) worst = r;
       first = false;
     }
@@ -56,15 +65,11 @@ class Evaluator {
   }
 
   /// Every split and leaf of node v (both sides of every split, no shortcuts).
-  void work(int v, LayerWork& out) const {
-    const Node& n = p_.nodes[static_cast<size_t>(v)];
-    walk(v, n, 0, 0, n.dims, 1.0, 1.0, out);
-  }
+  void work(int v, LayerWork& out) const { walk(v, node(v), root(v), out); }
 
   /// Elements exchanged at `level` by all groups that split there (HyPar's objective).
   double level_volume(int v, int level, const Override& o) const {
-    const Node& n = p_.nodes[static_cast<size_t>(v)];
-    return volume(v, n, 0, 0, level, n.dims, 1.0, o);
+    return volume(v, node(v), root(v), level, o);
   }
 
   /// Eq. 10's four terms for node v of type t on the first group that splits at `level` (leftmost
@@ -86,8 +91,11 @@ class Evaluator {
     const double flops = (n.weighted ? mode_flops(table6_flops(dims), p_.mode) : 0.0) + n.aux_flops * aux_scale;
     e.cp_a = flops / A.flops;
     e.cp_b = flops / B.flops;
-    if (n.weighted)
-      e.cm_a = e.cm_b = e_cm(intra_layer_elements(t, dims, p_.mode), p_.bytes_per_element, h_.cut_bandwidth(G));
+    if (n.weighted) {
+      const double intra = intra_layer_elements(t, dims, p_.mode);
+      e.cm_a = e_cm(intra, p_.bytes_per_element, h_.side_bandwidth(G, Side::a));
+      e.cm_b = e_cm(intra, p_.bytes_per_element, h_.side_bandwidth(G, Side::b));
+    }
     return e;
   }
 
@@ -112,6 +120,12 @@ class Evaluator {
   }
 
  private:
+  const Node& node(int v) const { return p_.nodes[static_cast<size_t>(v)]; }
+  State root(int v) const {
+    State s;
+    s.dims = node(v).dims;
+    return s;
+  }
   LevelChoice choice(int v, int level, const Override& o) const {
     if (level == o.level) return o.self;
     return typing_[static_cast<size_t>(v)][static_cast<size_t>(level)];
@@ -122,127 +136,135 @@ class Evaluator {
     return typing_[static_cast<size_t>(from)][static_cast<size_t>(level)].type;
   }
 
+  /// Side b of split G at depth `level` is the mirror image of side a for node v: the sides are
+  /// alike and v splits them 50/50.
+  bool mirror_image(int v, const Group& G, int level, const Override& o) const {
+    return G.mirrored && choice(v, level, o).ratio == 0.5;
+  }
+
+  /// Share of its input tensors node v holds at depth `level` on `path` (bit k: side b at level k):
+  /// the product of its input layout's shares (a weighted layer: its sub-layer's F_l, split_dims).
+  double input_scale(int v, int level, Path path) const {
+    const Node& n = node(v);
+    double scale = 1.0;
+    for (int k = 0; k < level; ++k) {
+      const LevelChoice& c = typing_[static_cast<size_t>(v)][static_cast<size_t>(k)];
+      scale *= layout_share(node_input_layout(n, c.type), (path >> k) & 1 ? 1.0 - c.ratio : c.ratio);
+    }
+    return scale;
+  }
+
   /// Elements `side` fetches at a split of level `level`: Table 4 + Table 5 (as layout conversions).
-  void split_comm(int v, const Node& n, int level, const LayerDims& dims, double edge_scale, Side side,
-                  const Override& o, double& intra, double& inter, double* inter_fwd = nullptr) const {
+  void split_comm(int v, const Node& n, int level, const LayerDims& dims, Path path, Side side, const Override& o,
+                  double& intra, double& inter, double* inter_fwd = nullptr) const {
     const LevelChoice c = choice(v, level, o);
     intra = n.weighted ? intra_layer_elements(c.type, dims, p_.mode) : 0.0;
     inter = 0.0;
     if (inter_fwd) *inter_fwd = 0.0;
+    if (n.inputs.empty()) return;
+    const double scale = input_scale(v, level, path);
     const Layout in = node_input_layout(n, c.type);
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       const Edge& e = n.inputs[i];
       const Node& pred = p_.nodes[static_cast<size_t>(e.from)];
       const Layout out = node_output_layout(pred, input_type(v, i, level, o));
-      const double elements = e.elements * edge_scale;
-      inter += conversion_fraction(out, in, c.ratio, side) * elements;  // forward: F
-      if (inter_fwd) *inter_fwd += conversion_fraction(out, in, c.ratio, side) * elements;
+      const double elements = e.elements * scale;
+      const double forward = conversion_fraction(out, in, c.ratio, side) * elements;  // F
+      inter += forward;
+      if (inter_fwd) *inter_fwd += forward;
       if (p_.mode == Mode::training && !pred.input)
         inter += conversion_fraction(in, out, c.ratio, side) * elements;  // backward: E
     }
   }
 
-  LayerTime recurse(int v, const Node& n, int g, int level, int depth_limit, const LayerDims& dims, double aux_scale,
-                    double edge_scale, LayerTime acc, const Override& o) const {
-    const Group& G = h_.groups[static_cast<size_t>(g)];
-    if (G.is_leaf() || level >= depth_limit) {
-      acc.compute_s = n.weighted ? mode_flops(table6_flops(dims), p_.mode) / G.flops : 0.0;  // eq. 8
-      acc.aux_s = n.aux_flops * aux_scale / G.flops;
-      acc.total_s = acc.compute_s + acc.aux_s + acc.intra_s + acc.inter_s;
-      return acc;
+  /// Node v's recursion on `side` of the split of s.group (at depth s.level), with what that side
+  /// fetches at the split charged over its bandwidth (eq. 7).
+  State descend(int v, const Node& n, const State& s, Side side, const Override& o) const {
+    const Group& G = h_.groups[static_cast<size_t>(s.group)];
+    const LevelChoice c = choice(v, s.level, o);
+    const double share = side == Side::a ? c.ratio : 1.0 - c.ratio;
+    double intra = 0, inter = 0;
+    split_comm(v, n, s.level, s.dims, s.path, side, o, intra, inter);
+    State next = s;
+    const double bw = h_.side_bandwidth(G, side);
+    next.acc.intra_s += e_cm(intra, p_.bytes_per_element, bw);  // eq. 7
+    next.acc.inter_s += e_cm(inter, p_.bytes_per_element, bw);
+    next.group = side == Side::a ? G.a : G.b;
+    next.level = s.level + 1;
+    if (n.weighted) next.dims = split_dims(s.dims, c.type, share);
+    next.aux_scale *= n.weighted ? share : layout_share(node_output_layout(n, c.type), share);
+    if (side == Side::b) next.path |= Path{1} << s.level;
+    return next;
+  }
+
+  LayerTime recurse(int v, const Node& n, const State& s, int depth_limit, const Override& o) const {
+    const Group& G = h_.groups[static_cast<size_t>(s.group)];
+    if (G.is_leaf() || s.level >= depth_limit) {
+      LayerTime t = s.acc;
+      t.compute_s = n.weighted ? mode_flops(table6_flops(s.dims), p_.mode) / G.flops : 0.0;  // eq. 8
+      t.aux_s = n.aux_flops * s.aux_scale / G.flops;
+      t.total_s = t.compute_s + t.aux_s + t.intra_s + t.inter_s;
+      return t;
     }
-    const LevelChoice c = choice(v, level, o);
-    const double bw = h_.cut_bandwidth(G);
+    const bool mirror = mirror_image(v, G, s.level, o);
     LayerTime worst;
     bool first = true;
     for (Side side : {Side::a, Side::b}) {
-      if (side == Side::b && G.mirrored && c.ratio == 0.5) break;  // the mirror image of side a
-      const double share = side == Side::a ? c.ratio : 1.0 - c.ratio;
-      double intra = 0, inter = 0;
-      split_comm(v, n, level, dims, edge_scale, side, o, intra, inter);
-      LayerTime next = acc;
-      next.intra_s += e_cm(intra, p_.bytes_per_element, bw);  // eq. 7
-      next.inter_s += e_cm(inter, p_.bytes_per_element, bw);
-      const LayerDims sub = n.weighted ? split_dims(dims, c.type, share) : dims;
-      const double sub_aux = aux_scale * (n.weighted ? share : layout_share(node_output_layout(n, c.type), share));
-      const double sub_edge = edge_scale * layout_share(node_input_layout(n, c.type), share);
-      const LayerTime r = recurse(v, n, side == Side::a ? G.a : G.b, level + 1, depth_limit, sub, sub_aux, sub_edge,
-                                  next, o);
+      if (side == Side::b && mirror) break;
+      const LayerTime r = recurse(v, n, descend(v, n, s, side, o), depth_limit, o);
       if (first || r.total_s > worst.total_s) worst = r;
       first = false;
     }
     return worst;
   }
 
-  void walk(int v, const Node& n, int g, int level, const LayerDims& dims, double aux_scale, double edge_scale,
-            LayerWork& out) const {
-    const Group& G = h_.groups[static_cast<size_t>(g)];
+  void walk(int v, const Node& n, const State& s, LayerWork& out) const {
+    const Group& G = h_.groups[static_cast<size_t>(s.group)];
     if (G.is_leaf()) {
-      out.leaves.push_back({g, n.weighted ? mode_flops(table6_flops(dims), p_.mode) : 0.0, n.aux_flops * aux_scale,
-                            dims, aux_scale, edge_scale});
+      out.leaves.push_back({s.group, n.weighted ? mode_flops(table6_flops(s.dims), p_.mode) : 0.0,
+                            n.aux_flops * s.aux_scale, s.dims, s.aux_scale, input_scale(v, s.level, s.path)});
       return;
     }
-    const LevelChoice c = choice(v, level, Override{});
     SplitTransfers t;
-    t.level = level;
-    t.group = g;
-    t.bandwidth = h_.cut_bandwidth(G);
-    split_comm(v, n, level, dims, edge_scale, Side::a, Override{}, t.intra_a, t.inter_a, &t.inter_fwd_a);
-    split_comm(v, n, level, dims, edge_scale, Side::b, Override{}, t.intra_b, t.inter_b, &t.inter_fwd_b);
+    t.level = s.level;
+    t.group = s.group;
+    t.bandwidth_a = h_.side_bandwidth(G, Side::a);
+    t.bandwidth_b = h_.side_bandwidth(G, Side::b);
+    split_comm(v, n, s.level, s.dims, s.path, Side::a, Override{}, t.intra_a, t.inter_a, &t.inter_fwd_a);
+    split_comm(v, n, s.level, s.dims, s.path, Side::b, Override{}, t.intra_b, t.inter_b, &t.inter_fwd_b);
     out.splits.push_back(t);
-    for (Side side : {Side::a, Side::b}) {
-      const double share = side == Side::a ? c.ratio : 1.0 - c.ratio;
-      walk(v, n, side == Side::a ? G.a : G.b, level + 1, n.weighted ? split_dims(dims, c.type, share) : dims,
-           aux_scale * (n.weighted ? share : layout_share(node_output_layout(n, c.type), share)),
-           edge_scale * layout_share(node_input_layout(n, c.type), share), out);
-    }
+    for (Side side : {Side::a, Side::b}) walk(v, n, descend(v, n, s, side, Override{}), out);
   }
 
-  void collect(int v, const Node& n, int g, int level, int target, const LayerDims& dims, double aux_scale,
-               double edge_scale, LayerTime acc, std::vector<Partial>& out) const {
-    const Group& G = h_.groups[static_cast<size_t>(g)];
-    if (G.is_leaf() || level >= target) {
-      out.push_back({g, dims, aux_scale, edge_scale, acc});
+  void collect(int v, const Node& n, const State& s, int target, std::vector<State>& out) const {
+    const Group& G = h_.groups[static_cast<size_t>(s.group)];
+    if (G.is_leaf() || s.level >= target) {
+      out.push_back(s);
       return;
     }
-    const LevelChoice c = choice(v, level, Override{});
-    const double bw = h_.cut_bandwidth(G);
+    const bool mirror = mirror_image(v, G, s.level, Override{});
     for (Side side : {Side::a, Side::b}) {
-      if (side == Side::b && G.mirrored && c.ratio == 0.5) break;  // the mirror image of side a
-      const double share = side == Side::a ? c.ratio : 1.0 - c.ratio;
-      double intra = 0, inter = 0;
-      split_comm(v, n, level, dims, edge_scale, side, Override{}, intra, inter);
-      LayerTime next = acc;
-      next.intra_s += e_cm(intra, p_.bytes_per_element, bw);
-      next.inter_s += e_cm(inter, p_.bytes_per_element, bw);
-      collect(v, n, side == Side::a ? G.a : G.b, level + 1, target,
-              n.weighted ? split_dims(dims, c.type, share) : dims,
-              aux_scale * (n.weighted ? share : layout_share(node_output_layout(n, c.type), share)),
-              edge_scale * layout_share(node_input_layout(n, c.type), share), next, out);
+      if (side == Side::b && mirror) break;
+      collect(v, n, descend(v, n, s, side, Override{}), target, out);
     }
   }
 
-  double volume(int v, const Node& n, int g, int level, int target, const LayerDims& dims, double edge_scale,
-                const Override& o) const {
-    const Group& G = h_.groups[static_cast<size_t>(g)];
+  double volume(int v, const Node& n, const State& s, int target, const Override& o) const {
+    const Group& G = h_.groups[static_cast<size_t>(s.group)];
     if (G.is_leaf()) return 0.0;
-    const LevelChoice c = choice(v, level, o);
-    if (level == target) {
-      double total = 0;
+    double total = 0;
+    if (s.level == target) {
       for (Side side : {Side::a, Side::b}) {
         double intra = 0, inter = 0;
-        split_comm(v, n, level, dims, edge_scale, side, o, intra, inter);
+        split_comm(v, n, s.level, s.dims, s.path, side, o, intra, inter);
         total += intra + inter;
       }
       return total;
     }
-    double total = 0;
+    const bool mirror = mirror_image(v, G, s.level, o);
     for (Side side : {Side::a, Side::b}) {
-      const double share = side == Side::a ? c.ratio : 1.0 - c.ratio;
-      if (side == Side::b && G.mirrored && c.ratio == 0.5) return 2 * total;
-      const LayerDims sub = n.weighted ? split_dims(dims, c.type, share) : dims;
-      total += volume(v, n, side == Side::a ? G.a : G.b, level + 1, target, sub,
-                      edge_scale * layout_share(node_input_layout(n, c.type), share), o);
+      if (side == Side::b && mirror) return 2 * total;
+      total += volume(v, n, descend(v, n, s, side, o), target, o);
     }
     return total;
   }
@@ -390,7 +412,7 @@ PlanResult plan_layers(const Problem& problem, const Hierarchy& hierarchy, Strat
       assign(std::vector<Type>(n, Type::I));  // below the searched levels: data parallel
       continue;
     }
-    std::vector<std::vector<Evaluator::Partial>> partials;
+    std::vector<std::vector<Evaluator::State>> partials;
     if (strategy != Strategy::hypar)
       for (size_t v = 0; v < n; ++v) partials.push_back(ev.partials(static_cast<int>(v), level));
     const NodeCost cost = [&](int v, Type t, const std::vector<Type>& inputs) {

@@ -13,7 +13,7 @@
 //   by default one alpha per level balancing the two sides' summed costs (docs/model.md).
 // - Time model (docs/model.md "AccPar cost model"): a layer's time is that of its slowest device:
 //   along its path through the hierarchy, the communication of each split it takes part in
-//   (Table 4 + Table 5 amounts over the split's cut bandwidth, eq. 7) plus its own computation
+//   (Table 4 + Table 5 amounts over eq. 7's b, Hierarchy::side_bandwidth) plus its own computation
 //   (eq. 8, Table 6). The iteration is the sum over layers (eq. 9 sums layer costs).
 
 #include <string>
@@ -63,7 +63,8 @@ struct SplitTransfers {
   int group = 0;                  // index into Hierarchy::groups of the group being split
   double intra_a = 0, intra_b = 0;  // Table 4 elements fetched by side a from side b, and b from a
   double inter_a = 0, inter_b = 0;  // Table 5 elements (forward F + backward E), likewise
-  double bandwidth = 0;           // the split's cut bandwidth, bytes/s
+  double bandwidth_a = 0;         // eq. 7's b for side a's fetches, bytes/s (Hierarchy::side_bandwidth)
+  double bandwidth_b = 0;         // and for side b's
   double inter_fwd_a = 0, inter_fwd_b = 0;  // the forward (F) part of inter_a / inter_b; the rest is E
 };
 struct DeviceWork {

@@ -11,6 +11,17 @@ double Hierarchy::cut_bandwidth(const Group& g) const {
   return std::min(groups.at(g.a).bandwidth, groups.at(g.b).bandwidth);
 }
 
+double Hierarchy::side_bandwidth(const Group& g, Side side) const {
+  if (reading == BandwidthReading::cut) return cut_bandwidth(g);
+  return groups.at(side == Side::a ? g.a : g.b).slowest_device_bandwidth;  // eq. 7's b_i
+}
+
+BandwidthReading bandwidth_reading_from_name(const std::string& name) {
+  if (name == "cut") return BandwidthReading::cut;
+  if (name == "device") return BandwidthReading::device;
+  throw UnknownNameError("AccPar bandwidth reading", name, "cut, device");
+}
+
 double Hierarchy::device_share(const Group& g) const {
   return static_cast<double>(groups.at(g.a).devices.size()) / static_cast<double>(g.devices.size());
 }
@@ -40,15 +51,19 @@ double device_bandwidth(const topology::SystemSpec& spec, int device) {
 namespace {
 
 Hierarchy build(const std::vector<double>& flops, const std::vector<double>& bandwidth,
-                const std::vector<std::string>& type_of, const std::vector<std::vector<int>>& group_sets) {
+                const std::vector<std::string>& type_of, const std::vector<std::vector<int>>& group_sets,
+                BandwidthReading reading) {
   Hierarchy h;
+  h.reading = reading;
   std::function<int(std::vector<int>, int)> make = [&](std::vector<int> devices, int depth) -> int {
     Group g;
     g.devices = devices;
     g.depth = depth;
+    g.slowest_device_bandwidth = bandwidth.at(static_cast<size_t>(devices.at(0)));
     for (int d : devices) {
       g.flops += flops.at(static_cast<size_t>(d));
       g.bandwidth += bandwidth.at(static_cast<size_t>(d));
+      g.slowest_device_bandwidth = std::min(g.slowest_device_bandwidth, bandwidth.at(static_cast<size_t>(d)));
     }
     const int index = static_cast<int>(h.groups.size());
     h.groups.push_back(g);
@@ -104,7 +119,7 @@ Hierarchy build(const std::vector<double>& flops, const std::vector<double>& ban
 
 }  // namespace
 
-Hierarchy build_hierarchy(const topology::SystemSpec& spec) {
+Hierarchy build_hierarchy(const topology::SystemSpec& spec, BandwidthReading reading) {
   std::vector<double> flops, bandwidth;
   for (int i = 0; i < spec.device_count(); ++i) {
     flops.push_back(spec.device_type(i).peak_flops());
@@ -116,11 +131,11 @@ Hierarchy build_hierarchy(const topology::SystemSpec& spec) {
     std::sort(s.begin(), s.end());
     sets.push_back(s);
   }
-  return build(flops, bandwidth, spec.device_type_of, sets);
+  return build(flops, bandwidth, spec.device_type_of, sets, reading);
 }
 
 Hierarchy build_hierarchy(const std::vector<double>& flops, const std::vector<double>& bandwidth,
-                          const std::vector<std::string>& group_of) {
+                          const std::vector<std::string>& group_of, BandwidthReading reading) {
   std::vector<std::vector<int>> sets;
   std::vector<std::string> seen;
   for (size_t i = 0; i < group_of.size(); ++i) {
@@ -132,7 +147,7 @@ Hierarchy build_hierarchy(const std::vector<double>& flops, const std::vector<do
     }
     sets[static_cast<size_t>(it - seen.begin())].push_back(static_cast<int>(i));
   }
-  return build(flops, bandwidth, group_of, sets);
+  return build(flops, bandwidth, group_of, sets, reading);
 }
 
 }  // namespace partsim::accpar

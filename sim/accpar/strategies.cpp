@@ -17,7 +17,7 @@ plan::Plan make_accpar_plan(Strategy strategy, const planner::PlanInputs& inputs
   if (strategy == Strategy::accpar) options.per_layer_ratio = inputs.resolved.text("ratio") == "layer";
   const Problem problem = make_problem(inputs.graph, to_mode(inputs.mode),
                                        topology::bytes_per_element(inputs.spec.precision));
-  const Hierarchy hierarchy = build_hierarchy(inputs.spec);
+  const Hierarchy hierarchy = build_hierarchy(inputs.spec, bandwidth_reading_from_name(inputs.resolved.text("bandwidth")));
   const PlanResult result = plan_layers(problem, hierarchy, strategy, options);
 
   plan::Plan p;
@@ -79,6 +79,11 @@ void register_strategies(planner::StrategyRegistry& registry) {
                                    "hierarchy levels searched, top first; the levels below are Type-I", {"all"}};
   const planner::OptionSpec ratio{"ratio", planner::OptionType::choice, "level",
                                   "eq. 10 once per hierarchy level for all layers, or per layer", {"level", "layer"}};
+  const planner::OptionSpec bandwidth{
+      "bandwidth", planner::OptionType::choice, "cut",
+      "eq. 7's b at a split: cut = the smaller side's summed b_i (what the star delivers), device = the "
+      "fetching side's own b_i (the paper's A(T)/b_i)",
+      {"cut", "device"}};
   for (const auto& [strategy, description] : family) {
     const Strategy s = strategy;
     planner::StrategyInfo info;
@@ -86,6 +91,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
     info.description = description;
     info.options = {levels};
     if (s == Strategy::accpar) info.options.push_back(ratio);
+    info.options.push_back(bandwidth);
     info.plan = [s](const planner::PlanInputs& inputs) { return make_accpar_plan(s, inputs); };
     info.check = check_accpar_plan;
     registry.add(std::move(info));

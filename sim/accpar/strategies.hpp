@@ -1,8 +1,9 @@
 #pragma once
 // The AccPar family in the strategy registry: dp, owt, hypar, accpar (seed 000 §6.1).
 //
-// Options (declared in register_strategies): levels=H|all (hierarchy levels searched); accpar also
-// ratio=level|layer (eq. 10 once per level for all layers (default), or per layer). Lowering: the
+// Options (declared in register_strategies): levels=H|all (hierarchy levels searched);
+// bandwidth=cut|device (eq. 7's b at a split, hierarchy.hpp); accpar also ratio=level|layer (eq. 10
+// once per level for all layers (default), or per layer). Lowering: the
 // shared sharding lowering (each layer's sharding is its typing, plan_fields.hpp).
 
 #include "sim/planner/registry.hpp"

@@ -17,9 +17,9 @@ namespace {
 
 const char* kModels[] = {"lenet", "alexnet", "vgg11", "vgg13", "vgg16", "vgg19", "resnet18", "resnet34", "resnet50"};
 
-void check_config(const std::string& config) {
+void check_config(const std::string& config, BandwidthReading reading) {
   const auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/" + config);
-  const Hierarchy h = build_hierarchy(spec);
+  const Hierarchy h = build_hierarchy(spec, reading);
   for (const char* model : kModels) {
     const auto graph = workloads::build_zoo(model, 512);
     const Problem p = make_problem(graph, Mode::training, topology::bytes_per_element(spec.precision));
@@ -27,8 +27,8 @@ void check_config(const std::string& config) {
     const double owt = plan_layers(p, h, Strategy::owt).iteration_s;
     const double hypar = plan_layers(p, h, Strategy::hypar).iteration_s;
     const double acc = plan_layers(p, h, Strategy::accpar).iteration_s;
-    std::printf("%-14s %-9s dp %.4g s  speedup owt %.2f hypar %.2f accpar %.2f\n", config.c_str(), model, dp,
-                dp / owt, dp / hypar, dp / acc);
+    std::printf("%-14s %-6s %-9s dp %.4g s  speedup owt %.2f hypar %.2f accpar %.2f\n", config.c_str(),
+                reading == BandwidthReading::cut ? "cut" : "device", model, dp, dp / owt, dp / hypar, dp / acc);
     // Relative tolerance 1e-9: equal plans may differ in the last bits of the sums.
     EXPECT_LE(acc, dp * (1 + 1e-9)) << model;
     EXPECT_LE(acc, owt * (1 + 1e-9)) << model;
@@ -56,18 +56,27 @@ TEST(AccParZoo, Table6MatchesTheWorkloadsFlops) {
 }
 
 TEST(AccParZoo, Vgg19AtEveryHierarchyLevelNeverSlower) {
-  // The Fig. 8 sweep: every number of searched levels, on the heterogeneous array.
+  // The Fig. 8 sweep: every number of searched levels, on the heterogeneous array, both readings.
   const auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/tpu_v2v3_256.yaml");
-  const Hierarchy h = build_hierarchy(spec);
   const Problem p = make_problem(workloads::build_zoo("vgg19", 512), Mode::training, 2);
-  for (int levels = 0; levels <= h.depth; ++levels) {
-    PlanOptions o;
-    o.levels = levels;
-    const double acc = plan_layers(p, h, Strategy::accpar, o).iteration_s;
-    for (Strategy s : {Strategy::dp, Strategy::owt, Strategy::hypar})
-      EXPECT_LE(acc, plan_layers(p, h, s, o).iteration_s * (1 + 1e-9)) << "levels " << levels << " vs " << to_string(s);
+  for (BandwidthReading reading : {BandwidthReading::cut, BandwidthReading::device}) {
+    const Hierarchy h = build_hierarchy(spec, reading);
+    for (int levels = 0; levels <= h.depth; ++levels) {
+      PlanOptions o;
+      o.levels = levels;
+      const double acc = plan_layers(p, h, Strategy::accpar, o).iteration_s;
+      for (Strategy s : {Strategy::dp, Strategy::owt, Strategy::hypar})
+        EXPECT_LE(acc, plan_layers(p, h, s, o).iteration_s * (1 + 1e-9))
+            << "levels " << levels << " vs " << to_string(s) << (reading == BandwidthReading::cut ? " (cut)" : " (device)");
+    }
   }
 }
 
-TEST(AccParZoo, HeterogeneousTpuV2V3NeverSlower) { check_config("tpu_v2v3_256.yaml"); }
-TEST(AccParZoo, HomogeneousTpuV3NeverSlower) { check_config("tpu_v3_128.yaml"); }
+TEST(AccParZoo, HeterogeneousTpuV2V3NeverSlower) {
+  check_config("tpu_v2v3_256.yaml", BandwidthReading::cut);
+  check_config("tpu_v2v3_256.yaml", BandwidthReading::device);
+}
+TEST(AccParZoo, HomogeneousTpuV3NeverSlower) {
+  check_config("tpu_v3_128.yaml", BandwidthReading::cut);
+  check_config("tpu_v3_128.yaml", BandwidthReading::device);
+}

@@ -78,9 +78,10 @@ TEST(Registry, OptionsAreCheckedByTheStrategy) {
   EXPECT_THROW(make("accpar", {"ratio=group"}), InputError);
   EXPECT_THROW(make("dp", {"ratio=layer"}), InputError);  // only accpar has a ratio to choose
   using Options = std::map<std::string, std::string>;
-  EXPECT_EQ(make("accpar", {"levels=3"}).options, (Options{{"levels", "3"}, {"ratio", "level"}}));
-  EXPECT_EQ(make("accpar", {"ratio=layer"}).options, (Options{{"levels", "all"}, {"ratio", "layer"}}));
-  EXPECT_EQ(make("hypar", {"levels=2"}).options, (Options{{"levels", "2"}}));
+  EXPECT_EQ(make("accpar", {"levels=3"}).options, (Options{{"bandwidth", "cut"}, {"levels", "3"}, {"ratio", "level"}}));
+  EXPECT_EQ(make("accpar", {"ratio=layer"}).options,
+            (Options{{"bandwidth", "cut"}, {"levels", "all"}, {"ratio", "layer"}}));
+  EXPECT_EQ(make("hypar", {"levels=2", "bandwidth=device"}).options, (Options{{"bandwidth", "device"}, {"levels", "2"}}));
 }
 
 TEST(Registry, MessagesNameTheAllowedKeysAndValues) {
@@ -93,7 +94,7 @@ TEST(Registry, MessagesNameTheAllowedKeysAndValues) {
     }
     return std::string("<no error>");
   };
-  EXPECT_EQ(error("accpar", {"depth=3"}), "strategy accpar: unknown option 'depth' (allowed: levels, ratio)");
+  EXPECT_EQ(error("accpar", {"depth=3"}), "strategy accpar: unknown option 'depth' (allowed: levels, ratio, bandwidth)");
   EXPECT_EQ(error("accpar", {"ratio=group"}),
             "strategy accpar: option ratio='group' is not allowed (allowed: level | layer)");
   EXPECT_EQ(error("dsm", {"opt=hybrid,warp"}),
