@@ -21,10 +21,29 @@ struct Override {
 /// Bit k set: the path through the hierarchy takes side b of the split at depth k.
 using Path = std::uint64_t;
 
+/// Whose sub-tensor each node's inputs are (Evaluator::input_scale): a weighted layer's own; a
+/// carrier's, those of the weighted layers its output reaches through carriers only (its own if
+/// it reaches none, e.g. a final softmax). Nodes are in topological order.
+std::vector<std::vector<int>> scale_owners(const Problem& p) {
+  const size_t n = p.nodes.size();
+  std::vector<std::vector<int>> consumers(n), owners(n);
+  for (size_t v = 0; v < n; ++v)
+    for (const Edge& e : p.nodes[v].inputs) consumers[static_cast<size_t>(e.from)].push_back(static_cast<int>(v));
+  for (size_t v = n; v-- > 0;) {
+    auto& o = owners[v];
+    if (!p.nodes[v].weighted)
+      for (int c : consumers[v]) o.insert(o.end(), owners[static_cast<size_t>(c)].begin(), owners[static_cast<size_t>(c)].end());
+    std::sort(o.begin(), o.end());
+    o.erase(std::unique(o.begin(), o.end()), o.end());
+    if (o.empty()) o.push_back(static_cast<int>(v));
+  }
+  return owners;
+}
+
 class Evaluator {
  public:
   Evaluator(const Problem& p, const Hierarchy& h, const Typing& typing)
-      : p_(p), h_(h), typing_(typing) {
+      : p_(p), h_(h), typing_(typing), owners_(scale_owners(p)) {
     if (h.depth >= 64) throw Error("AccPar hierarchy deeper than 63 levels");
   }
 
@@ -137,21 +156,31 @@ class Evaluator {
   }
 
   /// Side b of split G at depth `level` is the mirror image of side a for node v: the sides are
-  /// alike and v splits them 50/50.
+  /// alike and v, and the layers whose sub-tensor v's inputs are (input_scale), split them 50/50.
   bool mirror_image(int v, const Group& G, int level, const Override& o) const {
-    return G.mirrored && choice(v, level, o).ratio == 0.5;
+    if (!G.mirrored || choice(v, level, o).ratio != 0.5) return false;
+    for (int w : owners_[static_cast<size_t>(v)])
+      if (w != v && typing_[static_cast<size_t>(w)][static_cast<size_t>(level)].ratio != 0.5) return false;
+    return true;
   }
 
-  /// Share of its input tensors node v holds at depth `level` on `path` (bit k: side b at level k):
-  /// the product of its input layout's shares (a weighted layer: its sub-layer's F_l, split_dims).
+  /// Share of its input tensors node v holds at depth `level` on `path` (bit k: side b at level k).
+  /// A weighted layer holds its own sub-layer's F_l: the product of its input layout's shares
+  /// (split_dims). A carrier has no sub-layer: it holds what its weighted consumers hold (the
+  /// largest, when they differ), so converting a tensor in a carrier costs what Table 5 charges
+  /// for the tensor entering the consumer (docs/model.md "Which tensor").
   double input_scale(int v, int level, Path path) const {
-    const Node& n = node(v);
-    double scale = 1.0;
-    for (int k = 0; k < level; ++k) {
-      const LevelChoice& c = typing_[static_cast<size_t>(v)][static_cast<size_t>(k)];
-      scale *= layout_share(node_input_layout(n, c.type), (path >> k) & 1 ? 1.0 - c.ratio : c.ratio);
+    double largest = 0;
+    for (int w : owners_[static_cast<size_t>(v)]) {
+      const Node& owner = p_.nodes[static_cast<size_t>(w)];
+      double scale = 1.0;
+      for (int k = 0; k < level; ++k) {
+        const LevelChoice& c = typing_[static_cast<size_t>(w)][static_cast<size_t>(k)];
+        scale *= layout_share(node_input_layout(owner, c.type), (path >> k) & 1 ? 1.0 - c.ratio : c.ratio);
+      }
+      largest = std::max(largest, scale);
     }
-    return scale;
+    return largest;
   }
 
   /// Elements `side` fetches at a split of level `level`: Table 4 + Table 5 (as layout conversions).
@@ -297,6 +326,7 @@ class Evaluator {
   const Problem& p_;
   const Hierarchy& h_;
   const Typing& typing_;
+  const std::vector<std::vector<int>> owners_;  // scale_owners(p_)
 };
 
 Allowed allowed_types(const Problem& p, Strategy s) {

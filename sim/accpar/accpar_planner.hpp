@@ -73,7 +73,8 @@ struct DeviceWork {
   double aux_flops = 0;           // the other FLOPs of its share
   LayerDims dims;                 // weighted nodes: the leaf's sub-layer (split_dims down its path)
   double aux_scale = 1;           // share of the node's output tensor (and auxiliary work) it holds
-  double edge_scale = 1;          // share of the node's input tensors it holds
+  double edge_scale = 1;          // share of the node's input tensors it holds (a carrier: its
+                                  // consumers' share, see docs/model.md "Which tensor")
 };
 struct LayerWork {
   std::vector<SplitTransfers> splits;  // every split of every level, parents before children

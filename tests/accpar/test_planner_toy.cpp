@@ -42,6 +42,17 @@ Typing typing(Type in, Type t1, Type t2, double alpha) {
   return {{{in, alpha}}, {{t1, alpha}}, {{t2, alpha}}};
 }
 
+// The toy with a carrier (a flatten: no work, no weights) between fc1 and fc2.
+Problem toy_with_carrier() {
+  Problem p = toy();
+  Node flat;
+  flat.name = "flat";
+  flat.inputs = {{1, 20}};
+  p.nodes[2].inputs = {{2, 20}};
+  p.nodes.insert(p.nodes.begin() + 2, flat);
+  return p;
+}
+
 }  // namespace
 
 TEST(Hierarchy, TwoUnequalDevices) {
@@ -151,6 +162,78 @@ TEST(TimeModel, CutReadingWeighsTheDeepLevelsTheDeviceReadingDoesNot) {
   const auto device = plan_layers(p, build_hierarchy(flops, bandwidth, group, BandwidthReading::device), Strategy::dp);
   EXPECT_NEAR(device.layers[1].intra_s, 3.0, 1e-12);
   EXPECT_NEAR(device.layers[1].total_s, 3.067, 1e-12);
+}
+
+TEST(TimeModel, ACarrierConvertsTheTensorItsConsumerHolds) {
+  // 4 equal devices (two levels), alpha = 0.5 everywhere; F_2 = E_2 has 20 elements.
+  // fc1 Type-I at both levels; the carrier batch (I) then channel-split (III); fc2 III then II.
+  // Level 0: the carrier keeps fc1's batch split; fc2 (III) needs F_2 whole: Table 5 (c),
+  //   beta A(F) = 0.5 x 20 = 10 elements per side, charged to fc2.
+  // Level 1: fc2's sub-layer holds F_2 whole (Type-III replicates its input), 20 elements, and
+  //   fc1 I -> fc2 II is Table 5 (b): alpha beta (A(F) + A(E)) = 0.25 x 40 = 10 per side. The
+  //   carrier makes this conversion (batch -> channel) on those 20 elements, not on the 10 its
+  //   own level-0 batch split would leave it, which Table 5 does not know.
+  const Problem p = toy_with_carrier();
+  const Hierarchy h = build_hierarchy({1e3, 1e3, 1e3, 1e3}, {10, 10, 10, 10}, {"g", "g", "g", "g"});
+  const Typing t{{{Type::I, 0.5}, {Type::I, 0.5}},
+                 {{Type::I, 0.5}, {Type::I, 0.5}},
+                 {{Type::I, 0.5}, {Type::III, 0.5}},
+                 {{Type::III, 0.5}, {Type::II, 0.5}}};
+  const auto carrier = layer_work(p, h, t, 2);
+  const auto fc2 = layer_work(p, h, t, 3);
+  ASSERT_EQ(carrier.splits.size(), 3u);  // the root, then its two halves
+  for (const auto& s : carrier.splits) {
+    EXPECT_DOUBLE_EQ(s.inter_a, s.level == 0 ? 0 : 10) << s.level;
+    EXPECT_DOUBLE_EQ(s.inter_b, s.level == 0 ? 0 : 10) << s.level;
+  }
+  for (const auto& s : fc2.splits) {
+    EXPECT_DOUBLE_EQ(s.inter_a, s.level == 0 ? 10 : 0) << s.level;
+    EXPECT_DOUBLE_EQ(s.inter_b, s.level == 0 ? 10 : 0) << s.level;
+  }
+}
+
+TEST(Planner, CarriersWithoutWorkChangeNoPlannedTime) {
+  // Carriers only move conversions along a chain; charged on the consumer's tensor, no carrier
+  // makes a transition cheaper or dearer than Table 5 between the two weighted layers (the layout
+  // conversions obey the triangle inequality). So FC chains plan to the same time with a
+  // work-free carrier after every layer as without: 8 devices of two kinds (three levels), both
+  // readings of eq. 7's b.
+  const std::vector<double> flops{1e6, 1e6, 1e6, 1e6, 3e6, 3e6, 3e6, 3e6};
+  const std::vector<double> bandwidth{1e3, 1e3, 1e3, 1e3, 2e3, 2e3, 2e3, 2e3};
+  const std::vector<std::string> group{"s", "s", "s", "s", "f", "f", "f", "f"};
+  unsigned seed = 7;
+  auto next = [&seed] { return (seed = seed * 1103515245u + 12345u) / 65536u % 1000u; };
+  for (int trial = 0; trial < 20; ++trial) {
+    Problem plain, carried;
+    plain.bytes_per_element = carried.bytes_per_element = 2;
+    Node in;
+    in.name = "in";
+    in.input = true;
+    plain.nodes.push_back(in);
+    carried.nodes.push_back(in);
+    double width = 1 + static_cast<double>(next());
+    for (int i = 0; i < 5; ++i) {
+      Node n;
+      n.name = "fc" + std::to_string(i);
+      n.weighted = true;
+      const double out = 1 + static_cast<double>(next());
+      n.dims = {64, width, out, 1, 1, 1};
+      n.inputs = {{static_cast<int>(plain.nodes.size()) - 1, 64 * width}};
+      plain.nodes.push_back(n);
+      Node c;
+      c.name = "carrier" + std::to_string(i);
+      c.inputs = {{static_cast<int>(carried.nodes.size()) - 1, 64 * width}};
+      carried.nodes.push_back(c);
+      n.inputs = {{static_cast<int>(carried.nodes.size()) - 1, 64 * width}};
+      carried.nodes.push_back(n);
+      width = out;
+    }
+    for (BandwidthReading reading : {BandwidthReading::cut, BandwidthReading::device}) {
+      const Hierarchy h = build_hierarchy(flops, bandwidth, group, reading);
+      const double expected = plan_layers(plain, h, Strategy::accpar).iteration_s;
+      EXPECT_NEAR(plan_layers(carried, h, Strategy::accpar).iteration_s, expected, 1e-12 * expected) << trial;
+    }
+  }
 }
 
 TEST(Planner, DpIsAllTypeIAndAccParNeverWorse) {
