@@ -18,7 +18,7 @@ harnesses=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     platform|workload|units|set) harnesses+=("$1"); shift ;;
     *) echo "fuzz.sh: unknown argument '$1' (harnesses: platform workload units set)" >&2; exit 2 ;;
   esac
@@ -29,7 +29,7 @@ command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (apt-get ins
 
 build=build-fuzz
 start=$(date +%s)
-cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
+cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS="-O1 -g" -DPARTSIM_FUZZ=ON -DPARTSIM_BUILD_TESTS=OFF -DPARTSIM_BUILD_BENCH=OFF >/dev/null
 targets=()
 for h in "${harnesses[@]}"; do targets+=(--target "fuzz_$h"); done
