@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "sim/common/text.hpp"
 #include "sim/common/utf8.hpp"
 #include "sim/common/yaml_check.hpp"
 
@@ -17,12 +18,6 @@ std::string scalar_text(const YAML::Node& node) {
   if (node.IsSequence()) return "a list";
   if (node.IsMap()) return "a map";
   return "nothing";
-}
-
-std::string join_names(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
 }
 
 // One step of an override path: a map key followed by zero or more [index].
@@ -191,7 +186,7 @@ std::string ConfigNode::as_enum(const std::vector<std::string>& allowed) const {
     for (const auto& a : allowed)
       if (node_.Scalar() == a) return a;
   }
-  fail("must be one of " + join_names(allowed) + " (got " + scalar_text(node_) + ")");
+  fail("must be one of " + join(allowed) + " (got " + scalar_text(node_) + ")");
 }
 
 std::vector<ConfigNode> ConfigNode::elements() const {
@@ -241,7 +236,7 @@ void MapReader::finish() const {
     if (asked_.find(key) == asked_.end()) {
       std::vector<std::string> allowed(asked_.begin(), asked_.end());
       ConfigNode(kv.first, join_path(map_.path(), key), map_.source_ptr())
-          .fail("unknown key (allowed: " + join_names(allowed) + ")");
+          .fail("unknown key (allowed: " + join(allowed) + ")");
     }
   }
 }
