@@ -86,6 +86,10 @@ struct Field {
   /// from a preset or another key); empty: "required" or the initializer.
   std::string_view default_text = {};
 };
+// Deduction from the member pointer, spelled out: clang before 17 has no aggregate deduction
+// (the fuzz harnesses build with Debian's clang 14).
+template <class S, class T, class... Rest>
+Field(std::string_view, T S::*, Rest...) -> Field<S, T>;
 
 /// A structural key, read and written by hand; the row documents it.
 struct HandField {

@@ -203,6 +203,11 @@ DeviceGroupsFromEntries read_devices(const ConfigNode& node, SystemSpec& spec) {
     if (auto c = r.optional("count")) count = c->as_positive_int();
     if (count > 1'000'000) r.required("count").fail("is too large (got " + std::to_string(count) + ", at most 1000000)");
     const int first = spec.device_count();
+    // The whole platform is bounded too: twenty entries of a million devices would run for minutes
+    // (and the device indices are ints).
+    if (first + count > 1'000'000)
+      r.required("count").fail("makes " + std::to_string(static_cast<long long>(first) + count) +
+                               " devices in all, more than a platform may have (at most 1000000)");
     std::vector<std::string> names;
     if (auto n = r.optional("names")) {
       auto listed = n->elements(static_cast<size_t>(count), "one per device (count)");

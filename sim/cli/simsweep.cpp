@@ -104,7 +104,7 @@ int run(int argc, char** argv) {
   CLI::App app{"simsweep: plan and replay a workload at every point of a parameter sweep (CSV out)", "simsweep"};
   app.add_option("--config", o.config, "Platform YAML file")->required()->check(CLI::ExistingFile);
   app.add_option("--workload", o.workload, "Zoo name or workload YAML file (simplan --list)");
-  app.add_option("--batch", o.batch, "Minibatch size")->check(CLI::PositiveNumber);
+  app.add_option("--batch", o.batch, "Minibatch size (1 to 1000000000)")->check(CLI::Range(1LL, 1'000'000'000LL));
   app.add_option("--strategy", o.strategy, "Partitioning strategy (simplan --list-strategies)");
   app.add_option("--vary", o.vary,
                  "KEY=V1,V2,... or KEY=A..B*FACTOR or KEY=A..B+STEP, e.g. "
