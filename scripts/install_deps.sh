@@ -13,6 +13,7 @@ packages=(
   libgtest-dev            # tests
   libbenchmark-dev        # micro-benchmarks
   python3-matplotlib      # scripts/plot_*.py
+  clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer harnesses of the parsers (fuzz/)
 )
 
 missing=()

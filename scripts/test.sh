@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, as the README and CI run it: installs what is missing, builds the Release
-# tree and runs every test (ctest).
-#   scripts/test.sh              Release build + every test (what CI runs)
+# tree, runs a 30 s libFuzzer smoke of each parser harness (scripts/fuzz.sh, clang, build-fuzz/) and
+# every test (ctest).
+#   scripts/test.sh              Release build + fuzz smoke + every test (what CI runs)
 #   scripts/test.sh --sanitize   also the ASan + UBSan build (build-sanitize/) and every test in it
+#   PARTSIM_FUZZ_SECONDS=N       seconds per harness in the smoke (default 30; 0 skips it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sanitize=0
@@ -16,6 +18,10 @@ scripts/install_deps.sh
 jobs=${PARTSIM_JOBS:-$(nproc)}
 
 scripts/build.sh release
+fuzz_seconds=${PARTSIM_FUZZ_SECONDS:-30}
+if [ "$fuzz_seconds" != 0 ]; then
+  scripts/fuzz.sh --seconds "$fuzz_seconds"
+fi
 ctest --test-dir build --output-on-failure -j"$jobs"
 
 if [ "$sanitize" = 1 ]; then
