@@ -5,6 +5,10 @@
 // and chooses across layers by dynamic programming over the chain of layers, so relayout between
 // neighbours and inter-layer memory reuse are decided jointly rather than greedily.
 //
+// Code by the paper's sections: options.cpp (the §III option words), pass_search.* (§II-E per pass),
+// chain_dp.* (§II-E dynamic programme, §III-B reuse edges), timestep_pipeline.* (§III-D),
+// memory_reuse.* (§III-B scratchpad budget, weight preloading), explain.cpp, search.cpp (entry).
+//
 // Contract: search_network() is deterministic (ties broken towards the earlier enumerated
 // configuration) and never throws for a valid network; every returned time is in seconds and the
 // per-layer totals add up to iteration_s.
@@ -103,7 +107,8 @@ struct ExplainRow {
 std::vector<ExplainRow> explain_layer(const DsmNetwork& network, std::size_t group, Pass pass,
                                       const DsmSystem& system, const DsmOptions& options, int top);
 
-/// Every ordered 5-tuple of factors with product n (CoreD / ArrayD candidates), in a fixed order.
-const std::vector<Split5>& factorizations(int n);
+/// Every ordered 5-tuple of factors with product n (CoreD / ArrayD candidates), in a fixed order
+/// (in, out, ij, kij, mb, each ascending). Computed on every call; the search keeps its own cache.
+std::vector<Split5> factorizations(int n);
 
 }  // namespace partsim::dsm
