@@ -74,7 +74,7 @@ std::string pass_list(const std::vector<Pass>& passes) {
   return s.empty() ? "none" : s;
 }
 
-/// The passes a group runs (search.cpp passes_of): inference FWD; the first layer has no BWD.
+/// The passes a group runs (pass_search.cpp passes_of): inference FWD; the first layer has no BWD.
 std::vector<Pass> expected_passes(const DsmLayer& L, plan::Mode mode) {
   if (mode == plan::Mode::inference) return {Pass::fwd};
   if (L.first) return {Pass::fwd, Pass::upd};
@@ -226,7 +226,7 @@ class DsmLowerer {
     if (p0.chips.empty()) {
       gs.chips = chips_;
     } else {
-      // A pipelined layer runs on a block of whole torus rows (§III-D, search.cpp try_pipeline).
+      // A pipelined layer runs on a block of whole torus rows (§III-D, timestep_pipeline.cpp try_pipeline).
       gs.chips = p0.chips;
       const int rows = static_cast<int>(gs.chips.size()) / s_.M;
       gs.first_row = gs.chips.front() / s_.M;
@@ -256,7 +256,7 @@ class DsmLowerer {
 
   /// Memory reuse (§III-B) as the search's state: reuse_in (this group's input held on chip) and
   /// reuse_out (its output held for the next group). In training FWD's flag is reuse_in and
-  /// BWD/UPD's is reuse_out (search.cpp cost()); in inference FWD's flag is reuse_in OR reuse_out,
+  /// BWD/UPD's is reuse_out (chain_dp.cpp NetworkSearch::cost); in inference FWD's flag is reuse_in OR reuse_out,
   /// resolved with the neighbours (an edge is held on both of its sides).
   void decode_reuse(std::size_t g) {
     GroupSetup& gs = groups_[g];
@@ -298,7 +298,7 @@ class DsmLowerer {
     if (pp.preloaded) base.fetch_b = false;  // weights preloaded (§III-B)
     ps.first_flags = base;
     ps.rest_flags = base;
-    if (gs.iterations > 1 && Ls.primary) {  // search.cpp best_pass
+    if (gs.iterations > 1 && Ls.primary) {  // pass_search.cpp best_pass
       PassFlags& rf = ps.rest_flags;
       if (ps.pass != Pass::upd) {
         if (pp.weights_held) rf.fetch_b = false;  // weights held across timesteps
@@ -345,7 +345,7 @@ class DsmLowerer {
 
   /// The device schedule of a collective along one torus axis over the group's chips: the whole
   /// torus (collectives::build_schedule), or for a pipelined group its block of rows treated as a
-  /// torus (§III-D, search.cpp try_pipeline): the X rings are its rows; along Y a ring over the
+  /// torus (§III-D, timestep_pipeline.cpp try_pipeline): the X rings are its rows; along Y a ring over the
   /// block's rows in every column, closing from the last row back to the first over the real
   /// torus's routes.
   collectives::Schedule axis_schedule(const GroupSetup& gs, const std::string& name, const std::string& axis,
@@ -587,7 +587,7 @@ class DsmLowerer {
     const int layer = gs.layer;
     std::vector<int> group;
     std::vector<int> chain = after;
-    // On the whole torus (search.cpp relayout_time), also for a pipelined consumer.
+    // On the whole torus (chain_dp.cpp NetworkSearch::relayout_time), also for a pipelined consumer.
     GroupSetup whole;
     whole.sys = s_;
     if (change_x) chain = axis_collective(whole, "all_to_all", "x", per_chip, 1, layer, pass, "relayout_x", chain);
@@ -606,7 +606,7 @@ class DsmLowerer {
   }
 
   /// Core-to-core relayout when memory reuse hands a tensor over in a different core layout
-  /// (layer_model.hpp reuse_layouts_match, onchip_relayout_time; search.cpp with_producer). At core
+  /// (layer_model.hpp reuse_layouts_match, onchip_relayout_time; chain_dp.cpp with_producer). At core
   /// granularity on a ring chip, SimGrid flows carrying what the ring all-to-all puts on each
   /// directed ring link (every core to both neighbours: the same time uncontended, 2 x cores flows
   /// per chip instead of cores^2); elsewhere a delay.
@@ -636,7 +636,7 @@ class DsmLowerer {
     return {join(gs.layer, pass, "onchip_relayout join", done)};
   }
 
-  /// Relayouts charged to group gs in `pass` (search.cpp charge_edges): every producer edge whose
+  /// Relayouts charged to group gs in `pass` (chain_dp.cpp charge_edges): every producer edge whose
   /// split differs, except the edge held on chip by memory reuse.
   std::vector<int> relayouts(const GroupSetup& gs, Pass pass, const std::vector<int>& after) {
     std::vector<int> done = after;
@@ -659,7 +659,7 @@ class DsmLowerer {
     return segment(gs, ps, ps.rest, ps.rest_reads, n - 1, done);
   }
 
-  /// One pass of a pipe group (seed 003 §III-D, search.cpp try_pipeline): every stage (layer) on its
+  /// One pass of a pipe group (seed 003 §III-D, timestep_pipeline.cpp try_pipeline): every stage (layer) on its
   /// block of rows, all at once. Stage j starts after j cycles (the pipeline fills), runs its N_ts
   /// timesteps (segments as above), hands each timestep's output to the next stage over the M Y
   /// links between the blocks (not in UPD), and keeps the pace of the slowest stage: a stall delay
