@@ -10,7 +10,7 @@
 
 #include <array>
 
-#include "sim/plan/plan.hpp"
+#include "sim/plan/mode.hpp"
 
 namespace partsim::accpar {
 
@@ -19,7 +19,7 @@ namespace partsim::accpar {
 enum class Type { I, II, III };
 inline constexpr std::array<Type, 3> kAllTypes{Type::I, Type::II, Type::III};
 
-enum class Mode { training, inference };
+using plan::Mode;  // training | inference (Table 6 counts backward and update only in training)
 enum class Side { a, b };  // a holds ratio alpha, b holds beta = 1 - alpha
 
 /// The dimensions of one (sub-)layer. Doubles: a sub-layer of a hierarchical partition holds

@@ -20,11 +20,11 @@
 #include <optional>
 #include <iostream>
 
-#include "sim/cli/program.hpp"
+#include "sim/cli/command_line.hpp"
 #include "sim/common/error.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/planner/prediction_check.hpp"
-#include "sim/planner/strategies.hpp"
+#include "sim/planner/builtin_strategies.hpp"
 #include "workloads/describe.hpp"
 #include "workloads/workload_file.hpp"
 

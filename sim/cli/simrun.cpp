@@ -17,14 +17,14 @@
 #include <cstdio>
 #include <iostream>
 
-#include "sim/cli/program.hpp"
+#include "sim/cli/command_line.hpp"
 #include "sim/collectives/collectives.hpp"
 #include "sim/common/error.hpp"
 #include "sim/common/units.hpp"
 #include "sim/lowering/lowering.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/planner/check_plan.hpp"
-#include "sim/planner/strategies.hpp"
+#include "sim/planner/builtin_strategies.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "sim/replay/program_replay.hpp"

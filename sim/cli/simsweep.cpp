@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-#include "sim/cli/program.hpp"
+#include "sim/cli/command_line.hpp"
 #include "sim/common/error.hpp"
 #include "sim/sweep/process_pool.hpp"
 #include "sim/sweep/sweep_axis.hpp"

@@ -44,7 +44,7 @@
 #include "sim/dsm/search.hpp"
 #include "sim/dsm/transfers.hpp"
 #include "sim/dsm/plan_fields.hpp"
-#include "sim/dsm/strategy.hpp"
+#include "sim/dsm/registration.hpp"
 #include "sim/lowering/lowering.hpp"
 #include "sim/plan/json_reader.hpp"
 #include "sim/lowering/task_builders.hpp"
@@ -182,7 +182,7 @@ class DsmLowerer {
     if (c_.topology.device_count() != s_.chips())
       throw InputError("dsm plan: the platform graph has " + std::to_string(c_.topology.device_count()) +
                        " devices, the torus " + std::to_string(s_.chips()));
-    // Folded auxiliary layers carry no passes (strategy.hpp).
+    // Folded auxiliary layers carry no passes (registration.hpp).
     for (const auto& grp : net_.groups)
       for (std::size_t m = 1; m < grp.members.size(); ++m) {
         const auto index = static_cast<std::size_t>(plan_index_.at(grp.members[m]));

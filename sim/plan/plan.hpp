@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/plan/mode.hpp"
 #include "sim/plan/sharding.hpp"
 
 namespace partsim::plan {
@@ -25,7 +26,6 @@ namespace partsim::plan {
 inline constexpr int kSchemaVersion = 2;
 
 enum class Pass { fwd, bwd, upd };
-enum class Mode { training, inference };
 
 /// The planner's prediction for one layer (or one pass of a layer).
 struct PredictedCost {

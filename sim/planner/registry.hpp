@@ -8,7 +8,7 @@
 // Contract: a strategy's plan function fills Plan::predicted_iteration_s, layers (every workload
 // layer, in order, each with its sharding), memory and family; make_plan() fills the header
 // (schema, strategy, resolved options, seed, tool_version, config name and content hash, workload).
-// A family registers itself with ONE call (strategies.cpp), e.g. accpar::register_strategies(r).
+// A family registers itself with ONE call (builtin_strategies.cpp), e.g. accpar::register_strategies(r).
 
 #include <cstdint>
 #include <functional>

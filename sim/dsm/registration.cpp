@@ -1,4 +1,4 @@
-#include "sim/dsm/strategy.hpp"
+#include "sim/dsm/registration.hpp"
 
 #include <cstdio>
 #include <sstream>

@@ -1,6 +1,6 @@
 #pragma once
 // Every strategy partsim has, in one registry. Each family adds itself with one line in
-// strategies.cpp.
+// builtin_strategies.cpp.
 
 #include "sim/plan/plan.hpp"
 #include "sim/planner/check_plan.hpp"

@@ -1,7 +1,7 @@
-#include "sim/planner/strategies.hpp"
+#include "sim/planner/builtin_strategies.hpp"
 
-#include "sim/accpar/strategies.hpp"
-#include "sim/dsm/strategy.hpp"
+#include "sim/accpar/registration.hpp"
+#include "sim/dsm/registration.hpp"
 
 namespace partsim::planner {
 

@@ -1,21 +1,15 @@
-#include "sim/accpar/strategies.hpp"
+#include "sim/accpar/registration.hpp"
 
 #include "sim/accpar/plan_fields.hpp"
 #include "sim/common/error.hpp"
 
 namespace partsim::accpar {
-namespace {
-
-Mode to_mode(plan::Mode m) { return m == plan::Mode::training ? Mode::training : Mode::inference; }
-
-}  // namespace
-
 plan::Plan make_accpar_plan(Strategy strategy, const planner::PlanInputs& inputs) {
   PlanOptions options;
   const std::string& levels = inputs.resolved.text("levels");
   options.levels = levels == "all" ? -1 : static_cast<int>(inputs.resolved.integer("levels"));
   if (strategy == Strategy::accpar) options.per_layer_ratio = inputs.resolved.text("ratio") == "layer";
-  const Problem problem = make_problem(inputs.graph, to_mode(inputs.mode),
+  const Problem problem = make_problem(inputs.graph, inputs.mode,
                                        topology::bytes_per_element(inputs.spec.precision));
   const Hierarchy hierarchy = build_hierarchy(inputs.spec, bandwidth_reading_from_name(inputs.resolved.text("bandwidth")));
   const PlanResult result = plan_layers(problem, hierarchy, strategy, options);

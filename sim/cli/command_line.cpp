@@ -1,4 +1,4 @@
-#include "sim/cli/program.hpp"
+#include "sim/cli/command_line.hpp"
 
 #include <cstdio>
 #include <filesystem>
