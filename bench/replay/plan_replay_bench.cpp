@@ -17,7 +17,7 @@
 #include "bench/replay/run_in_child.hpp"
 #include "sim/lowering/lowering.hpp"
 #include "sim/planner/check_plan.hpp"
-#include "sim/planner/strategies.hpp"
+#include "sim/planner/builtin_strategies.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "sim/replay/program_replay.hpp"

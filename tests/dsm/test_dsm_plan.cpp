@@ -9,10 +9,10 @@
 
 #include "sim/common/error.hpp"
 #include "sim/dsm/footprint.hpp"
-#include "sim/dsm/strategy.hpp"
+#include "sim/dsm/registration.hpp"
 #include "sim/plan/json_reader.hpp"
 #include "sim/plan/plan_io.hpp"
-#include "sim/planner/strategies.hpp"
+#include "sim/planner/builtin_strategies.hpp"
 #include "tests/dsm/tiny_system.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/net_builder.hpp"

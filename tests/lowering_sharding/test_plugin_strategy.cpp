@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/accpar/strategies.hpp"
+#include "sim/accpar/registration.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/planner/check_plan.hpp"
 #include "sim/program/closed_form.hpp"

@@ -6,7 +6,7 @@
 #include "sim/accpar/plan_fields.hpp"
 #include "sim/common/error.hpp"
 #include "sim/plan/plan_io.hpp"
-#include "sim/planner/strategies.hpp"
+#include "sim/planner/builtin_strategies.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/zoo.hpp"
 
