@@ -15,8 +15,7 @@
 namespace partsim::dsm {
 
 std::map<std::string, double> PassChoice::breakdown() const {
-  const double n_rest = static_cast<double>(iterations - 1);
-  auto both = [&](auto f) { return f(first) + n_rest * f(rest); };
+  auto both = [&](auto f) { return over_iterations(f(first), f(rest)); };
   double mac_busy = both([](const PassCost& c) { return c.mac_busy; });
   double pri = both([](const PassCost& c) { return c.pricomp; });
   double hidden = both([](const PassCost& c) { return std::max(0.0, c.ovl - c.pricomp); });
