@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 #include "sim/dsm/chain_dp.hpp"
 #include "sim/dsm/memory_reuse.hpp"
@@ -43,7 +44,15 @@ DsmResult search_network(const DsmNetwork& network, const DsmSystem& system, con
   // layers by each one's plan.
   const std::array<DsmResult, 2> readings = planner.run_both();
   DsmResult best = detail::NetworkSearch::cheaper(readings);
-  if (options.tpipe && options.mode == plan::Mode::training) detail::pipeline_timesteps(planner, best);
+  if (options.tpipe && options.mode == plan::Mode::training) {
+    // Each pipe group is pipelined only if that beats its own sequential plan, but the pipelined
+    // stages change the edges around the group (sub-tori, relayouts), so the whole plan can still
+    // come out slower (GNMT at N_mb 512 without link latency: +0.3 %); keep the faster plan, so
+    // adding an option never makes the result worse (docs/model.md, "Search").
+    DsmResult piped = best;
+    detail::pipeline_timesteps(planner, piped);
+    if (piped.iteration_s < best.iteration_s) best = std::move(piped);
+  }
 
   // §III-B weight preloading for inference (sweep_weight_preload), from each reading's ranking.
   if (options.memreuse && options.preload && options.mode == plan::Mode::inference)
