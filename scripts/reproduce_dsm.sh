@@ -20,8 +20,16 @@ trap 'rm -f "$tmp"' EXIT
   echo "(120/40 GB/s); workloads from the zoo. The model is described in docs/model.md, section"
   echo "\"DeepSpatialMatrix performance model\". Nothing here is fitted to the paper's numbers."
   echo
-  echo "Single runs: \`simplan --config configs/torus_8pf_asym.yaml --workload vgg16 --batch 512 --strategy dsm"
-  echo "--opt all -o plan.json\`; \`--explain LAYER\` prints a layer's best configurations with their cost terms."
+  echo "Every figure uses the paper's bandwidth-centric model (§II-D): both configs with their link"
+  echo "latencies set to zero, \`--set system.torus.latency[0]=0s --set system.torus.latency[1]=0s --set"
+  echo "system.device_types.dsm_chip.chip.on_chip_latency=0s\`. The configs' own 500 ns per chip-to-chip"
+  echo "hop and 10 ns per on-chip hop are this project's choice; the side-by-side table and the last"
+  echo "section give every figure with them too."
+  echo
+  echo "Single runs: \`simplan --config configs/torus_8pf_asym.yaml --set system.torus.latency[0]=0s --set"
+  echo "system.torus.latency[1]=0s --set system.device_types.dsm_chip.chip.on_chip_latency=0s --workload vgg16"
+  echo "--batch 512 --strategy dsm --opt all -o plan.json\`; \`--explain LAYER\` prints a layer's best"
+  echo "configurations with their cost terms."
   echo
   "$build/bin/dsm_reproduce" report configs
 } > "$tmp"

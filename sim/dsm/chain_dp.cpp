@@ -332,11 +332,10 @@ void NetworkSearch::finish(DsmResult& r) const {
     for (auto& pc : lc.passes) {
       const double base = pc.pipelined_s >= 0
                               ? pc.pipelined_s
-                              : pc.first.total + static_cast<double>(pc.iterations - 1) * pc.rest.total +
-                                    pc.grad_reduction_s;
+                              : pc.over_iterations(pc.first.total, pc.rest.total) + pc.grad_reduction_s;
       pc.total_s = base + pc.relayout_s + pc.onchip_relayout_s;
       lc.total_s += pc.total_s;
-      lc.useful_macs += pc.first.macs + static_cast<double>(pc.iterations - 1) * pc.rest.macs;
+      lc.useful_macs += pc.over_iterations(pc.first.macs, pc.rest.macs);
     }
     r.iteration_s += lc.total_s;
     r.useful_macs += lc.useful_macs;

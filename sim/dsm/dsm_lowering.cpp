@@ -317,7 +317,7 @@ class DsmLowerer {
     };
     ps.first_reads = reads_of(ps.first_flags);
     ps.rest_reads = reads_of(ps.rest_flags);
-    ps.grad_bytes = Ls.primary ? kernel_chip * e : 0.0;
+    ps.grad_bytes = Ls.primary ? kernel_chip * e * Ls.directions : 0.0;
     // Rotated chunk (layer_model.cpp evaluate_pass): the chip's own share of the input features.
     const dsm::WorkSplit w = dsm::work_split(Ls, gs.split, ps.config, gs.sys.M, gs.sys.N);
     const double ij_scale = static_cast<double>(Ls.ij_in) / static_cast<double>(Ls.ij);
@@ -649,14 +649,20 @@ class DsmLowerer {
   }
 
   /// All iterations of a pass: the first, then the later ones in one segment (or all in one when
-  /// they are equal).
+  /// they are equal); a bidirectional LSTM does so once per direction, one after the other.
   std::vector<int> iterations(const GroupSetup& gs, const PassSetup& ps, const std::vector<int>& after) {
     const double n = static_cast<double>(gs.iterations);
     const bool equal = ps.first.total == ps.rest.total && ps.first_reads == ps.rest_reads &&
                        ps.first.overlapped.memory == ps.rest.overlapped.memory;
     if (equal || gs.iterations == 1) return segment(gs, ps, ps.first, ps.first_reads, n, after);
-    const std::vector<int> done = segment(gs, ps, ps.first, ps.first_reads, 1, after);
-    return segment(gs, ps, ps.rest, ps.rest_reads, n - 1, done);
+    const long long directions = std::min<long long>(gs.iterations, gs.Ls.directions);
+    const double per_direction = n / static_cast<double>(directions);
+    std::vector<int> done = after;
+    for (long long d = 0; d < directions; ++d) {
+      done = segment(gs, ps, ps.first, ps.first_reads, 1, done);
+      if (per_direction > 1) done = segment(gs, ps, ps.rest, ps.rest_reads, per_direction - 1, done);
+    }
+    return done;
   }
 
   /// One pass of a pipe group (seed 003 §III-D, timestep_pipeline.cpp try_pipeline): every stage (layer) on its

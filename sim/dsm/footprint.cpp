@@ -22,7 +22,7 @@ plan::MemoryUse memory_footprint(const DsmNetwork& network, const std::vector<Gr
     const ChipFactors cf = chip_factors(placement[g].split, s.M, rows);
     const double ts = static_cast<double>(L.ts);
     if (L.primary) {
-      const double kernel = L.kernel_elements() / static_cast<double>(cf.out) * e;
+      const double kernel = L.all_kernel_elements() / static_cast<double>(cf.out) * e;
       f.weights_bytes += kernel;
       if (training) f.gradients_bytes += kernel;
     }

@@ -71,6 +71,13 @@ struct DsmLayer {
   bool primary = true;    // false: an auxiliary-only group (e.g. an embedding lookup)
   bool lstm = false;
   bool bidirectional = false;
+  /// LSTM directions. Those of a bidirectional layer run one after the other, each over all its
+  /// timesteps (seed 003 §III-D maps a Bi-LSTM "across all the chips" and executes "each time step
+  /// sequentially"; §V-A2's 44x needs each direction's weights held on their own, docs/model.md
+  /// "Bidirectional LSTMs"): `out` is one direction's 4 x hidden, `ts` counts the steps of both,
+  /// and each direction fetches its own weights at its first step. Weights in all: directions x
+  /// kernel_elements().
+  int directions = 1;
   bool first = false;     // the first primary layer: no BWD (no error is needed for the input)
   /// Elements of the tensor this group writes (after pooling etc.), whole minibatch, per timestep.
   double out_elements = 0;
@@ -79,7 +86,8 @@ struct DsmLayer {
   std::array<std::vector<AuxOp>, 3> aux;  // indexed by Pass
 
   double input_elements() const { return fprod({in, mb, ij_in}); }
-  double kernel_elements() const { return fprod({in, out, kij}); }
+  double kernel_elements() const { return fprod({in, out, kij}); }  // one direction's
+  double all_kernel_elements() const { return kernel_elements() * directions; }
   double primary_out_elements() const { return fprod({out, mb, ij}); }
   /// Useful MACs of one pass and one timestep: N_in * N_out * N_kij * N_mb * N_ij(out).
   double macs() const { return fprod({in, out, kij, mb, ij}); }

@@ -19,8 +19,9 @@ double scratchpad_reserve(const DsmSystem& s) {
 double reuse_held_bytes(const DsmLayer& prev, const DsmLayer& cur, double retained_elements, int dysm,
                         const DsmSystem& s) {
   const double steps = static_cast<double>(cur.ts);
+  // retained_elements are per timestep of the workload (a bidirectional LSTM's ts counts both directions).
   const double elements = prev.out_elements * static_cast<double>(prev.ts) + cur.out_elements * steps +
-                          retained_elements * steps;
+                          retained_elements * static_cast<double>(cur.ts / cur.directions);
   return held_tile_elements(elements, dysm, s) * s.bytes_per_element;
 }
 
@@ -42,7 +43,7 @@ void sweep_weight_preload(const DsmResult& ranking, const DsmNetwork& network, c
     const Split5& f = pc.config.core;
     // Replicated per CoreD: every core holds the kernel part its work needs.
     const double tile = fprod({L.in, ceil_div(L.out, cf.out), L.kij}) / static_cast<double>(f.in * f.out * f.kij) *
-                        system.bytes_per_element;
+                        system.bytes_per_element * L.directions;  // preloading holds every direction
     PassFlags flags;
     flags.fetch_a = !lc.reuse_in;
     PassFlags without = flags;

@@ -70,6 +70,17 @@ DsmLayer primary_layer(const Layer& layer) {
   return L;
 }
 
+/// A bidirectional LSTM's two directions one after the other (layer_model.hpp `directions`): an
+/// iteration is one direction's timestep, with half the gates, output and cell work of the fused step.
+void run_directions_in_turn(DsmLayer& L) {
+  L.directions = 2;
+  L.out /= 2;
+  L.ts *= 2;
+  L.out_elements /= 2;
+  for (auto& ops : L.aux)
+    for (auto& op : ops) op.elements /= 2;
+}
+
 }  // namespace
 
 DsmNetwork build_network(const workloads::Graph& graph) {
@@ -101,6 +112,7 @@ DsmNetwork build_network(const workloads::Graph& graph) {
       g.primary_producer = first_group;
       add_aux(g.layer, layer, 1.0 / steps);
       g.layer.out_elements = layer.q.output_elements / steps;
+      if (g.layer.lstm && g.layer.bidirectional) run_directions_in_turn(g.layer);
       net.groups.push_back(std::move(g));
       group_of[i] = static_cast<std::ptrdiff_t>(net.groups.size() - 1);
     } else if (join_group >= 0) {
@@ -140,7 +152,8 @@ DsmNetwork build_network(const workloads::Graph& graph) {
       if (std::find(prods.begin(), prods.end(), static_cast<std::size_t>(gp)) == prods.end())
         prods.push_back(static_cast<std::size_t>(gp));
       const auto& pl = net.groups[static_cast<std::size_t>(gp)].layer;
-      const double elements = layers[pred].q.output_elements / static_cast<double>(pl.ts);
+      // Per timestep of the workload (a bidirectional LSTM's ts counts both directions' steps).
+      const double elements = layers[pred].q.output_elements / static_cast<double>(pl.ts / pl.directions);
       // An operand of an auxiliary op (residual add, concat) produced by another group is read
       // from memory.
       if (!layers[i].q.primary) net.groups[gi].layer.extra_in_elements += elements;

@@ -63,6 +63,7 @@ PassChoice choice_of(Pass pass, const PassEval& ev, long long iterations) {
   pc.first = ev.first;
   pc.rest = ev.rest;
   pc.iterations = iterations;
+  pc.fresh_iterations = ev.fresh_iterations;
   pc.weight_reuse = ev.weight_reuse;
   pc.weights_held = ev.weight_reuse;
   return pc;
@@ -108,7 +109,9 @@ PassEval best_pass(const DsmLayer& L, Pass pass, ChipSplit split, long long iter
           }
           ev.rest = evaluate_pass(L, pass, split, config, rf, s);
         }
-        ev.total = ev.first.total + static_cast<double>(iterations - 1) * ev.rest.total;
+        ev.fresh_iterations = std::min<long long>(iterations, L.directions);
+        ev.total = static_cast<double>(ev.fresh_iterations) * ev.first.total +
+                   static_cast<double>(iterations - ev.fresh_iterations) * ev.rest.total;
         if (ev.total < best.total) best = ev;
       }
     }
@@ -120,7 +123,7 @@ PassEval best_pass(const DsmLayer& L, Pass pass, ChipSplit split, long long iter
 double gradient_time(const DsmLayer& L, ChipSplit split, const DsmSystem& s) {
   if (!L.primary) return 0;
   const ChipFactors cf = chip_factors(split, s.M, s.N);
-  const double grad = fprod({L.in, ceil_div(L.out, cf.out), L.kij}) * s.bytes_per_element;
+  const double grad = fprod({L.in, ceil_div(L.out, cf.out), L.kij}) * s.bytes_per_element * L.directions;
   return group_time(gradient_reduction(grad, split, s).loads, s);
 }
 

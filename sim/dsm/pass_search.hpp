@@ -39,6 +39,7 @@ struct PassEval {
   PassCost first;
   PassCost rest;
   bool weight_reuse = false;
+  long long fresh_iterations = 1;  // iterations costing `first`: one per LSTM direction
   double total = kInf;
 };
 

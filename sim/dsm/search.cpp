@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 #include "sim/dsm/chain_dp.hpp"
 #include "sim/dsm/memory_reuse.hpp"
@@ -15,8 +16,7 @@
 namespace partsim::dsm {
 
 std::map<std::string, double> PassChoice::breakdown() const {
-  const double n_rest = static_cast<double>(iterations - 1);
-  auto both = [&](auto f) { return f(first) + n_rest * f(rest); };
+  auto both = [&](auto f) { return over_iterations(f(first), f(rest)); };
   double mac_busy = both([](const PassCost& c) { return c.mac_busy; });
   double pri = both([](const PassCost& c) { return c.pricomp; });
   double hidden = both([](const PassCost& c) { return std::max(0.0, c.ovl - c.pricomp); });
@@ -44,7 +44,15 @@ DsmResult search_network(const DsmNetwork& network, const DsmSystem& system, con
   // layers by each one's plan.
   const std::array<DsmResult, 2> readings = planner.run_both();
   DsmResult best = detail::NetworkSearch::cheaper(readings);
-  if (options.tpipe && options.mode == plan::Mode::training) detail::pipeline_timesteps(planner, best);
+  if (options.tpipe && options.mode == plan::Mode::training) {
+    // Each pipe group is pipelined only if that beats its own sequential plan, but the pipelined
+    // stages change the edges around the group (sub-tori, relayouts), so the whole plan can still
+    // come out slower (GNMT at N_mb 512 without link latency: +0.3 %); keep the faster plan, so
+    // adding an option never makes the result worse (docs/model.md, "Search").
+    DsmResult piped = best;
+    detail::pipeline_timesteps(planner, piped);
+    if (piped.iteration_s < best.iteration_s) best = std::move(piped);
+  }
 
   // §III-B weight preloading for inference (sweep_weight_preload), from each reading's ranking.
   if (options.memreuse && options.preload && options.mode == plan::Mode::inference)

@@ -48,6 +48,13 @@ struct PassChoice {
   PassCost first;               // first iteration (timestep / spatial minibatch)
   PassCost rest;                // every later iteration
   long long iterations = 1;     // N_ts * DySM factor
+  /// Iterations that cost `first` (fetching the weights): the first of each LSTM direction, else 1.
+  long long fresh_iterations = 1;
+  /// first x fresh_iterations + rest x the other iterations, for any term of PassCost.
+  double over_iterations(double first_term, double rest_term) const {
+    return static_cast<double>(fresh_iterations) * first_term +
+           static_cast<double>(iterations - fresh_iterations) * rest_term;
+  }
   bool memory_reuse = false;    // the streamed operand comes from the scratchpad (§III-B)
   bool weight_reuse = false;    // weights / gradients held across iterations or preloaded (§III-B)
   bool preloaded = false;       // inference FWD: weights preloaded (§III-B), no FetchKer

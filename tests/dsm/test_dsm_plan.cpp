@@ -84,9 +84,16 @@ TEST(DsmNetwork, ShortcutsAreRetainedAcrossTheGroupsTheySkip) {
     if (grp.members.front() == "enc_lstm1") {
       found = true;
       EXPECT_TRUE(grp.layer.lstm && grp.layer.bidirectional);
-      EXPECT_EQ(grp.layer.ts, 128);
+      // The two directions run one after the other (docs/model.md "Bidirectional LSTMs"): an
+      // iteration is one direction's timestep, 4 x 1024 gates over (1024 input + 1024 hidden), and
+      // there are 2 x 128 of them; weights in all 2 x 2048 x 4096 = 16.8 M elements.
+      EXPECT_EQ(grp.layer.directions, 2);
+      EXPECT_EQ(grp.layer.ts, 2 * 128);
       EXPECT_EQ(grp.layer.in, 1024 + 1024);
-      EXPECT_EQ(grp.layer.out, 4 * 1024 * 2);
+      EXPECT_EQ(grp.layer.out, 4 * 1024);
+      EXPECT_DOUBLE_EQ(grp.layer.all_kernel_elements(), 2.0 * 2048 * 4096);
+      // Output per iteration: one direction's 1024 hidden values for each of the 4 samples.
+      EXPECT_DOUBLE_EQ(grp.layer.out_elements, 1024.0 * 4);
     }
   EXPECT_TRUE(found);
 }
