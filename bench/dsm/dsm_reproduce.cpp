@@ -35,7 +35,7 @@ __attribute__((format(printf, 1, 2))) void emit(const char* format, ...) {
 }
 
 struct Run {
-  dsm::DsmNetwork net;
+  dsm::GroupChain net;
   dsm::DsmResult result;
 };
 
@@ -43,7 +43,7 @@ Run run(const dsm::DsmSystem& sys, const std::string& workload, long long batch,
         plan::Mode mode = plan::Mode::training, bool preload = true) {
   const workloads::Graph g = workloads::build_zoo(workload, batch);
   Run r;
-  r.net = dsm::build_network(g);
+  r.net = dsm::build_group_chain(g);
   dsm::DsmOptions o = dsm::parse_dsm_options({opts});
   o.mode = mode;
   o.preload = preload;

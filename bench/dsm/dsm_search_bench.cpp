@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
       double iteration = 0;
       for (int rep = 0; rep < 5; ++rep) {
         const auto t0 = std::chrono::steady_clock::now();
-        const dsm::DsmNetwork net = dsm::build_network(g);
+        const dsm::GroupChain net = dsm::build_group_chain(g);
         const dsm::DsmResult r = dsm::search_network(net, sys, dsm::parse_dsm_options({opts}));
         const auto t1 = std::chrono::steady_clock::now();
         iteration = r.iteration_s;

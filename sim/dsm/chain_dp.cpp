@@ -16,7 +16,7 @@ constexpr std::array<int, 7> kDysmFactors = {1, 2, 4, 8, 16, 32, 64};
 
 }  // namespace
 
-NetworkSearch::NetworkSearch(const DsmNetwork& net, const DsmSystem& s, const DsmOptions& o)
+NetworkSearch::NetworkSearch(const GroupChain& net, const DsmSystem& s, const DsmOptions& o)
     : net_(net), s_(s), o_(o) {
   capacity_ = s.chip.core.scratchpad_bytes - scratchpad_reserve(s);
   preload_.assign(net.groups.size(), false);

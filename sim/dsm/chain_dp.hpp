@@ -58,7 +58,7 @@ struct StateCost {
 /// The search object of one network on one system with one option set.
 class NetworkSearch {
  public:
-  NetworkSearch(const DsmNetwork& network, const DsmSystem& system, const DsmOptions& options);
+  NetworkSearch(const GroupChain& network, const DsmSystem& system, const DsmOptions& options);
 
   /// Scratchpad bytes per core open to held activations (default: scratchpad - reserve).
   void set_activation_capacity(double bytes);
@@ -66,7 +66,7 @@ class NetworkSearch {
   void set_preloaded(std::vector<bool> preload);
   double capacity() const { return capacity_; }
 
-  const DsmNetwork& network() const { return net_; }
+  const GroupChain& network() const { return net_; }
   const DsmSystem& system() const { return s_; }
   const DsmOptions& options() const { return o_; }
   FactorizationCache& factorizations() { return factorizations_; }
@@ -113,7 +113,7 @@ class NetworkSearch {
   double relayout_passes(const DsmLayer& layer) const;
   DsmResult run_dp(bool match_producer);
 
-  const DsmNetwork& net_;
+  const GroupChain& net_;
   DsmSystem s_;
   DsmOptions o_;
   double capacity_ = 0;

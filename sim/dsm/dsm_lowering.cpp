@@ -118,7 +118,7 @@ class DsmLowerer {
       : c_(c),
         s_(dsm::make_dsm_system(c.spec)),
         o_(dsm::parse_dsm_options({option_of(c.plan, "opt")})),
-        net_(dsm::build_network(c.workload)),
+        net_(dsm::build_group_chain(c.workload)),
         core_level_(c.topology.granularity() == topology::Granularity::core),
         chip_topology_(c.spec, topology::Granularity::chip) {
     o_.mode = c.plan.workload.mode;
@@ -212,7 +212,7 @@ class DsmLowerer {
                                                                     : "training") +
                        ": FWD first, then [" + pass_list(want) + "])");
     const dsm::DsmPassPlan& p0 = lp.passes.front();
-    gs.split = dsm::chip_split_from_string(p0.chip_split);
+    gs.split = p0.chip_split;
     gs.dysm = std::max(1, p0.dysm_factor);
     for (const auto& pp : lp.passes) {
       if (pp.chip_split != p0.chip_split || pp.dysm_factor != p0.dysm_factor)
@@ -747,7 +747,7 @@ class DsmLowerer {
   const Context& c_;
   DsmSystem s_;
   dsm::DsmOptions o_;
-  dsm::DsmNetwork net_;
+  dsm::GroupChain net_;
   bool core_level_ = false;
   /// Collectives are lowered on the chip-level graph at both granularities: at core granularity a
   /// chip's part of a ring step is one transfer between the chips' core-0 endpoints (node_of: the

@@ -11,7 +11,7 @@
 
 namespace partsim::dsm {
 
-std::vector<ExplainRow> explain_layer(const DsmNetwork& network, std::size_t group, Pass pass,
+std::vector<ExplainRow> explain_layer(const GroupChain& network, std::size_t group, Pass pass,
                                       const DsmSystem& system, const DsmOptions& options, int top) {
   std::vector<ExplainRow> rows;
   const DsmLayer& L = network.groups.at(group).layer;

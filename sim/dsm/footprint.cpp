@@ -6,7 +6,7 @@
 
 namespace partsim::dsm {
 
-plan::MemoryUse memory_footprint(const DsmNetwork& network, const std::vector<GroupPlacement>& placement,
+plan::MemoryUse memory_footprint(const GroupChain& network, const std::vector<GroupPlacement>& placement,
                                  const DsmSystem& s, bool training) {
   if (placement.size() != network.groups.size())
     throw Error("memory_footprint: " + std::to_string(placement.size()) + " placements for " +

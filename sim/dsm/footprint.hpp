@@ -28,7 +28,7 @@ struct GroupPlacement {
 
 /// Per-chip footprint of `network` placed as `placement` (one entry per group), as plan.json's
 /// `memory`. Throws Error if the sizes differ (a planner bug).
-plan::MemoryUse memory_footprint(const DsmNetwork& network, const std::vector<GroupPlacement>& placement,
+plan::MemoryUse memory_footprint(const GroupChain& network, const std::vector<GroupPlacement>& placement,
                                  const DsmSystem& system, bool training);
 
 }  // namespace partsim::dsm

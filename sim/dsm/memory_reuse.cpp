@@ -27,7 +27,7 @@ double reuse_held_bytes(const DsmLayer& prev, const DsmLayer& cur, double retain
 
 namespace detail {
 
-void sweep_weight_preload(const DsmResult& ranking, const DsmNetwork& network, const DsmSystem& system,
+void sweep_weight_preload(const DsmResult& ranking, const GroupChain& network, const DsmSystem& system,
                           const DsmOptions& options, double usable, DsmResult& best) {
   struct Candidate {
     std::size_t group;

@@ -14,7 +14,7 @@ namespace partsim::dsm::detail {
 /// fetch costs per byte of scratchpad, and sweep the fraction of the scratchpad given to preloaded
 /// weights (the rest stays for activation reuse); `best` becomes the fastest plan found. `usable`:
 /// scratchpad bytes per core open to weights and held activations together.
-void sweep_weight_preload(const DsmResult& ranking, const DsmNetwork& network, const DsmSystem& system,
+void sweep_weight_preload(const DsmResult& ranking, const GroupChain& network, const DsmSystem& system,
                           const DsmOptions& options, double usable, DsmResult& best);
 
 }  // namespace partsim::dsm::detail

@@ -83,8 +83,8 @@ void run_directions_in_turn(DsmLayer& L) {
 
 }  // namespace
 
-DsmNetwork build_network(const workloads::Graph& graph) {
-  DsmNetwork net;
+GroupChain build_group_chain(const workloads::Graph& graph) {
+  GroupChain net;
   net.name = graph.name();
   const auto& layers = graph.layers();
   std::vector<std::ptrdiff_t> group_of(layers.size(), -1);

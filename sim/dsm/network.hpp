@@ -3,7 +3,7 @@
 // multiplication, LSTM) each carrying the auxiliary computations that follow it (bias, activation,
 // pooling, batch-norm, softmax, residual add), in topological order, with the edges between them.
 //
-// Contract: build_network() maps every layer of a finalized workloads::Graph to exactly one group
+// Contract: build_group_chain() maps every layer of a finalized workloads::Graph to exactly one group
 // (`members`); a group is one DsmLayer. Auxiliary layers join the latest group among those producing
 // their inputs (so groups stay in dependency order); auxiliary layers fed only by graph inputs
 // (embeddings) form auxiliary-only groups. Edges are (producer group -> consumer group) for every
@@ -29,12 +29,14 @@ struct NetworkGroup {
   double retained_elements = 0;
 };
 
-struct DsmNetwork {
+/// The workload as a chain of layer groups in dependency order (the §II-E DP walks it group by
+/// group; `producers` keep the DAG edges that cross groups).
+struct GroupChain {
   std::string name;
   std::vector<NetworkGroup> groups;
 };
 
-DsmNetwork build_network(const workloads::Graph& graph);
+GroupChain build_group_chain(const workloads::Graph& graph);
 
 /// The layer with the minibatch divided into spatial minibatches of `s_mb` samples (§III-C):
 /// mb and every minibatch-proportional count scaled by s_mb / N_mb.

@@ -6,11 +6,6 @@ namespace {
 using nlohmann::ordered_json;
 using plan::JsonReader;
 
-const std::vector<std::string>& chip_split_names() {
-  static const std::vector<std::string> names{"data", "model", "data_x_model_y", "model_x_data_y"};
-  return names;
-}
-
 ordered_json split_to_json(const Split5& s) {
   return ordered_json{{"in", s.in}, {"out", s.out}, {"ij", s.ij}, {"kij", s.kij}, {"mb", s.mb}};
 }
@@ -34,7 +29,7 @@ ordered_json to_json(const DsmLayerFields& fields) {
   for (const auto& p : fields.passes) {
     ordered_json j;
     j["pass"] = plan::to_string(p.pass);
-    j["chip_split"] = p.chip_split;
+    j["chip_split"] = to_string(p.chip_split);
     j["core_factors"] = split_to_json(p.core_factors);
     j["array_factors"] = split_to_json(p.array_factors);
     j["core_split"] = split_to_json(p.core_split);
@@ -60,7 +55,7 @@ DsmLayerFields dsm_fields_from(const JsonReader& r) {
                  "memory_reuse", "weight_reuse", "preloaded", "weights_held", "pipe_group", "chips"});
     DsmPassPlan p;
     p.pass = static_cast<plan::Pass>(e.at("pass").choice({"fwd", "bwd", "upd"}));
-    p.chip_split = chip_split_names()[e.at("chip_split").choice(chip_split_names())];
+    p.chip_split = static_cast<ChipSplit>(e.at("chip_split").choice(chip_split_names()));
     p.core_factors = split_from(e.at("core_factors"));
     p.array_factors = split_from(e.at("array_factors"));
     p.core_split = split_from(e.at("core_split"));

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/dsm/chip_split.hpp"
+
 #include "sim/plan/json_reader.hpp"
 #include "sim/plan/plan.hpp"
 
@@ -32,7 +34,7 @@ struct Split5 {
 /// One pass of one layer group as DeepSpatialMatrix maps it.
 struct DsmPassPlan {
   plan::Pass pass = plan::Pass::fwd;
-  std::string chip_split = "data";  // data | model | data_x_model_y | model_x_data_y (§II-C, §III-A)
+  ChipSplit chip_split = ChipSplit::data;  // §II-C, §III-A
   Split5 core_factors;              // CoreD as split factors (product = cores per chip)
   Split5 array_factors;             // ArrayD as split factors (product = PE arrays per core)
   Split5 core_split;                // CoreD: work per core (follows from the factors; checked)

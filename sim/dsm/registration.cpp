@@ -76,7 +76,7 @@ DsmOptions options_from(const planner::StrategyOptions& options, plan::Mode mode
 plan::Plan make_dsm_plan(const planner::PlanInputs& in) {
   const DsmSystem s = make_dsm_system(in.spec);
   const DsmOptions o = options_from(in.resolved, in.mode);
-  const DsmNetwork net = build_network(in.graph);
+  const GroupChain net = build_group_chain(in.graph);
   const DsmResult r = search_network(net, s, o);
 
   std::map<std::string, std::size_t> group_of;
@@ -109,7 +109,7 @@ plan::Plan make_dsm_plan(const planner::PlanInputs& in) {
       for (const PassChoice& pc : lc.passes) {
         DsmPassPlan pp;
         pp.pass = pc.pass;
-        pp.chip_split = to_string(lc.split);
+        pp.chip_split = lc.split;
         // A pipelined layer works on its own M x rows block of the torus (§III-D).
         const int M = s.M;
         const int N = lc.pipe_group ? static_cast<int>(lc.chips.size()) / std::max(1, M) : s.N;
@@ -142,7 +142,7 @@ plan::Plan make_dsm_plan(const planner::PlanInputs& in) {
 std::string explain_text(const planner::PlanInputs& in, const std::string& layer, int top) {
   const DsmSystem s = make_dsm_system(in.spec);
   const DsmOptions o = options_from(in.resolved, in.mode);
-  const DsmNetwork net = build_network(in.graph);
+  const GroupChain net = build_group_chain(in.graph);
   std::size_t group = net.groups.size();
   for (std::size_t g = 0; g < net.groups.size() && group == net.groups.size(); ++g)
     for (const auto& m : net.groups[g].members)

@@ -38,7 +38,7 @@ std::map<std::string, double> PassChoice::breakdown() const {
           {"relayout_s", (relayout_s + onchip_relayout_s) * scale}};
 }
 
-DsmResult search_network(const DsmNetwork& network, const DsmSystem& system, const DsmOptions& options) {
+DsmResult search_network(const GroupChain& network, const DsmSystem& system, const DsmOptions& options) {
   detail::NetworkSearch planner(network, system, options);
   // Both readings of CoreD on reuse edges (NetworkSearch::run_both); weight preloading below ranks
   // layers by each one's plan.

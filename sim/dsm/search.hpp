@@ -88,7 +88,7 @@ struct DsmResult {
   double utilization = 0;           // useful MACs / (peak MAC/s x iteration_s)
 };
 
-DsmResult search_network(const DsmNetwork& network, const DsmSystem& system, const DsmOptions& options);
+DsmResult search_network(const GroupChain& network, const DsmSystem& system, const DsmOptions& options);
 
 /// Scratchpad bytes per core kept for double-buffered streaming (two operand and two result tiles
 /// of the array's minimum work P): 4 * rows * cols * simd lanes * bytes per element.
@@ -111,7 +111,7 @@ struct ExplainRow {
 };
 /// The `top` cheapest configurations of group `group` for `pass`: the best CoreD of every
 /// (ChipD, DySM factor) pair, cheapest first, then the runners-up.
-std::vector<ExplainRow> explain_layer(const DsmNetwork& network, std::size_t group, Pass pass,
+std::vector<ExplainRow> explain_layer(const GroupChain& network, std::size_t group, Pass pass,
                                       const DsmSystem& system, const DsmOptions& options, int top);
 
 /// Every ordered 5-tuple of factors with product n (CoreD / ArrayD candidates), in a fixed order

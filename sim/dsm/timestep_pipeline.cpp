@@ -11,7 +11,7 @@ namespace {
 /// Pipelines groups [begin, end) as pipe group `id` if that beats their sequential plan in `r`;
 /// returns whether it did.
 bool try_pipeline(NetworkSearch& search, DsmResult& r, std::size_t begin, std::size_t end, int id) {
-  const DsmNetwork& net = search.network();
+  const GroupChain& net = search.network();
   const DsmSystem& s = search.system();
   const DsmOptions& o = search.options();
   const std::size_t G = end - begin;
@@ -115,7 +115,7 @@ bool try_pipeline(NetworkSearch& search, DsmResult& r, std::size_t begin, std::s
 }  // namespace
 
 void pipeline_timesteps(NetworkSearch& search, DsmResult& r) {
-  const DsmNetwork& net = search.network();
+  const GroupChain& net = search.network();
   const DsmSystem& s = search.system();
   const std::size_t n = net.groups.size();
   int next_id = 0;

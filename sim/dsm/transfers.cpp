@@ -8,22 +8,6 @@
 
 namespace partsim::dsm {
 
-const char* to_string(ChipSplit split) {
-  switch (split) {
-    case ChipSplit::data: return "data";
-    case ChipSplit::model: return "model";
-    case ChipSplit::data_x_model_y: return "data_x_model_y";
-    case ChipSplit::model_x_data_y: return "model_x_data_y";
-  }
-  return "data";
-}
-
-ChipSplit chip_split_from_string(const std::string& name) {
-  for (ChipSplit s : {ChipSplit::data, ChipSplit::model, ChipSplit::data_x_model_y, ChipSplit::model_x_data_y})
-    if (name == to_string(s)) return s;
-  throw UnknownNameError("chip split", name, "data, model, data_x_model_y, model_x_data_y");
-}
-
 ChipFactors chip_factors(ChipSplit split, int M, int N) {
   ChipFactors f;
   switch (split) {

@@ -8,15 +8,11 @@
 // reports and the §III-A 1/M check) under the same rule (payload split over both directions of a
 // bidirectional axis with p > 2, shortest way for all-to-all).
 
+#include "sim/dsm/chip_split.hpp"
 #include "sim/dsm/hardware.hpp"
 
 namespace partsim::dsm {
 
-/// ChipD parallelism type (seed 003 §II-C, §III-A Fig. 7).
-enum class ChipSplit { data, model, data_x_model_y, model_x_data_y };
-const char* to_string(ChipSplit split);
-/// Throws InputError listing the four names.
-ChipSplit chip_split_from_string(const std::string& name);
 
 /// How a ChipSplit divides work over the torus: chips sharing the minibatch and the out dimension.
 struct ChipFactors {

@@ -22,8 +22,8 @@ DsmLayer matmul(const std::string& name, long long in, long long out, long long 
   return L;
 }
 
-DsmNetwork chain(std::vector<DsmLayer> layers) {
-  DsmNetwork net;
+GroupChain chain(std::vector<DsmLayer> layers) {
+  GroupChain net;
   for (std::size_t i = 0; i < layers.size(); ++i) {
     NetworkGroup g;
     g.layer = layers[i];
@@ -64,7 +64,7 @@ TEST(DsmDysm, ReuseFitsOnlyAfterSplittingTheMinibatch) {
   // ... with S_mb = 8 (DySM factor 2) it is 512 B and fits.
   EXPECT_DOUBLE_EQ(reuse_held_bytes(a, b, 0, 2, kSys), 512);
 
-  const DsmNetwork net = chain({a, b});
+  const GroupChain net = chain({a, b});
   DsmOptions reuse_only = parse_dsm_options({"memreuse"});
   const DsmResult without = search_network(net, kSys, reuse_only);
   EXPECT_FALSE(without.layers[1].reuse_in);
@@ -79,7 +79,7 @@ TEST(DsmDysm, ReuseFitsOnlyAfterSplittingTheMinibatch) {
 }
 
 // Per pass, the cheapest configuration of a layer with a given split, from explain_layer().
-double best_for(const DsmNetwork& net, std::size_t g, Pass pass, ChipSplit split) {
+double best_for(const GroupChain& net, std::size_t g, Pass pass, ChipSplit split) {
   double best = 1e300;
   for (const ExplainRow& row : explain_layer(net, g, pass, kSys, DsmOptions{}, 100000))
     if (row.split == split) best = std::min(best, row.total_s);
@@ -91,7 +91,7 @@ TEST(DsmSearch, DynamicProgrammeMatchesBruteForceWithRelayout) {
   DsmLayer l1 = matmul("l1", 8, 64, 1, 16);
   l1.first = true;
   DsmLayer l2 = matmul("l2", 64, 8, 1, 16);
-  const DsmNetwork net = chain({l1, l2});
+  const GroupChain net = chain({l1, l2});
   double brute = 1e300;
   for (ChipSplit k1 : {ChipSplit::data, ChipSplit::model})
     for (ChipSplit k2 : {ChipSplit::data, ChipSplit::model}) {
@@ -123,7 +123,7 @@ TEST(DsmSearch, DynamicProgrammeMatchesBruteForceWithRelayout) {
 }
 
 TEST(DsmSearch, HybridSplitsOnlyWithTheOption) {
-  const DsmNetwork net = chain({matmul("a", 64, 64, 1, 16), matmul("b", 64, 64, 1, 16)});
+  const GroupChain net = chain({matmul("a", 64, 64, 1, 16), matmul("b", 64, 64, 1, 16)});
   for (const auto& lc : search_network(net, kSys, DsmOptions{}).layers)
     EXPECT_TRUE(lc.split == ChipSplit::data || lc.split == ChipSplit::model);
   const DsmResult h = search_network(net, kSys, parse_dsm_options({"hybrid"}));
@@ -136,7 +136,7 @@ TEST(DsmWeightReuse, LstmKeepsWeightsAcrossTimesteps) {
   l.lstm = true;
   l.ts = 4;
   l.out_elements = 4 * 8;
-  const DsmNetwork net = chain({l});
+  const GroupChain net = chain({l});
   const DsmResult r = search_network(net, kSys, parse_dsm_options({"memreuse"}));
   const PassChoice& fwd = r.layers[0].passes[0];
   ASSERT_EQ(fwd.iterations, 4);
@@ -152,7 +152,7 @@ TEST(DsmWeightReuse, LstmKeepsWeightsAcrossTimesteps) {
 }
 
 TEST(DsmWeightReuse, BidirectionalLstmFetchesEachDirectionsWeightsOnce) {
-  // A bidirectional LSTM as build_network makes it (docs/model.md "Bidirectional LSTMs"): the two
+  // A bidirectional LSTM as build_group_chain makes it (docs/model.md "Bidirectional LSTMs"): the two
   // directions one after the other, each step in 4 + hidden 4 = 8, out 4*4 = 16 gates of one
   // direction, minibatch 8, 4 timesteps per direction = 8 iterations.
   DsmLayer l = matmul("bilstm", 8, 16, 1, 8);
@@ -161,7 +161,7 @@ TEST(DsmWeightReuse, BidirectionalLstmFetchesEachDirectionsWeightsOnce) {
   l.directions = 2;
   l.ts = 2 * 4;
   l.out_elements = 4 * 8;
-  const DsmNetwork net = chain({l});
+  const GroupChain net = chain({l});
   DsmOptions data_only = parse_dsm_options({"memreuse"});
   const DsmResult r = search_network(net, kSys, data_only);
   ASSERT_EQ(r.layers[0].split, ChipSplit::data);  // no hybrid option; model parallelism rotates
@@ -189,7 +189,7 @@ TEST(DsmWeightReuse, GnmtBidirectionalLayerHoldsOneDirectionPerCore) {
   // (4 x 8 x 8 x 16 lanes x 2 B) of the scratchpad; both directions fused (32 MiB, 1 MiB per core)
   // would not, and would refetch 32 MiB in each of the 128 steps.
   const DsmSystem chip = single_chip(make_dsm_system(topology::load_system(PARTSIM_SOURCE_DIR "/configs/torus_8pf.yaml")));
-  const DsmNetwork net = build_network(workloads::build_zoo("gnmt", 1));
+  const GroupChain net = build_group_chain(workloads::build_zoo("gnmt", 1));
   DsmOptions o = parse_dsm_options({"memreuse"});
   o.mode = plan::Mode::inference;
   o.preload = true;
@@ -218,7 +218,7 @@ TEST(DsmTimestepPipelining, ChipsByOpsInWholeRows) {
   b.lstm = true;
   b.ts = 32;
   b.out_elements = 12 * 8;
-  const DsmNetwork net = chain({a, b});
+  const GroupChain net = chain({a, b});
   const DsmResult plain = search_network(net, s, parse_dsm_options({"memreuse"}));
   const DsmResult r = search_network(net, s, parse_dsm_options({"memreuse,tpipe"}));
   EXPECT_LE(r.iteration_s, plain.iteration_s);
@@ -240,7 +240,7 @@ TEST(DsmTimestepPipelining, NeverSlowerThanWithoutIt) {
   const DsmSystem s = make_dsm_system(topology::load_system(
       PARTSIM_SOURCE_DIR "/configs/torus_8pf_asym.yaml",
       {"system.torus.latency[0]=0s", "system.torus.latency[1]=0s", "system.device_types.dsm_chip.chip.on_chip_latency=0s"}));
-  const DsmNetwork net = build_network(workloads::build_zoo("gnmt", 512));
+  const GroupChain net = build_group_chain(workloads::build_zoo("gnmt", 512));
   const double without = search_network(net, s, parse_dsm_options({"hybrid,memreuse"})).iteration_s;
   const double with = search_network(net, s, parse_dsm_options({"hybrid,memreuse,tpipe"})).iteration_s;
   EXPECT_LE(with, without);
@@ -251,7 +251,7 @@ TEST(DsmWeightPreload, InferencePreloadsWeightsThatFit) {
   // (128 B) kernel. FWD without preloading: input 8 + kernel 64 + output 8 el = 160 B / 8 GB/s = 20 ns
   // against PriComp <= 2 + 8 cycles; preloaded (kernel tile <= 896 B usable): 32 B -> 4 ns.
   const DsmSystem chip = single_chip(kSys);
-  const DsmNetwork net = chain({matmul("fc", 8, 8, 1, 1)});
+  const GroupChain net = chain({matmul("fc", 8, 8, 1, 1)});
   DsmOptions feat = parse_dsm_options({"memreuse"});
   feat.mode = plan::Mode::inference;
   feat.preload = false;

@@ -193,8 +193,8 @@ TEST(LoweringDsm, TwoLayerSpansComputedByHand) {
   const auto spec = load_platform(tiny_yaml());
   const Lowered r = lower_and_time(spec, conv_fc(), "opt=none");
   // The planner's choices the arithmetic above assumes.
-  EXPECT_EQ(pass_of(r.plan, "conv", Pass::fwd).chip_split, "data");
-  EXPECT_EQ(pass_of(r.plan, "fc", Pass::fwd).chip_split, "model");
+  EXPECT_EQ(pass_of(r.plan, "conv", Pass::fwd).chip_split, dsm::ChipSplit::data);
+  EXPECT_EQ(pass_of(r.plan, "fc", Pass::fwd).chip_split, dsm::ChipSplit::model);
   EXPECT_EQ(pass_of(r.plan, "conv", Pass::fwd).core_split.mb, 1);
   EXPECT_EQ(pass_of(r.plan, "fc", Pass::fwd).core_split.mb, 4);
   EXPECT_EQ(pass_of(r.plan, "fc", Pass::upd).core_split.out, 8);
@@ -212,8 +212,8 @@ TEST(LoweringDsm, TwoLayerSpansComputedByHand) {
 TEST(LoweringDsm, LinkLatencyKeptWhenStepsAreMerged) {
   const auto spec = load_platform(tiny_yaml("0ns", "10ns"));
   const Lowered r = lower_and_time(spec, conv_fc(), "opt=none");
-  ASSERT_EQ(pass_of(r.plan, "fc", Pass::upd).chip_split, "model");
-  ASSERT_EQ(pass_of(r.plan, "conv", Pass::upd).chip_split, "data");
+  ASSERT_EQ(pass_of(r.plan, "fc", Pass::upd).chip_split, dsm::ChipSplit::model);
+  ASSERT_EQ(pass_of(r.plan, "conv", Pass::upd).chip_split, dsm::ChipSplit::data);
   // fc UPD: rotation 2 (10 + 128/4) + (10 + 128/1) = 84 + 138 = 222 ns > memory 176 ns, PriComp 136.
   EXPECT_NEAR(r.span.at({"fc", Pass::upd}), 222 * ns, 1e-3 * ns);
   // conv UPD: 46.25 + gradient: X 2 (10 + 36/(2*4)) = 29 ns, Y 2 (10 + 18/(2*1)) = 38 ns -> 84.25.
@@ -275,7 +275,7 @@ TEST(LoweringDsm, Vgg16OnThePaperTorusMatchesThePlannerPassByPass) {
   for (const auto& l : r.plan.layers)
     for (const auto& pp : passes_of(l)) {
       dysm += pp.dysm_factor > 1;
-      hybrid += pp.chip_split == "data_x_model_y" || pp.chip_split == "model_x_data_y";
+      hybrid += pp.chip_split == dsm::ChipSplit::data_x_model_y || pp.chip_split == dsm::ChipSplit::model_x_data_y;
       reuse += pp.memory_reuse;
       const double pred = pp.predicted.total_s;
       const double closed = r.span.at({l.name, pp.pass});
@@ -457,8 +457,8 @@ Replayed lower_and_replay(const topology::SystemSpec& spec, const workloads::Gra
 // sends each chip's chunk to one neighbour), so the simulated spans are the hand-computed ones.
 TEST(LoweringDsmReplay, TwoLayerPlanSimulatedTimeByHand) {
   const Replayed r = lower_and_replay(load_platform(tiny_yaml()), conv_fc(), "opt=none");
-  ASSERT_EQ(pass_of(r.lowered.plan, "conv", Pass::fwd).chip_split, "data");
-  ASSERT_EQ(pass_of(r.lowered.plan, "fc", Pass::fwd).chip_split, "model");
+  ASSERT_EQ(pass_of(r.lowered.plan, "conv", Pass::fwd).chip_split, dsm::ChipSplit::data);
+  ASSERT_EQ(pass_of(r.lowered.plan, "fc", Pass::fwd).chip_split, dsm::ChipSplit::model);
   expect_two_layer_spans_by_hand(r.span, r.sim.makespan_s, 1e-6 * 1032.25 * ns);
   EXPECT_GT(r.sim.activities, 0);
 }
@@ -478,7 +478,7 @@ TEST(LoweringDsmReplay, ContendedRelayoutIsSlowerThanTheClosedFormByTheSharedShi
   const double tol = 1e-6 * 1000 * ns;
   for (Pass pass : {Pass::fwd, Pass::bwd}) {
     const auto& pp = pass_of(r.lowered.plan, "fc", pass);
-    ASSERT_EQ(pp.chip_split, "model");
+    ASSERT_EQ(pp.chip_split, dsm::ChipSplit::model);
     EXPECT_NEAR(pp.predicted.breakdown.at("relayout_s"), 56 * ns, tol) << plan::to_string(pass);
     const double predicted = pp.predicted.total_s;
     EXPECT_NEAR(r.lowered.span.at({"fc", pass}), predicted - 12 * ns, tol) << plan::to_string(pass);
