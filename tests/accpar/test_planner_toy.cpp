@@ -63,7 +63,7 @@ TEST(Hierarchy, TwoUnequalDevices) {
 }
 
 TEST(Hierarchy, TpuV2V3SplitsByGroupFirst) {
-  const auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/tpu_v2v3_256.yaml");
+  const auto spec = topology::load_system(std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/tpu_v2v3_256.yaml");
   const Hierarchy h = build_hierarchy(spec);
   EXPECT_EQ(h.depth, 8);  // 1 (v2 | v3) + 7 halvings of 128
   const Group& root = h.groups[0];
@@ -386,7 +386,7 @@ void expect_layer_work_reproduces_the_plan(const Hierarchy& h, const std::string
 class LayerWorkOnTheTpuArray : public ::testing::TestWithParam<BandwidthReading> {};
 
 TEST_P(LayerWorkOnTheTpuArray, ReproducesThePlannedTime) {
-  const auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/tpu_v2v3_256.yaml");
+  const auto spec = topology::load_system(std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/tpu_v2v3_256.yaml");
   const Hierarchy h = build_hierarchy(spec, GetParam());
   expect_layer_work_reproduces_the_plan(h, "alexnet");   // a chain with carriers
   expect_layer_work_reproduces_the_plan(h, "resnet18");  // forks and joins

@@ -18,7 +18,7 @@ namespace {
 const char* kModels[] = {"lenet", "alexnet", "vgg11", "vgg13", "vgg16", "vgg19", "resnet18", "resnet34", "resnet50"};
 
 void check_config(const std::string& config, BandwidthReading reading) {
-  const auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/" + config);
+  const auto spec = topology::load_system(std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/" + config);
   const Hierarchy h = build_hierarchy(spec, reading);
   for (const char* model : kModels) {
     const auto graph = workloads::build_zoo(model, 512);
@@ -57,7 +57,7 @@ TEST(AccParZoo, Table6MatchesTheWorkloadsFlops) {
 
 TEST(AccParZoo, Vgg19AtEveryHierarchyLevelNeverSlower) {
   // The Fig. 8 sweep: every number of searched levels, on the heterogeneous array, both readings.
-  const auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/tpu_v2v3_256.yaml");
+  const auto spec = topology::load_system(std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/tpu_v2v3_256.yaml");
   const Problem p = make_problem(workloads::build_zoo("vgg19", 512), Mode::training, 2);
   for (BandwidthReading reading : {BandwidthReading::cut, BandwidthReading::device}) {
     const Hierarchy h = build_hierarchy(spec, reading);

@@ -17,7 +17,7 @@ using partsim::test::run_command;
 namespace {
 
 const std::string kBin = std::string(PARTSIM_BIN_DIR) + "/";
-const std::string kConfigs = std::string(PARTSIM_SOURCE_DIR) + "/configs/";
+const std::string kConfigs = std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/";
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -17,7 +17,7 @@ using topology::TopologyGraph;
 namespace {
 
 TopologyGraph config(const std::string& name, topology::Granularity g = topology::Granularity::chip) {
-  return TopologyGraph(topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/" + name + ".yaml"), g);
+  return TopologyGraph(topology::load_system(std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/" + name + ".yaml"), g);
 }
 
 Request req(const std::string& name, double bytes, const std::string& axis = "", const std::string& group = "") {

@@ -124,7 +124,7 @@ TEST(GroupChain, NormalizationsNameTheirReductions) {
 }
 
 struct Inputs {
-  topology::SystemSpec spec = topology::load_system(PARTSIM_SOURCE_DIR "/configs/torus_8pf_asym.yaml");
+  topology::SystemSpec spec = topology::load_system(PARTSIM_TEST_DATA_DIR "/platforms/torus_8pf_asym.yaml");
   workloads::Graph graph = workloads::build_zoo("vgg16", 128);
 };
 
@@ -198,7 +198,7 @@ TEST(DsmStrategy, ExplainListsTheBestConfigurationsOfALayer) {
 TEST(DsmSimplan, WritesAPlanAndRejectsBadOptionsWithExitCode2) {
   const std::string bin = PARTSIM_BIN_DIR "/simplan";
   const std::string out = ::testing::TempDir() + "dsm_plan.json";
-  const std::string base = bin + " --config " PARTSIM_SOURCE_DIR "/configs/torus_8pf.yaml --workload vgg16 --batch 64 "
+  const std::string base = bin + " --config " PARTSIM_TEST_DATA_DIR "/platforms/torus_8pf.yaml --workload vgg16 --batch 64 "
                            "--strategy dsm";
   ASSERT_EQ(std::system((base + " --opt hybrid,memreuse -o " + out + " > /dev/null").c_str()), 0);
   std::ifstream f(out);
@@ -248,7 +248,7 @@ TEST(DsmSimplan, PlanCarriesItsMemoryAndWarnsWhenOverCapacity) {
   const std::string bin = PARTSIM_BIN_DIR "/simplan";
   const std::string out = ::testing::TempDir() + "dsm_memory.json";
   const std::string err = ::testing::TempDir() + "dsm_memory.err";
-  const std::string base = bin + " --config " PARTSIM_SOURCE_DIR "/configs/torus_8pf.yaml --workload vgg16 --batch 512 "
+  const std::string base = bin + " --config " PARTSIM_TEST_DATA_DIR "/platforms/torus_8pf.yaml --workload vgg16 --batch 512 "
                            "--strategy dsm -o " + out;
   ASSERT_EQ(std::system((base + " > /dev/null 2> " + err).c_str()), 0);
   auto j = nlohmann::json::parse(std::ifstream(out));

@@ -188,7 +188,7 @@ TEST(DsmWeightReuse, GnmtBidirectionalLayerHoldsOneDirectionPerCore) {
   // direction, split over 32 cores by out are 0.5 MiB per core and fit the 1 MiB - 8 KiB reserve
   // (4 x 8 x 8 x 16 lanes x 2 B) of the scratchpad; both directions fused (32 MiB, 1 MiB per core)
   // would not, and would refetch 32 MiB in each of the 128 steps.
-  const DsmSystem chip = single_chip(make_dsm_system(topology::load_system(PARTSIM_SOURCE_DIR "/configs/torus_8pf.yaml")));
+  const DsmSystem chip = single_chip(make_dsm_system(topology::load_system(PARTSIM_TEST_DATA_DIR "/platforms/torus_8pf.yaml")));
   const GroupChain net = build_group_chain(workloads::build_zoo("gnmt", 1));
   DsmOptions o = parse_dsm_options({"memreuse"});
   o.mode = plan::Mode::inference;
@@ -238,7 +238,7 @@ TEST(DsmTimestepPipelining, NeverSlowerThanWithoutIt) {
   // 0.3 % slower (0.029691 s against 0.029591 s) through the edges around the groups; the search
   // keeps the faster plan.
   const DsmSystem s = make_dsm_system(topology::load_system(
-      PARTSIM_SOURCE_DIR "/configs/torus_8pf_asym.yaml",
+      PARTSIM_TEST_DATA_DIR "/platforms/torus_8pf_asym.yaml",
       {"system.torus.latency[0]=0s", "system.torus.latency[1]=0s", "system.device_types.dsm_chip.chip.on_chip_latency=0s"}));
   const GroupChain net = build_group_chain(workloads::build_zoo("gnmt", 512));
   const double without = search_network(net, s, parse_dsm_options({"hybrid,memreuse"})).iteration_s;
@@ -268,8 +268,8 @@ TEST(DsmWeightPreload, InferencePreloadsWeightsThatFit) {
 }
 
 TEST(DsmSystemView, RejectsPlatformsThatAreNotTemplateTori) {
-  EXPECT_THROW(make_dsm_system(topology::load_system(PARTSIM_SOURCE_DIR "/configs/f1_16xlarge.yaml")), InputError);
-  const DsmSystem s = make_dsm_system(topology::load_system(PARTSIM_SOURCE_DIR "/configs/torus_8pf_asym.yaml"));
+  EXPECT_THROW(make_dsm_system(topology::load_system(PARTSIM_TEST_DATA_DIR "/platforms/f1_16xlarge.yaml")), InputError);
+  const DsmSystem s = make_dsm_system(topology::load_system(PARTSIM_TEST_DATA_DIR "/platforms/torus_8pf_asym.yaml"));
   EXPECT_EQ(s.M, 4);
   EXPECT_EQ(s.N, 16);
   EXPECT_DOUBLE_EQ(s.bw_x, 120e9);

@@ -268,7 +268,7 @@ TEST(LoweringDsm, BidirectionalLstmDirectionsInTurnMatchThePlanner) {
 // the uncontended closed form cannot (it is contention), so those come out below the planner.
 TEST(LoweringDsm, Vgg16OnThePaperTorusMatchesThePlannerPassByPass) {
   const topology::SystemSpec spec = topology::load_system(
-      PARTSIM_SOURCE_DIR "/configs/torus_8pf_asym.yaml", {"system.device_types.dsm_chip.chip.memory_latency=0ns"});
+      PARTSIM_TEST_DATA_DIR "/platforms/torus_8pf_asym.yaml", {"system.device_types.dsm_chip.chip.memory_latency=0ns"});
   const workloads::Graph g = workloads::load_workload("vgg16", 512);
   const Lowered r = lower_and_time(spec, g, "opt=all");
   int dysm = 0, hybrid = 0, reuse = 0, relayout = 0;
@@ -299,7 +299,7 @@ TEST(LoweringDsm, Vgg16OnThePaperTorusMatchesThePlannerPassByPass) {
 // form equals the planner per layer.
 TEST(LoweringDsm, InferencePlansMatchThePlanner) {
   const topology::SystemSpec spec = topology::load_system(
-      PARTSIM_SOURCE_DIR "/configs/torus_8pf.yaml", {"system.device_types.dsm_chip.chip.memory_latency=0ns"});
+      PARTSIM_TEST_DATA_DIR "/platforms/torus_8pf.yaml", {"system.device_types.dsm_chip.chip.memory_latency=0ns"});
   for (std::int64_t batch : {1, 16}) {
     const workloads::Graph g = workloads::load_workload("vgg16", batch);
     const plan::Plan p = planner::builtin_strategies().make_plan("dsm", {spec, g, "vgg16", plan::Mode::inference, {}});

@@ -15,7 +15,7 @@ using namespace partsim;
 namespace {
 
 const topology::SystemSpec& spec() {
-  static const auto s = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/tpu_v3_128.yaml");
+  static const auto s = topology::load_system(std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/tpu_v3_128.yaml");
   return s;
 }
 const workloads::Graph& lenet() {

@@ -10,7 +10,7 @@
 namespace {
 
 std::string bin() { return std::string(PARTSIM_BIN_DIR) + "/simplan"; }
-std::string config(const std::string& name) { return std::string(PARTSIM_SOURCE_DIR) + "/configs/" + name; }
+std::string config(const std::string& name) { return std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/" + name; }
 std::string tmp(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("partsim_h4_" + std::to_string(::getpid()) + "_" + name)).string();
 }

@@ -20,7 +20,7 @@ using topology::TopologyGraph;
 namespace {
 
 topology::SystemSpec config(const std::string& name) {
-  return topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/" + name + ".yaml");
+  return topology::load_system(std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/" + name + ".yaml");
 }
 
 // Builds the platform with routes for every pair of endpoints and compares each route with the

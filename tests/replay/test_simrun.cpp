@@ -12,7 +12,7 @@
 namespace {
 
 const std::string kSimrun = std::string(PARTSIM_BIN_DIR) + "/simrun";
-const std::string kConfigs = std::string(PARTSIM_SOURCE_DIR) + "/configs/";
+const std::string kConfigs = std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/";
 
 int run(const std::string& command, std::string* output) { return partsim::test::run_command(command, output); }
 

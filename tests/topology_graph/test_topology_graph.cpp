@@ -167,7 +167,7 @@ TEST(TopologyGraph, F1LikeGraphRoutesThroughRingsAndHost) {
 TEST(TopologyGraph, ShippedConfigsBuildAtBothGranularities) {
   for (const char* name : {"torus_8pf", "torus_8pf_asym", "tpu_v2v3_256", "tpu_v3_128", "f1_16xlarge", "mcm_ring36"}) {
     SCOPED_TRACE(name);
-    auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/" + name + ".yaml");
+    auto spec = topology::load_system(std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/" + name + ".yaml");
     TopologyGraph chip(spec);
     TopologyGraph core(spec, topology::Granularity::core);
     EXPECT_EQ(chip.device_count(), spec.device_count());
@@ -177,6 +177,6 @@ TEST(TopologyGraph, ShippedConfigsBuildAtBothGranularities) {
     EXPECT_GT(core.device_route(last, 0).size(), 0u);
   }
   // torus_8pf at core granularity: 64 chips x (32 cores + memory) = 2112 nodes.
-  auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf.yaml");
+  auto spec = topology::load_system(std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/torus_8pf.yaml");
   EXPECT_EQ(TopologyGraph(spec, topology::Granularity::core).node_count(), 2112);
 }
