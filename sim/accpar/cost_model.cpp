@@ -1,16 +1,30 @@
 #include "sim/accpar/cost_model.hpp"
 
+#include <algorithm>
+
 namespace partsim::accpar {
+
+namespace {
+
+/// FLOPs of one output element that sums P products: P multiplications and P - 1 additions (seed 000
+/// §4.3). A sub-layer may hold less than one sample (a batch split over more devices than it has
+/// samples), so P can be below 1: then there is nothing to add and only the P multiplications count
+/// (2P - 1 would go negative).
+double products_and_sums(double P) {
+  return P + std::max(P - 1.0, 0.0);
+}
+
+}  // namespace
 
 PhaseFlops table6_flops(const LayerDims& d) {
   // seed 000 Table 6 with §4.3: every output element of a product with P terms costs
   // P multiplications and P - 1 additions.
   PhaseFlops f;
-  f.forward = d.A_F_out() * (2.0 * d.D_i * d.K - 1.0);
+  f.forward = d.A_F_out() * products_and_sums(d.D_i * d.K);
   // Backward: A(E_l) outputs; the products are the forward's multiply-accumulates, which equals
   // A(E_l) * (2 * D_o * K - 1) for stride-1 convolutions and FC layers (docs/model.md).
-  f.backward = 2.0 * d.A_F_out() * d.D_i * d.K - d.A_F_in();
-  f.gradient = d.A_W() * (2.0 * d.B * d.S_out - 1.0);
+  f.backward = 2.0 * d.A_F_out() * d.D_i * d.K - d.A_F_in();  // linear in B: never negative
+  f.gradient = d.A_W() * products_and_sums(d.B * d.S_out);
   return f;
 }
 

@@ -87,6 +87,17 @@ TEST(Table6, FcFlops) {
   EXPECT_DOUBLE_EQ(mode_flops(f, Mode::inference), 100);
 }
 
+TEST(Table6, LessThanOneSamplePerDeviceCountsOnlyTheMultiplications) {
+  // A batch of 8 split over 1024 devices leaves B = 1/128 per device. The weight gradient's
+  // products then have P = B * S_out = 1/128 terms: 1/128 multiplications per weight and no
+  // addition, A(W) * P = 15 / 128 (Table 6's A(W)(2B - 1) would be negative: 15 * -0.984).
+  const LayerDims d = fc(1.0 / 128, 3, 5);
+  const auto f = table6_flops(d);
+  EXPECT_DOUBLE_EQ(f.gradient, 15.0 / 128);
+  EXPECT_DOUBLE_EQ(f.forward, 5.0 / 128 * 5);          // A(F_2) = 5/128 outputs, P = 3: 2*3 - 1 = 5
+  EXPECT_DOUBLE_EQ(f.backward, 2 * 5.0 / 128 * 3 - 3.0 / 128);  // linear in B: 27/128 > 0
+}
+
 TEST(Table6, ConvFlopsMultiplyByThe2dSizes) {
   // §4.3: B = 2, D_i = 3, D_o = 4, 5x5 maps (S = 25), 3x3 kernel (K = 9), stride 1.
   //   forward  A(F_out) = 2*4*25 = 200, P = D_i*K = 27:  200 * 53 = 10600

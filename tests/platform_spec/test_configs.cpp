@@ -2,11 +2,12 @@
 // the papers (arithmetic in the comments), not copied from the program's output.
 #include <gtest/gtest.h>
 
-#include "tests/support/platform_yaml.hpp"
-
+#include <algorithm>
+#include <filesystem>
 #include <set>
 #include <string>
 
+#include "tests/support/platform_yaml.hpp"
 #include "topology/device_presets.hpp"
 #include "topology/system_parser.hpp"
 #include "topology/system_writer.hpp"
@@ -20,8 +21,15 @@ constexpr double kMiB = 1048576.0;
 
 SystemSpec load(const std::string& name) { return load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/" + name); }
 
-const std::vector<std::string> kConfigs{"torus_8pf.yaml", "torus_8pf_asym.yaml", "tpu_v2v3_256.yaml",
-                                        "tpu_v3_128.yaml", "f1_16xlarge.yaml",   "mcm_ring36.yaml"};
+/// Every shipped platform file (configs/*.yaml), so a new one is checked without editing this list.
+std::vector<std::string> shipped_configs() {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(PARTSIM_SOURCE_DIR) + "/configs"))
+    if (entry.path().extension() == ".yaml") names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+const std::vector<std::string> kConfigs = shipped_configs();
 
 TEST(PlatformConfigs, Torus8pf) {
   const SystemSpec s = load("torus_8pf.yaml");
@@ -174,6 +182,23 @@ TEST(PlatformConfigs, RoundTripThroughSystemToYaml) {
     EXPECT_EQ(system_to_yaml(back), text);
     EXPECT_EQ(content_hash(back), content_hash(s));
   }
+}
+
+TEST(PlatformConfigs, TpuPodTori) {
+  // scripts/make_tpu_tori.py (issue 13). Published reading: TPUv3 chips, 4 ICI links of 656 Gbit/s
+  // = 82 GB/s per link and direction; 128 x 123 TFLOP/s = 1.5744e16 FLOP/s.
+  const SystemSpec ici = load("tpu_v3_128_torus_ici.yaml");
+  ASSERT_TRUE(ici.is_torus());
+  EXPECT_EQ(ici.torus().dims, (std::vector<int>{8, 16}));
+  EXPECT_EQ(ici.torus().bandwidth, (std::vector<double>{82e9, 82e9}));
+  EXPECT_DOUBLE_EQ(ici.peak_flops(), 1.5744e16);
+  // Seed 000's boards: 16 Gb/s per TPU-v3 board spread over 4 links = 4 Gb/s = 0.5 GB/s per link;
+  // 128 x 420 TFLOP/s = 5.376e16 FLOP/s, the star's machine.
+  const SystemSpec board = load("tpu_v3_128_torus_boardbw.yaml");
+  EXPECT_EQ(board.torus().bandwidth, (std::vector<double>{0.5e9, 0.5e9}));
+  EXPECT_DOUBLE_EQ(board.peak_flops(), load("tpu_v3_128.yaml").peak_flops());
+  EXPECT_EQ(load("tpu_v3_1024_torus_ici.yaml").device_count(), 1024);
+  EXPECT_EQ(load("tpu_v2_256_torus_ici.yaml").torus().dims, (std::vector<int>{16, 16}));
 }
 
 TEST(PlatformConfigs, ContentHashesAreSixteenHexDigitsAndDistinct) {
