@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "sim/cli/inputs.hpp"
 #include "sim/cli/program.hpp"
 #include "sim/collectives/collectives.hpp"
 #include "sim/common/error.hpp"
@@ -68,6 +69,15 @@ int list_collectives_mode() {
   return 0;
 }
 
+// The files a mode writes (those given), with --dump-config: checked together before any work.
+std::vector<std::string> output_files(const Options& o, const std::vector<std::string>& mode_files) {
+  std::vector<std::string> files;
+  for (const auto& f : mode_files)
+    if (!f.empty()) files.push_back(f);
+  if (!o.platform.dump_config_file.empty()) files.push_back(o.platform.dump_config_file);
+  return files;
+}
+
 std::string seconds(double s) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.9e s", s);
@@ -79,7 +89,9 @@ int collective_mode(const Options& o) {
   std::string error;
   const auto bytes = units::parse(o.bytes, units::Dimension::bytes, &error);
   if (!bytes) throw InputError("--bytes: " + error);
-  const topology::SystemSpec spec = cli::load_platform(o.platform);
+  cli::OutputSet outputs;
+  outputs.check(output_files(o, {o.json_file}));
+  const topology::SystemSpec spec = cli::load_platform(o.platform, outputs);
   const topology::TopologyGraph graph(spec, topology::parse_granularity(o.granularity));
 
   collectives::Request request;
@@ -125,7 +137,8 @@ int collective_mode(const Options& o) {
   j["setup_wall_s"] = stats.setup_wall_s;   // building the SimGrid platform
   j["wall_s"] = wall;
   j["version"] = PARTSIM_VERSION;
-  if (!o.json_file.empty()) cli::write_file_atomically(o.json_file, j.dump(2) + "\n");
+  if (!o.json_file.empty()) outputs.add(o.json_file, j.dump(2) + "\n");
+  outputs.commit();
   if (o.json_file == "-") return 0;
 
   std::printf("platform     %s (%s), %s granularity, %d nodes, %d links\n", spec.name.c_str(),
@@ -148,13 +161,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 int plan_mode(const Options& o) {
-  if (o.platform.config_file.empty()) throw InputError("--plan needs --config FILE (the platform the plan was made for)");
   if (!o.collective.empty()) throw InputError("--plan and --collective are separate modes: give one");
   const auto t0 = std::chrono::steady_clock::now();
-  const plan::Plan plan = plan::load_plan(o.plan_file);
-  const topology::SystemSpec spec = cli::load_platform(o.platform);
-  const workloads::Graph workload = workloads::load_workload(plan.workload.name, plan.workload.batch);
-  planner::check_plan(plan, spec, workload, planner::builtin_strategies(), o.plan_file, o.allow_config_change);
+  cli::OutputSet outputs;
+  outputs.check(output_files(o, {o.out_file, o.csv_file, o.timeline_file}));
+  const cli::ReplayInputs loaded = cli::load_replay_inputs(o.platform, o.plan_file, o.allow_config_change, outputs);
+  const plan::Plan& plan = loaded.plan;
+  const topology::SystemSpec& spec = loaded.spec;
+  const workloads::Graph& workload = loaded.graph;
   const topology::TopologyGraph graph(spec, topology::parse_granularity(o.granularity));
 
   const program::Program program = planner::lower_plan({plan, spec, workload, graph});
@@ -173,14 +187,16 @@ int plan_mode(const Options& o) {
   report::diagnose(report, program, closed, simulated, graph, routes, o.worst);
   report.wall_s = o.reproducible ? 0.0 : seconds_since(t0);
 
-  if (!o.out_file.empty()) cli::write_file_atomically(o.out_file, report::report_json(report).dump(2) + "\n");
-  if (!o.csv_file.empty()) cli::write_file_atomically(o.csv_file, report::report_csv(report));
+  // All of the run's outputs, or none of them (cli::OutputSet).
+  if (!o.out_file.empty()) outputs.add(o.out_file, report::report_json(report).dump(2) + "\n");
+  if (!o.csv_file.empty()) outputs.add(o.csv_file, report::report_csv(report));
   report::TimelineStats timeline;
   if (!o.timeline_file.empty()) {
-    cli::write_file_atomically(o.timeline_file, [&](std::ostream& out) {
+    outputs.add(o.timeline_file, [&](std::ostream& out) {
       timeline = report::write_timeline(out, program, simulated, graph, routes);
     });
   }
+  outputs.commit();
   if (o.out_file == "-") return 0;
   std::printf("%s plan of %s batch %lld (%s) on %s (%s), %s granularity: %zu tasks\n\n", plan.strategy.c_str(),
               plan.workload.name.c_str(), static_cast<long long>(plan.workload.batch),
@@ -231,7 +247,9 @@ int body(int argc, char** argv) {
   if (!o.plan_file.empty()) return plan_mode(o);
   if (!o.collective.empty()) return collective_mode(o);
   if (!o.platform.config_file.empty() && !o.platform.dump_config_file.empty()) {
-    cli::load_platform(o.platform);  // validates the platform and writes the resolved one
+    cli::OutputSet outputs;
+    cli::load_platform(o.platform, outputs);  // validates the platform and stages the resolved one
+    outputs.commit();
     return 0;
   }
   throw InputError(
