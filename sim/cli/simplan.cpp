@@ -133,13 +133,13 @@ int body(int argc, char** argv) {
   app.add_flag("--describe", o.describe, "Print one row per layer (shape, params, FLOP, bytes) and totals");
   app.add_flag("--list", o.list, "List the zoo workloads with a one-line description");
   app.add_option("--json", o.json_file, "With --describe: also write the description as JSON ('-' for stdout)");
-  app.add_option("--bytes-per-element", o.bytes_per_element, "Bytes per tensor element for --describe (4 = fp32)")
-      ->check(CLI::PositiveNumber);
+  app.add_option("--bytes-per-element", o.bytes_per_element, "Bytes per tensor element for --describe (4 = fp32; 0.125 to 1024)")
+      ->check(CLI::Range(0.125, 1024.0));
   cli::add_platform_options(app, o.platform);
   app.add_option("--strategy", o.strategy, "Plan with this strategy (see --list-strategies)");
   app.add_flag("--list-strategies", o.list_strategies, "List the planning strategies with a one-line description");
   app.add_option("--levels", o.levels, "AccPar family: hierarchy levels searched (default: all; lower ones are Type-I)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 64));
   app.add_option("--option", o.strategy_options, "Strategy option key=value (repeatable)");
   app.add_option("--mode", o.mode, "training (forward, backward, gradient) or inference (forward only)")
       ->check(CLI::IsMember({"training", "inference"}));

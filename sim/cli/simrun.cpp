@@ -225,10 +225,12 @@ int body(int argc, char** argv) {
   app.add_option("--group", o.group, "Device group to run on (a ring in the file's order)");
   app.add_option("--granularity", o.granularity, "chip (a device is a host) or core (every core a host)")
       ->check(CLI::IsMember({"chip", "core"}));
-  app.add_option("--root", o.root, "broadcast: root device (default: first participant)");
-  app.add_option("--src", o.src, "p2p: source device")->check(CLI::NonNegativeNumber);
-  app.add_option("--dst", o.dst, "p2p: destination device (default: the next device)");
-  app.add_option("--chunks", o.chunks, "broadcast: pipeline chunks (default 8)")->check(CLI::PositiveNumber);
+  // Device indices: 0 up to the largest platform (1000000 devices); -1 (the defaults) is not for users.
+  app.add_option("--root", o.root, "broadcast: root device (default: first participant)")->check(CLI::Range(0, 999'999));
+  app.add_option("--src", o.src, "p2p: source device")->check(CLI::Range(0, 999'999));
+  app.add_option("--dst", o.dst, "p2p: destination device (default: the next device)")->check(CLI::Range(0, 999'999));
+  app.add_option("--chunks", o.chunks, "broadcast: pipeline chunks (default 8; 1 to 1000000)")
+      ->check(CLI::Range(1, 1'000'000));
   app.add_option("--json", o.json_file, "Also write the result as JSON ('-' for stdout only)");
   app.add_option("--plan", o.plan_file, "Replay this plan.json (written by simplan) and compare with its prediction");
   app.add_option("--out", o.out_file, "--plan: write results.json (docs/results-format.md; '-' for stdout only)");
@@ -237,11 +239,13 @@ int body(int argc, char** argv) {
   app.add_flag("--allow-config-change", o.allow_config_change,
                "--plan: replay a plan on a platform of the same name whose parameters changed (sweeps)");
   app.add_flag("--reproducible", o.reproducible, "--plan: write wall-clock figures as 0, so reruns are byte-identical");
-  app.add_option("--worst", o.worst, "--plan: how many of the largest disagreements to explain (default 5)");
+  app.add_option("--worst", o.worst, "--plan: how many of the largest disagreements to explain (default 5; 0 to 1000000)")
+      ->check(CLI::Range(0, 1'000'000));
   app.add_option("--simgrid-cfg", o.simgrid_config,
                  "Extra SimGrid setting key:value after partsim's CM02 settings (repeatable; for experiments)");
   cli::add_platform_options(app, o.platform);
   cli::parse(app, argc, argv);
+  replay::check_simgrid_settings(o.simgrid_config);  // before anything is planned or built
 
   if (o.list_collectives) return list_collectives_mode();
   if (!o.plan_file.empty()) return plan_mode(o);

@@ -140,7 +140,8 @@ int run(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--granularity", o.granularity, "Replay granularity")->check(CLI::IsMember({"chip", "core"}));
   app.add_option("--simplan-arg", o.simplan_args, "Extra argument passed to simplan, e.g. --simplan-arg=--opt=none");
-  app.add_option("--jobs,-j", o.jobs, "Points run at once (default: the number of cores)")->check(CLI::PositiveNumber);
+  app.add_option("--jobs,-j", o.jobs, "Points run at once (default: the number of cores; 1 to 1024)")
+      ->check(CLI::Range(1, 1024));
   app.add_option("--out", o.out, "CSV file to write")->required();
   app.add_option("--work-dir", o.work_dir, "Where each point's plan, results and log go (default: OUT.d)");
   app.add_option("--bin-dir", o.bin_dir, "Where simplan and simrun are (default: beside simsweep)");
