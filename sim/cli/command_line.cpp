@@ -1,9 +1,12 @@
 #include "sim/cli/command_line.hpp"
 
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <sstream>
 #include <system_error>
 #include <unistd.h>
 
@@ -42,45 +45,141 @@ void parse(CLI::App& app, int argc, char** argv) {
   }
 }
 
-void write_file_atomically(const std::string& path, const std::string& content) {
-  write_file_atomically(path, [&content](std::ostream& out) { out << content; });
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string system_message(int error) { return std::error_code(error, std::generic_category()).message(); }
+
+// The file a path names once symbolic links are followed (also a dangling link's target, which
+// writing creates), so an output written "onto" a link writes what it points to.
+fs::path follow_links(const std::string& path) {
+  fs::path p(path);
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (fs::symlink_status(p, ec).type() != fs::file_type::symlink) return p;
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) throw InputError(path + ": cannot read the symbolic link: " + ec.message());
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  throw InputError(path + ": cannot write: too many levels of symbolic links");
 }
 
-void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  if (path == "-") {
-    write(std::cout);
-    std::cout.flush();
+std::string identity(const fs::path& target) {
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(fs::absolute(target, ec), ec);
+  return ec ? target.lexically_normal().string() : canonical.string();
+}
+
+}  // namespace
+
+OutputSet::~OutputSet() { discard(); }
+
+OutputSet::Output OutputSet::prepare(const std::string& path, const std::vector<Output>& others) const {
+  if (path.empty()) throw InputError("an output file name is empty");
+  Output out{path, "", true, "", ""};
+  if (path == "-") return out;
+  const fs::path target = follow_links(path);
+  out.target = target.string();
+  std::error_code ec;
+  const fs::file_status status = fs::status(target, ec);
+  if (fs::is_directory(status)) throw InputError(path + ": cannot write: it is a directory (give a file name)");
+  out.direct = fs::exists(status) && !fs::is_regular_file(status);  // device, FIFO, socket
+  if (!out.direct) {
+    const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+    if (!fs::is_directory(dir, ec))
+      throw InputError(path + ": cannot write: directory '" + dir.string() + "' does not exist");
+    out.temp = (dir / ("." + target.filename().string() + ".partsim-tmp" + std::to_string(::getpid()) + "-" +
+                       std::to_string(staged_.size())))
+                   .string();
+    const std::string id = identity(target);
+    for (const Output& other : others)
+      if (!other.direct && identity(other.target) == id)
+        throw InputError(path + ": the same file is given for two outputs of this run ('" + other.path + "' and '" +
+                         path + "')");
+  }
+  return out;
+}
+
+void OutputSet::check(const std::vector<std::string>& paths) const {
+  std::vector<Output> seen = staged_;
+  for (const auto& path : paths) seen.push_back(prepare(path, seen));
+}
+
+void OutputSet::add(const std::string& path, std::string content) {
+  Output out = prepare(path, staged_);
+  if (out.direct) {
+    out.content = std::move(content);
+    staged_.push_back(std::move(out));
     return;
   }
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
-  const auto remove_temp = [&temp] {
+  add(path, [&content](std::ostream& stream) { stream << content; });
+}
+
+void OutputSet::add(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  Output out = prepare(path, staged_);
+  try {
+    if (out.direct) {
+      std::ostringstream buffer;
+      write(buffer);
+      out.content = std::move(buffer).str();
+    } else {
+      std::ofstream file(out.temp, std::ios::binary | std::ios::trunc);
+      if (!file) throw InputError(path + ": cannot write file: " + system_message(errno));
+      staged_.push_back(out);  // from here on discard() removes the temporary file
+      write(file);
+      file.close();
+      if (!file) throw InputError(path + ": write failed (disk full?)");
+      return;
+    }
+  } catch (...) {
+    discard();
+    throw;
+  }
+  staged_.push_back(std::move(out));
+}
+
+void OutputSet::commit() {
+  // Open the devices and FIFOs first (the step most likely to fail: permissions), then put the
+  // regular files in place, then write what was opened and standard output.
+  std::vector<std::unique_ptr<std::ofstream>> specials;
+  for (const Output& out : staged_) {
+    if (!out.direct || out.target.empty()) continue;
+    specials.push_back(std::make_unique<std::ofstream>(out.target, std::ios::binary));
+    if (!*specials.back()) {
+      const int error = errno;
+      discard();
+      throw InputError(out.path + ": cannot write: " + system_message(error));
+    }
+  }
+  for (Output& out : staged_) {
+    if (out.direct) continue;
+    std::error_code ec;
+    fs::rename(out.temp, out.target, ec);
+    if (ec) {
+      discard();
+      throw InputError(out.path + ": cannot write file: " + ec.message());
+    }
+    out.temp.clear();
+  }
+  size_t special = 0;
+  for (const Output& out : staged_) {
+    if (!out.direct) continue;
+    std::ostream& stream = out.target.empty() ? std::cout : *specials[special++];
+    stream << out.content;
+    stream.flush();
+    if (!stream) throw InputError(out.path + ": write failed");
+  }
+  staged_.clear();
+}
+
+void OutputSet::discard() noexcept {
+  for (const Output& out : staged_) {
+    if (out.temp.empty()) continue;
     std::error_code ignored;
-    fs::remove(temp, ignored);
-  };
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path + ": cannot write file (does its directory exist?)");
-    try {
-      write(out);
-    } catch (...) {
-      out.close();
-      remove_temp();
-      throw;
-    }
-    out.close();
-    if (!out) {
-      remove_temp();
-      throw InputError(path + ": write failed");
-    }
+    fs::remove(out.temp, ignored);
   }
-  std::error_code ec;
-  fs::rename(temp, target, ec);
-  if (ec) {
-    remove_temp();
-    throw InputError(path + ": cannot write file: " + ec.message());
-  }
+  staged_.clear();
 }
 
 void add_platform_options(CLI::App& app, PlatformOptions& options) {
@@ -93,10 +192,10 @@ void add_platform_options(CLI::App& app, PlatformOptions& options) {
                  "Write the fully resolved platform as YAML to this file ('-' for stdout)");
 }
 
-topology::SystemSpec load_platform(const PlatformOptions& options) {
+topology::SystemSpec load_platform(const PlatformOptions& options, OutputSet& outputs) {
   if (options.config_file.empty()) throw InputError("--config FILE is required (platform YAML, see configs/)");
   topology::SystemSpec spec = topology::load_system(options.config_file, options.overrides);
-  if (!options.dump_config_file.empty()) write_file_atomically(options.dump_config_file, topology::system_to_yaml(spec));
+  if (!options.dump_config_file.empty()) outputs.add(options.dump_config_file, topology::system_to_yaml(spec));
   return spec;
 }
 

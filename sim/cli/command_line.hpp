@@ -29,12 +29,49 @@ int run_main(std::string_view program, const std::function<int(int, char**)>& bo
 /// value prints one line naming it and ends the program with 2.
 void parse(CLI::App& app, int argc, char** argv);
 
-/// Writes `content` to a temporary file beside `path`, then renames it into place, so readers never
-/// see a half-written file and an error leaves nothing behind. Throws InputError if it cannot.
-void write_file_atomically(const std::string& path, const std::string& content);
-/// The same for output too large to hold as one string: `write` streams it into the temporary file
-/// ("-" streams to stdout). If `write` throws, the temporary file is removed and the error goes on.
-void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
+/// Every file one run writes (results.json, --csv, --timeline, --dump-config, -o plan.json): the
+/// single place partsim writes output files. Nothing reaches its path until every output of the set
+/// has been written in full, so a failure (bad input found late, a full disk, an unwritable
+/// directory) leaves no file behind and no file half-written.
+///  - a regular file (or a new one) is written to a temporary file beside it, then renamed into place;
+///  - a symbolic link is followed: its target is written, the link stays;
+///  - a device, FIFO or socket (/dev/null, /dev/stdout, a named pipe) is written directly, never replaced;
+///  - "-" is standard output.
+/// Throws InputError naming the path when a path cannot be written (missing directory, a directory,
+/// the same file twice in one run).
+class OutputSet {
+ public:
+  OutputSet() = default;
+  OutputSet(const OutputSet&) = delete;
+  OutputSet& operator=(const OutputSet&) = delete;
+  ~OutputSet();
+
+  /// Checks that `path` can be an output (its directory exists, it is not a directory, no other
+  /// output of the set names the same file) without writing anything: call it for every output
+  /// before the long work, so a typo fails in a second, not after the replay.
+  void check(const std::vector<std::string>& paths) const;
+
+  /// Stages `content` for `path` (written out by commit()).
+  void add(const std::string& path, std::string content);
+  /// The same for output too large to hold as one string: `write` streams it. If `write` throws,
+  /// everything staged so far is dropped and the error goes on.
+  void add(const std::string& path, const std::function<void(std::ostream&)>& write);
+
+  /// Puts every staged output in place, in the order added. On an error nothing is left behind.
+  void commit();
+
+ private:
+  struct Output {
+    std::string path;           // as given
+    std::string target;         // the file written: symlinks followed; empty for "-"
+    bool direct = false;        // "-", a device, FIFO or socket: written directly at commit
+    std::string temp;           // regular files: the temporary file beside target until renamed
+    std::string content;        // direct outputs: the bytes
+  };
+  Output prepare(const std::string& path, const std::vector<Output>& others) const;
+  void discard() noexcept;
+  std::vector<Output> staged_;
+};
 
 /// The platform given on the command line.
 struct PlatformOptions {
@@ -46,8 +83,8 @@ struct PlatformOptions {
 /// Adds --config, --set (repeatable) and --dump-config to `app`.
 void add_platform_options(CLI::App& app, PlatformOptions& options);
 
-/// Loads and validates the platform (with its overrides) and, if asked, writes the fully resolved
-/// platform to --dump-config.
-topology::SystemSpec load_platform(const PlatformOptions& options);
+/// Loads and validates the platform (with its overrides) and, if --dump-config was given, stages the
+/// fully resolved platform in `outputs` (written when the run's other outputs are).
+topology::SystemSpec load_platform(const PlatformOptions& options, OutputSet& outputs);
 
 }  // namespace partsim::cli

@@ -21,6 +21,7 @@
 #include <iostream>
 
 #include "sim/cli/command_line.hpp"
+#include "sim/cli/inputs.hpp"
 #include "sim/common/error.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/planner/prediction_check.hpp"
@@ -59,23 +60,30 @@ int list_strategies_mode() {
 int plan_mode(const Options& o) {
   const auto& registry = planner::builtin_strategies();
   registry.find(o.strategy);  // an unknown strategy fails before anything is loaded
-  if (o.workload.empty()) throw InputError("--strategy needs --workload NAME|FILE (see simplan --list)");
-  if (o.platform.config_file.empty()) throw InputError("--strategy needs --config FILE (a platform, see configs/)");
   if (o.output.empty() && o.explain.empty()) throw InputError("--strategy needs -o FILE for the plan (plan.json)");
-  const topology::SystemSpec spec = cli::load_platform(o.platform);
-  const workloads::Graph graph = workloads::load_workload(o.workload, o.batch);
+  cli::OutputSet outputs;
+  std::vector<std::string> files;  // checked together before any work
+  for (const auto& f : {o.output, o.platform.dump_config_file})
+    if (!f.empty()) files.push_back(f);
+  outputs.check(files);
   std::vector<std::string> options = o.strategy_options;
   if (o.levels >= 0) options.push_back("levels=" + std::to_string(o.levels));
   if (!o.dsm_opt.empty()) options.push_back("opt=" + o.dsm_opt);
-  registry.resolve_options(o.strategy, options);  // a bad option fails before the platform is planned
+  const cli::PlanningInputs loaded =
+      cli::load_planning_inputs(o.platform, o.workload, o.batch, o.strategy, options, outputs);
+  const topology::SystemSpec& spec = loaded.spec;
+  const workloads::Graph& graph = loaded.graph;
   const plan::Mode mode = o.mode == "inference" ? plan::Mode::inference : plan::Mode::training;
   const planner::PlanInputs inputs{spec, graph, o.workload, mode, options, o.seed};
   if (!o.explain.empty()) {
-    std::cout << registry.explain(o.strategy, inputs, o.explain);
+    const std::string explanation = registry.explain(o.strategy, inputs, o.explain);
+    outputs.commit();
+    std::cout << explanation;
     return 0;
   }
   const plan::Plan p = registry.make_plan(o.strategy, inputs);
-  cli::write_file_atomically(o.output, plan::plan_to_text(p));
+  outputs.add(o.output, plan::plan_to_text(p));
+  outputs.commit();
   if (o.output != "-")
     std::cout << o.strategy << " on " << spec.name << ", " << o.workload << " batch " << o.batch << " ("
               << plan::to_string(mode) << "): predicted " << p.predicted_iteration_s << " s per iteration -> "
@@ -108,8 +116,11 @@ int describe_mode(const Options& o) {
   if (o.workload.empty()) throw InputError("--describe needs --workload NAME|FILE (see simplan --list)");
   const workloads::Graph graph = workloads::load_workload(o.workload, o.batch);
   // Write the JSON first, so an unwritable path fails before anything is printed.
-  if (!o.json_file.empty())
-    cli::write_file_atomically(o.json_file, workloads::describe_json(graph, o.bytes_per_element).dump(2) + "\n");
+  if (!o.json_file.empty()) {
+    cli::OutputSet outputs;
+    outputs.add(o.json_file, workloads::describe_json(graph, o.bytes_per_element).dump(2) + "\n");
+    outputs.commit();
+  }
   if (o.json_file != "-") std::cout << workloads::describe_table(graph, o.bytes_per_element);
   return 0;
 }
@@ -122,13 +133,13 @@ int body(int argc, char** argv) {
   app.add_flag("--describe", o.describe, "Print one row per layer (shape, params, FLOP, bytes) and totals");
   app.add_flag("--list", o.list, "List the zoo workloads with a one-line description");
   app.add_option("--json", o.json_file, "With --describe: also write the description as JSON ('-' for stdout)");
-  app.add_option("--bytes-per-element", o.bytes_per_element, "Bytes per tensor element for --describe (4 = fp32)")
-      ->check(CLI::PositiveNumber);
+  app.add_option("--bytes-per-element", o.bytes_per_element, "Bytes per tensor element for --describe (4 = fp32; 0.125 to 1024)")
+      ->check(CLI::Range(0.125, 1024.0));
   cli::add_platform_options(app, o.platform);
   app.add_option("--strategy", o.strategy, "Plan with this strategy (see --list-strategies)");
   app.add_flag("--list-strategies", o.list_strategies, "List the planning strategies with a one-line description");
   app.add_option("--levels", o.levels, "AccPar family: hierarchy levels searched (default: all; lower ones are Type-I)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 64));
   app.add_option("--option", o.strategy_options, "Strategy option key=value (repeatable)");
   app.add_option("--mode", o.mode, "training (forward, backward, gradient) or inference (forward only)")
       ->check(CLI::IsMember({"training", "inference"}));

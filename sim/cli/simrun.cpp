@@ -18,6 +18,7 @@
 #include <iostream>
 
 #include "sim/cli/command_line.hpp"
+#include "sim/cli/inputs.hpp"
 #include "sim/collectives/collectives.hpp"
 #include "sim/common/error.hpp"
 #include "sim/common/units.hpp"
@@ -68,6 +69,15 @@ int list_collectives_mode() {
   return 0;
 }
 
+// The files a mode writes (those given), with --dump-config: checked together before any work.
+std::vector<std::string> output_files(const Options& o, const std::vector<std::string>& mode_files) {
+  std::vector<std::string> files;
+  for (const auto& f : mode_files)
+    if (!f.empty()) files.push_back(f);
+  if (!o.platform.dump_config_file.empty()) files.push_back(o.platform.dump_config_file);
+  return files;
+}
+
 std::string seconds(double s) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.9e s", s);
@@ -79,7 +89,9 @@ int collective_mode(const Options& o) {
   std::string error;
   const auto bytes = units::parse(o.bytes, units::Dimension::bytes, &error);
   if (!bytes) throw InputError("--bytes: " + error);
-  const topology::SystemSpec spec = cli::load_platform(o.platform);
+  cli::OutputSet outputs;
+  outputs.check(output_files(o, {o.json_file}));
+  const topology::SystemSpec spec = cli::load_platform(o.platform, outputs);
   const topology::TopologyGraph graph(spec, topology::parse_granularity(o.granularity));
 
   collectives::Request request;
@@ -125,7 +137,8 @@ int collective_mode(const Options& o) {
   j["setup_wall_s"] = stats.setup_wall_s;   // building the SimGrid platform
   j["wall_s"] = wall;
   j["version"] = PARTSIM_VERSION;
-  if (!o.json_file.empty()) cli::write_file_atomically(o.json_file, j.dump(2) + "\n");
+  if (!o.json_file.empty()) outputs.add(o.json_file, j.dump(2) + "\n");
+  outputs.commit();
   if (o.json_file == "-") return 0;
 
   std::printf("platform     %s (%s), %s granularity, %d nodes, %d links\n", spec.name.c_str(),
@@ -148,16 +161,27 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 int plan_mode(const Options& o) {
-  if (o.platform.config_file.empty()) throw InputError("--plan needs --config FILE (the platform the plan was made for)");
   if (!o.collective.empty()) throw InputError("--plan and --collective are separate modes: give one");
   const auto t0 = std::chrono::steady_clock::now();
-  const plan::Plan plan = plan::load_plan(o.plan_file);
-  const topology::SystemSpec spec = cli::load_platform(o.platform);
-  const workloads::Graph workload = workloads::load_workload(plan.workload.name, plan.workload.batch);
-  planner::check_plan(plan, spec, workload, planner::builtin_strategies(), o.plan_file, o.allow_config_change);
+  cli::OutputSet outputs;
+  outputs.check(output_files(o, {o.out_file, o.csv_file, o.timeline_file}));
+  const cli::ReplayInputs loaded = cli::load_replay_inputs(o.platform, o.plan_file, o.allow_config_change, outputs);
+  const plan::Plan& plan = loaded.plan;
+  const topology::SystemSpec& spec = loaded.spec;
+  const workloads::Graph& workload = loaded.graph;
   const topology::TopologyGraph graph(spec, topology::parse_granularity(o.granularity));
 
-  const program::Program program = planner::lower_plan({plan, spec, workload, graph});
+  // The strategy's lowering checks what only it can (a dsm pass's factors against the chip, ...):
+  // its messages give the JSON path, the plan's file name comes from here.
+  const program::Program program = [&] {
+    try {
+      return planner::lower_plan({plan, spec, workload, graph});
+    } catch (const InputError& e) {
+      const std::string message = e.what();
+      if (message.rfind(o.plan_file + ":", 0) == 0) throw;
+      throw InputError(o.plan_file + ": " + message);
+    }
+  }();
   const program::Evaluation closed = program::ClosedFormEvaluator(program::uncontended_transfer_time(graph)).evaluate(program);
   replay::SimGridEvaluator simgrid(graph, o.simgrid_config);
   const program::Evaluation simulated = simgrid.evaluate(program);
@@ -173,14 +197,16 @@ int plan_mode(const Options& o) {
   report::diagnose(report, program, closed, simulated, graph, routes, o.worst);
   report.wall_s = o.reproducible ? 0.0 : seconds_since(t0);
 
-  if (!o.out_file.empty()) cli::write_file_atomically(o.out_file, report::report_json(report).dump(2) + "\n");
-  if (!o.csv_file.empty()) cli::write_file_atomically(o.csv_file, report::report_csv(report));
+  // All of the run's outputs, or none of them (cli::OutputSet).
+  if (!o.out_file.empty()) outputs.add(o.out_file, report::report_json(report).dump(2) + "\n");
+  if (!o.csv_file.empty()) outputs.add(o.csv_file, report::report_csv(report));
   report::TimelineStats timeline;
   if (!o.timeline_file.empty()) {
-    cli::write_file_atomically(o.timeline_file, [&](std::ostream& out) {
+    outputs.add(o.timeline_file, [&](std::ostream& out) {
       timeline = report::write_timeline(out, program, simulated, graph, routes);
     });
   }
+  outputs.commit();
   if (o.out_file == "-") return 0;
   std::printf("%s plan of %s batch %lld (%s) on %s (%s), %s granularity: %zu tasks\n\n", plan.strategy.c_str(),
               plan.workload.name.c_str(), static_cast<long long>(plan.workload.batch),
@@ -209,10 +235,12 @@ int body(int argc, char** argv) {
   app.add_option("--group", o.group, "Device group to run on (a ring in the file's order)");
   app.add_option("--granularity", o.granularity, "chip (a device is a host) or core (every core a host)")
       ->check(CLI::IsMember({"chip", "core"}));
-  app.add_option("--root", o.root, "broadcast: root device (default: first participant)");
-  app.add_option("--src", o.src, "p2p: source device")->check(CLI::NonNegativeNumber);
-  app.add_option("--dst", o.dst, "p2p: destination device (default: the next device)");
-  app.add_option("--chunks", o.chunks, "broadcast: pipeline chunks (default 8)")->check(CLI::PositiveNumber);
+  // Device indices: 0 up to the largest platform (1000000 devices); -1 (the defaults) is not for users.
+  app.add_option("--root", o.root, "broadcast: root device (default: first participant)")->check(CLI::Range(0, 999'999));
+  app.add_option("--src", o.src, "p2p: source device")->check(CLI::Range(0, 999'999));
+  app.add_option("--dst", o.dst, "p2p: destination device (default: the next device)")->check(CLI::Range(0, 999'999));
+  app.add_option("--chunks", o.chunks, "broadcast: pipeline chunks (default 8; 1 to 1000000)")
+      ->check(CLI::Range(1, 1'000'000));
   app.add_option("--json", o.json_file, "Also write the result as JSON ('-' for stdout only)");
   app.add_option("--plan", o.plan_file, "Replay this plan.json (written by simplan) and compare with its prediction");
   app.add_option("--out", o.out_file, "--plan: write results.json (docs/results-format.md; '-' for stdout only)");
@@ -221,17 +249,21 @@ int body(int argc, char** argv) {
   app.add_flag("--allow-config-change", o.allow_config_change,
                "--plan: replay a plan on a platform of the same name whose parameters changed (sweeps)");
   app.add_flag("--reproducible", o.reproducible, "--plan: write wall-clock figures as 0, so reruns are byte-identical");
-  app.add_option("--worst", o.worst, "--plan: how many of the largest disagreements to explain (default 5)");
+  app.add_option("--worst", o.worst, "--plan: how many of the largest disagreements to explain (default 5; 0 to 1000000)")
+      ->check(CLI::Range(0, 1'000'000));
   app.add_option("--simgrid-cfg", o.simgrid_config,
                  "Extra SimGrid setting key:value after partsim's CM02 settings (repeatable; for experiments)");
   cli::add_platform_options(app, o.platform);
   cli::parse(app, argc, argv);
+  replay::check_simgrid_settings(o.simgrid_config);  // before anything is planned or built
 
   if (o.list_collectives) return list_collectives_mode();
   if (!o.plan_file.empty()) return plan_mode(o);
   if (!o.collective.empty()) return collective_mode(o);
   if (!o.platform.config_file.empty() && !o.platform.dump_config_file.empty()) {
-    cli::load_platform(o.platform);  // validates the platform and writes the resolved one
+    cli::OutputSet outputs;
+    cli::load_platform(o.platform, outputs);  // validates the platform and stages the resolved one
+    outputs.commit();
     return 0;
   }
   throw InputError(

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "sim/cli/command_line.hpp"
+#include "sim/cli/inputs.hpp"
 #include "sim/common/error.hpp"
 #include "sim/sweep/process_pool.hpp"
 #include "sim/sweep/sweep_axis.hpp"
@@ -99,6 +100,30 @@ class Progress {
   bool tty_;
 };
 
+// Everything a point's simplan and simrun would refuse, checked once up front with the same
+// loaders they use (cli/inputs.hpp): the platform with the fixed --set overrides and with every
+// value of every axis, the workload and strategy (or the fixed plan against the platform).
+void check_inputs(const Options& o, const std::vector<sweep::SweepAxis>& axes) {
+  cli::OutputSet unused;  // nothing is written: --dump-config is not a simsweep option
+  cli::PlatformOptions platform{o.config, o.fixed_sets, ""};
+  if (o.fixed_plan.empty())
+    cli::load_planning_inputs(platform, o.workload, o.batch, o.strategy, {}, unused);
+  else
+    cli::load_replay_inputs(platform, o.fixed_plan, /*allow_config_change=*/true, unused);
+  for (const auto& axis : axes)
+    for (const auto& value : axis.values) {
+      cli::PlatformOptions point = platform;
+      point.overrides.push_back(axis.key + "=" + value);
+      try {
+        cli::load_platform(point, unused);
+      } catch (const InputError& e) {
+        // The platform names the assignment ("--set KEY=VALUE: ..."): here it came from --vary.
+        const std::string message = e.what();
+        throw InputError(message.rfind("--set ", 0) == 0 ? "--vary " + message.substr(6) : "--vary " + axis.key + ": " + message);
+      }
+    }
+}
+
 int run(int argc, char** argv) {
   Options o;
   CLI::App app{"simsweep: plan and replay a workload at every point of a parameter sweep (CSV out)", "simsweep"};
@@ -115,7 +140,8 @@ int run(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--granularity", o.granularity, "Replay granularity")->check(CLI::IsMember({"chip", "core"}));
   app.add_option("--simplan-arg", o.simplan_args, "Extra argument passed to simplan, e.g. --simplan-arg=--opt=none");
-  app.add_option("--jobs,-j", o.jobs, "Points run at once (default: the number of cores)")->check(CLI::PositiveNumber);
+  app.add_option("--jobs,-j", o.jobs, "Points run at once (default: the number of cores; 1 to 1024)")
+      ->check(CLI::Range(1, 1024));
   app.add_option("--out", o.out, "CSV file to write")->required();
   app.add_option("--work-dir", o.work_dir, "Where each point's plan, results and log go (default: OUT.d)");
   app.add_option("--bin-dir", o.bin_dir, "Where simplan and simrun are (default: beside simsweep)");
@@ -127,6 +153,9 @@ int run(int argc, char** argv) {
   std::vector<sweep::SweepAxis> axes;
   for (const auto& v : o.vary) axes.push_back(sweep::parse_vary(v));
   const auto points = sweep::sweep_points(axes);
+  cli::OutputSet outputs;
+  outputs.check({o.out});
+  check_inputs(o, axes);  // before the work folder exists and before the first point runs
 
   const fs::path bin = o.bin_dir.empty() ? self_dir() : fs::path(o.bin_dir);
   const fs::path work = o.work_dir.empty() ? fs::path(o.out + ".d") : fs::path(o.work_dir);
@@ -198,7 +227,8 @@ int run(int argc, char** argv) {
                                             : std::string(",,,"))
         << "," << csv_field(error) << "," << csv_field(warnings_in(point_dirs[i] / "log.txt")) << "\n";
   }
-  cli::write_file_atomically(o.out, csv.str());
+  outputs.add(o.out, csv.str());
+  outputs.commit();
   std::cerr << "simsweep: wrote " << o.out << " (" << points.size() << " points, " << failed << " failed; work in "
             << work.string() << ")\n";
   return failed == 0 ? 0 : 1;

@@ -165,7 +165,9 @@ class DsmLowerer {
   // ---- reading the plan -------------------------------------------------------------------------
 
   std::string where(std::size_t g) const {
-    return "dsm plan: layer '" + net_.groups[g].members.front() + "'";
+    // The JSON path of the group's passes in plan.json; the program prefixes the plan's file name.
+    const std::string& layer = net_.groups[g].members.front();
+    return "/layers/" + std::to_string(plan_index_.at(layer)) + "/family/passes: layer '" + layer + "'";
   }
 
   void check_layers() {
@@ -188,7 +190,7 @@ class DsmLowerer {
         const auto index = static_cast<std::size_t>(plan_index_.at(grp.members[m]));
         const auto& lp = c_.plan.layers[index];
         if (!fields_[index].passes.empty())
-          throw InputError("dsm plan: layer '" + lp.name + "' carries passes, but the workload folds it into group '" +
+          throw InputError("/layers/" + std::to_string(index) + "/family/passes: layer '" + lp.name + "' carries passes, but the workload folds it into group '" +
                            grp.members.front() + "' (only a group's primary layer has passes)");
       }
   }

@@ -70,8 +70,11 @@ PredictedCost cost_from(const Reader& r) {
 Sharding sharding_from(const Reader& r) {
   r.only_keys({"devices", "splits"});
   Sharding s;
-  if (r.has("devices"))
-    for (const auto& d : r.at("devices").elements()) s.devices.push_back(static_cast<int>(d.integer(0, 1 << 30)));
+  if (r.has("devices")) {
+    const auto devices = r.at("devices").elements();
+    if (devices.empty()) r.at("devices").fail("must list at least one device (leave the key out for every device)");
+    for (const auto& d : devices) s.devices.push_back(static_cast<int>(d.integer(0, 1 << 30)));
+  }
   for (const auto& e : r.at("splits").elements()) {
     e.only_keys({"dim", "parts", "shares", "sizes"});
     ShardSplit split;

@@ -1,6 +1,8 @@
 #include "sim/replay/replay.hpp"
 
 #include <simgrid/s4u.hpp>
+#include <xbt/config.hpp>
+#include <xbt/log.h>
 
 #include <chrono>
 #include <cstdint>
@@ -26,6 +28,45 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
+}  // namespace partsim::replay
+
+void sg_config_init(int* argc, char** argv);  // SimGrid's (exported, not in its public headers)
+
+namespace partsim::replay {
+
+void check_simgrid_settings(const std::vector<std::string>& settings) {
+  static bool keys_declared = false;
+  if (settings.empty()) return;
+  if (!keys_declared && !g_engine_created) {
+    // Declare SimGrid's keys without an Engine; the Engine built later finds them declared (and
+    // would say so at warning level: that notice and the "configuration change" lines are muted).
+    xbt_log_control_set("surf_config.thres:error xbt_cfg.thres:warning");
+    std::string program = "partsim";
+    std::vector<char*> argv = {program.data(), nullptr};
+    int argc = 1;
+    sg_config_init(&argc, argv.data());
+  }
+  keys_declared = true;
+  const std::string form = "allowed form KEY:VALUE, e.g. network/optim:Full; the keys: --help-cfg of any SimGrid program";
+  for (const auto& setting : settings) {
+    const auto colon = setting.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == setting.size())
+      throw InputError("--simgrid-cfg '" + setting + "': not KEY:VALUE (" + form + ")");
+    const std::string key = setting.substr(0, colon);
+    try {
+      simgrid::config::is_default(key.c_str());
+    } catch (const std::out_of_range&) {
+      throw InputError("--simgrid-cfg '" + setting + "': SimGrid has no configuration key '" + key + "' (" + form + ")");
+    }
+    try {
+      // Setting it now is harmless: the Simulation applies partsim's settings and then these again.
+      simgrid::config::set_parse(setting);
+    } catch (const std::exception& e) {
+      throw InputError("--simgrid-cfg '" + setting + "': bad value for SimGrid key '" + key + "': " + e.what());
+    }
+  }
+}
+
 std::string simgrid_link_name(const topology::TopologyGraph& graph, int link_id) {
   const auto& l = graph.link(link_id);
   if (l.reverse < 0) return l.physical;
@@ -43,6 +84,7 @@ Simulation::Simulation(const topology::TopologyGraph& graph, const std::vector<s
                        const std::vector<std::string>& simgrid_config, LinkLatency latency)
     : impl_(std::make_unique<Impl>(graph)) {
   if (g_engine_created) throw Error("replay: only one SimGrid simulation can run per process");
+  check_simgrid_settings(simgrid_config);
   g_engine_created = true;
   // The Engine reads --cfg=/--log= from argv and answers --help: give it a synthetic command line.
   std::string prog = "partsim";

@@ -50,6 +50,11 @@ std::vector<std::pair<int, int>> communicating_pairs(const collectives::Schedule
 /// fair), as a hardware link does.
 enum class LinkLatency { in_links, by_caller };
 
+/// Checks extra SimGrid settings ("key:value", --simgrid-cfg) before anything is planned or built:
+/// the form, that SimGrid declares the key and that the value parses as the key's type. Throws
+/// InputError, one line naming the setting and what is allowed (never SimGrid's list of every key).
+void check_simgrid_settings(const std::vector<std::string>& settings);
+
 class Simulation {
  public:
   /// Builds the SimGrid platform of `graph` with routes for `pairs` (node ids). Throws Error if a

@@ -1,0 +1,34 @@
+#include "sim/cli/inputs.hpp"
+
+#include "sim/common/error.hpp"
+#include "sim/plan/plan_io.hpp"
+#include "sim/planner/check_plan.hpp"
+#include "sim/planner/builtin_strategies.hpp"
+#include "workloads/workload_file.hpp"
+
+namespace partsim::cli {
+
+PlanningInputs load_planning_inputs(const PlatformOptions& platform, const std::string& workload, long long batch,
+                                    const std::string& strategy, const std::vector<std::string>& options,
+                                    OutputSet& outputs) {
+  const auto& registry = planner::builtin_strategies();
+  registry.find(strategy);  // an unknown strategy fails before anything is loaded
+  if (workload.empty()) throw InputError("--strategy needs --workload NAME|FILE (see simplan --list)");
+  if (platform.config_file.empty()) throw InputError("--strategy needs --config FILE (a platform, see configs/)");
+  topology::SystemSpec spec = load_platform(platform, outputs);
+  workloads::Graph graph = workloads::load_workload(workload, batch);
+  registry.resolve_options(strategy, options);  // a bad option fails before the platform is planned
+  return {std::move(spec), std::move(graph), options};
+}
+
+ReplayInputs load_replay_inputs(const PlatformOptions& platform, const std::string& plan_file,
+                                bool allow_config_change, OutputSet& outputs) {
+  if (platform.config_file.empty()) throw InputError("--plan needs --config FILE (the platform the plan was made for)");
+  plan::Plan plan = plan::load_plan(plan_file);
+  topology::SystemSpec spec = load_platform(platform, outputs);
+  workloads::Graph graph = workloads::load_workload(plan.workload.name, plan.workload.batch);
+  planner::check_plan(plan, spec, graph, planner::builtin_strategies(), plan_file, allow_config_change);
+  return {std::move(plan), std::move(spec), std::move(graph)};
+}
+
+}  // namespace partsim::cli
