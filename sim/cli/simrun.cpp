@@ -152,9 +152,10 @@ int plan_mode(const Options& o) {
   if (!o.collective.empty()) throw InputError("--plan and --collective are separate modes: give one");
   const auto t0 = std::chrono::steady_clock::now();
   const plan::Plan plan = plan::load_plan(o.plan_file);
-  const topology::SystemSpec spec = cli::load_platform(o.platform);
+  const topology::SystemSpec platform = cli::load_platform(o.platform);
   const workloads::Graph workload = workloads::load_workload(plan.workload.name, plan.workload.batch);
-  planner::check_plan(plan, spec, workload, planner::builtin_strategies(), o.plan_file, o.allow_config_change);
+  planner::check_plan(plan, platform, workload, planner::builtin_strategies(), o.plan_file, o.allow_config_change);
+  const topology::SystemSpec spec = planner::configured_platform(plan, platform, o.plan_file);
   const topology::TopologyGraph graph(spec, topology::parse_granularity(o.granularity));
 
   const program::Program program = planner::lower_plan({plan, spec, workload, graph});

@@ -2,6 +2,7 @@
 
 #include "sim/accpar/strategies.hpp"
 #include "sim/dsm/strategy.hpp"
+#include "sim/mars/strategy.hpp"
 
 namespace partsim::planner {
 
@@ -10,6 +11,7 @@ const StrategyRegistry& builtin_strategies() {
     StrategyRegistry r;
     accpar::register_strategies(r);  // dp, owt, hypar, accpar (seed 000)
     dsm::register_strategies(r);     // dsm (seed 003)
+    mars::register_strategies(r);    // mars, mars_baseline (seed 004)
     return r;
   }();
   return registry;
