@@ -135,19 +135,14 @@ void register_strategies(planner::StrategyRegistry& registry) {
       OptionSpec{"inner_generations", OptionType::integer, "15", "second-level GA: generations", {}},
       OptionSpec{"inner_mutation", OptionType::number, "0.1", "second-level GA: probability that a gene is redrawn", {}},
       OptionSpec{"max_sets", OptionType::integer, "4", "most accelerator sets (layer sets) in a mapping", {}},
+      OptionSpec{"mapping", OptionType::choice, "search",
+                 "search = the two-level GA; baseline = §VI-A's baseline (the two groups, half the layers each, the "
+                 "fastest design per set, ES along each layer's two longest dimensions; the GA options are unused)",
+                 {"search", "baseline"}},
   };
-  mars.plan = [](const planner::PlanInputs& in) { return plan_with(in, "mars", true); };
+  mars.plan = [](const planner::PlanInputs& in) { return plan_with(in, "mars", in.resolved.text("mapping") == "search"); };
   mars.explain = explain_layer;
   registry.add(mars);
-
-  planner::StrategyInfo base;
-  base.name = "mars_baseline";
-  base.description =
-      "MARS's baseline (seed 004 §VI-A): the two groups as sets, half the layers each, the fastest design per set, "
-      "ES along each layer's two longest dimensions, inference";
-  base.plan = [](const planner::PlanInputs& in) { return plan_with(in, "mars_baseline", false); };
-  base.explain = explain_layer;
-  registry.add(base);
 }
 
 }  // namespace partsim::mars

@@ -11,7 +11,7 @@ const StrategyRegistry& builtin_strategies() {
     StrategyRegistry r;
     accpar::register_strategies(r);  // dp, owt, hypar, accpar (seed 000)
     dsm::register_strategies(r);     // dsm (seed 003)
-    mars::register_strategies(r);    // mars, mars_baseline (seed 004)
+    mars::register_strategies(r);    // mars (seed 004)
     return r;
   }();
   return registry;
