@@ -110,6 +110,10 @@ plan::Plan mapping_plan(const LatencyModel& m, const Mapping& mapping) {
       l.predicted.total_s = c.total_s();
       l.predicted.breakdown = {{"compute_s", c.compute_s}, {"es_allreduce_s", c.allreduce_s}, {"ss_rotation_s", c.rotation_s}};
       l.family = {{"set", static_cast<int>(k)}, {"design", design}, {"strategy", to_string(st)}};
+      if (m.is_primary(v)) {  // its number among the convolution/FC layers (Table III's "Conv8")
+        const auto& primary = m.primary_layers();
+        l.family["primary"] = static_cast<int>(std::find(primary.begin(), primary.end(), v) - primary.begin()) + 1;
+      }
     }
   }
   p.family = {{"sets", sets}, {"transfers_s", mapping.transfers_s}};
