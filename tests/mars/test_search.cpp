@@ -125,3 +125,24 @@ TEST(MarsSearch, PlanReplaysOnF1) {
                    "mars", planner::PlanInputs(spec, g, "alexnet", plan::Mode::training, {}, 3)),
                InputError);
 }
+
+// The registry entry: the baseline as an option, --explain of a layer, clear errors.
+TEST(MarsSearch, BaselineOptionExplainAndErrors) {
+  const auto spec = f1();
+  const auto g = workloads::build_zoo("alexnet", 1);
+  const auto& r = planner::builtin_strategies();
+  const plan::Plan p =
+      r.make_plan("mars", planner::PlanInputs(spec, g, "alexnet", plan::Mode::inference, {"mapping=baseline"}, 1));
+  const mars::LatencyModel m(spec, g);
+  EXPECT_DOUBLE_EQ(p.predicted_iteration_s, mars::baseline(m).latency_s);
+  EXPECT_EQ(p.configuration.size(), 8u);
+  const std::string text = r.explain("mars", planner::PlanInputs(spec, g, "alexnet", plan::Mode::inference, {}, 1), "conv5");
+  EXPECT_NE(text.find("4 x f1_winograd"), std::string::npos);
+  EXPECT_NE(text.find("ES = {"), std::string::npos);
+  // A platform without accelerator designs.
+  const auto tpu = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/tpu_v2v3_256.yaml");
+  const auto big = workloads::build_zoo("alexnet", 1);
+  EXPECT_THROW(r.make_plan("mars", planner::PlanInputs(tpu, big, "alexnet", plan::Mode::inference, {}, 1)), InputError);
+  EXPECT_THROW(r.make_plan("mars", planner::PlanInputs(spec, g, "alexnet", plan::Mode::inference, {"mutation=2"}, 1)),
+               InputError);
+}
