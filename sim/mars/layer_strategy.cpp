@@ -55,6 +55,27 @@ LayerStrategy decode(const StrategyGenes& g, int devices) {
   return s;
 }
 
+std::optional<StrategyGenes> encode(const LayerStrategy& s, int devices) {
+  StrategyGenes g;
+  auto index = [](plan::ShardDim d) {
+    return static_cast<std::size_t>(std::find(kStrategyDims.begin(), kStrategyDims.end(), d) - kStrategyDims.begin());
+  };
+  for (std::size_t i = 0; i < s.es.size() && i < 2; ++i) {
+    const std::size_t k = index(s.es[i].first);
+    if (k >= kStrategyDims.size()) return std::nullopt;
+    g.es[k] = 1.0 - 0.1 * static_cast<double>(i);
+  }
+  g.two_es = s.es.size() == 2 ? 1.0 : 0.0;
+  if (s.ss) {
+    const std::size_t k = index(*s.ss);
+    if (k >= kStrategyDims.size()) return std::nullopt;
+    g.ss[k] = 1.0;
+    g.use_ss = 1.0;
+  }
+  if (!(decode(g, devices) == s)) return std::nullopt;
+  return g;
+}
+
 std::string dim_label(plan::ShardDim d) {
   switch (d) {
     case plan::ShardDim::out_channels: return "C_out";

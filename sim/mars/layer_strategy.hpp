@@ -47,6 +47,9 @@ struct StrategyGenes {
   double use_ss = 0;
 };
 LayerStrategy decode(const StrategyGenes& genes, int devices);
+/// Genes that decode to `s` on `devices` devices, when decode() can express it (two ES dimensions
+/// only as its most even factorisation, larger degree first); nullopt otherwise.
+std::optional<StrategyGenes> encode(const LayerStrategy& s, int devices);
 
 /// Short names as the paper writes them: "C_out", "C_in", "H", "W".
 std::string dim_label(plan::ShardDim d);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <random>
 
 #include "sim/lowering/layer_geometry.hpp"
@@ -100,8 +101,55 @@ class SecondLevel {
     for (auto& ind : pop) {
       ind.genes.resize(p);
       for (auto& g : ind.genes) g = random_genes(rng);
-      evaluate(ind);
     }
+    // Heuristic seed (our choice): the first individual gives every layer the strategy that is
+    // fastest for it alone (its redistribution and the set's memory ignored).
+    const int devices = static_cast<int>(m_.sets().at(static_cast<std::size_t>(set)).size());
+    const auto candidates = all_strategies(devices);
+    std::size_t k = 0;
+    for (std::size_t v = first; v <= last; ++v) {
+      if (!m_.is_primary(v)) continue;
+      double best_s = kInfinity;
+      for (const auto& s : candidates) {
+        const auto genes = encode(s, devices);
+        const double t = genes ? m_.layer_cost(v, set, design, s).total_s() : kInfinity;
+        if (t < best_s) {
+          best_s = t;
+          pop.front().genes[k] = *genes;
+        }
+      }
+      ++k;
+    }
+    // And the second (when there is one) a forward greedy that also charges each layer's
+    // redistribution from the strategies already chosen for its producers.
+    if (pop.size() > 1) {
+      std::vector<LayerStrategy> chosen(last - first + 1);
+      std::optional<LayerStrategy> current;
+      std::size_t j = 0;
+      for (std::size_t v = first; v <= last; ++v) {
+        if (!m_.is_primary(v)) {
+          chosen[v - first] = current ? *current : LayerStrategy{};
+          continue;
+        }
+        double best_s = kInfinity;
+        for (const auto& s : candidates) {
+          const auto genes = encode(s, devices);
+          if (!genes) continue;
+          double t = m_.layer_cost(v, set, design, s).total_s();
+          for (std::size_t u : m_.graph().predecessors(v))
+            if (u >= first && u < v) t += m_.redistribution_s(u, chosen[u - first], v, s, set);
+          if (t < best_s) {
+            best_s = t;
+            chosen[v - first] = s;
+            pop[1].genes[j] = *genes;
+          }
+        }
+        current = chosen[v - first];
+        current->ss.reset();
+        ++j;
+      }
+    }
+    for (auto& ind : pop) evaluate(ind);
     if (m_.sets().at(static_cast<std::size_t>(set)).size() <= 1) return best_set;  // one strategy only
     for (int gen = 0; gen < o_.inner_generations; ++gen) {
       const auto elite = *std::min_element(pop.begin(), pop.end(), [](const Inner& a, const Inner& b) { return a.fitness < b.fitness; });

@@ -9,7 +9,9 @@
 // with the design of highest gene, and gives the k-th set the k-th run of layers. Fitness: the
 // mapping's latency (latency_model.hpp), each set's part from the second level.
 // Second level (one GA per set, design and layer run, memoised): per convolution/FC layer the genes
-// of layer_strategy.hpp; fitness the set's latency. Both levels keep their best individual
+// of layer_strategy.hpp; fitness the set's latency; one initial individual is seeded with each
+// layer's fastest strategy on its own, a second by a forward greedy that also charges each layer's
+// redistribution from the strategies chosen before it (our heuristics). Both levels keep their best individual
 // (elitism), pick parents by binary tournaments, cross over uniformly and mutate each gene with the
 // option's rate; the result is never worse than the best of the initial population.
 // Layers between two convolution/FC layers (activations, pooling, normalisation, additions) take

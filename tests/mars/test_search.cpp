@@ -70,6 +70,12 @@ TEST(MarsSearch, DecodingPicksTheHighestGenes) {
   g.use_ss = 0.1;
   EXPECT_EQ(mars::to_string(mars::decode(g, 8)), "ES = {H/8}, SS = {}");
   EXPECT_EQ(mars::all_strategies(1).size(), 1u);
+  // encode() inverts decode() where decode can say it: ES {C_out/2, C_in/2}, SS {W} on 4 devices;
+  // {C_out/2, C_in/4} on 8 cannot be said (decode puts the larger degree first).
+  const mars::LayerStrategy s2{{{ShardDim::out_channels, 2}, {ShardDim::in_channels, 2}}, ShardDim::width};
+  ASSERT_TRUE(mars::encode(s2, 4).has_value());
+  EXPECT_EQ(mars::decode(*mars::encode(s2, 4), 4), s2);
+  EXPECT_FALSE(mars::encode({{{ShardDim::out_channels, 2}, {ShardDim::in_channels, 4}}, std::nullopt}, 8).has_value());
   // 4 devices: 4 one-dimension ES, 6 pairs 2 x 2; SS on none or one of the others: 4 x 4 + 6 x 3 = 34.
   EXPECT_EQ(mars::all_strategies(4).size(), 34u);
 }
