@@ -9,6 +9,7 @@
 #include "tests/support/platform_yaml.hpp"
 #include "topology/device_presets.hpp"
 #include "topology/system_parser.hpp"
+#include "topology/system_writer.hpp"
 
 using namespace partsim;
 using devices::ConvLoops;
@@ -114,4 +115,14 @@ TEST(MarsDesigns, PlatformNamesDesignsAndChecksTheirKeys) {
   const auto& d = std::get<topology::FpgaDesign>(turned.device_type(0).model);
   EXPECT_EQ(d.multipliers(), 24);
   EXPECT_EQ(d.tm, 0);
+}
+
+// --dump-config writes a design as `kind: design` with its own tiles only, and reads back identical.
+TEST(MarsDesigns, DumpConfigRoundTrips) {
+  const auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/f1_16xlarge.yaml");
+  const std::string text = topology::system_to_yaml(spec);
+  EXPECT_NE(text.find("kind: design"), std::string::npos);
+  EXPECT_NE(text.find("design: winograd"), std::string::npos);
+  const auto back = topology::parse_system(yaml::load_string(text, "dump.yaml"));
+  EXPECT_EQ(back.device_types, spec.device_types);
 }

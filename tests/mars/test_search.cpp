@@ -152,3 +152,22 @@ TEST(MarsSearch, BaselineOptionExplainAndErrors) {
   EXPECT_THROW(r.make_plan("mars", planner::PlanInputs(spec, g, "alexnet", plan::Mode::inference, {"mutation=2"}, 1)),
                InputError);
 }
+
+// A plan's configuration: the named devices get the named designs; unknown names are errors.
+TEST(MarsSearch, ConfiguredPlatform) {
+  const auto spec = f1();
+  plan::Plan p;
+  p.configuration = {{"fpga5", "f1_winograd"}};
+  const auto c = planner::configured_platform(p, spec, "plan.json");
+  EXPECT_EQ(c.device_type_of[5], "f1_winograd");
+  EXPECT_EQ(c.device_type_of[4], "f1_superlip");
+  p.configuration = {{"fpga9", "f1_winograd"}};
+  EXPECT_THROW(planner::configured_platform(p, spec, "plan.json"), InputError);
+  p.configuration = {{"fpga1", "tpu_v2"}};
+  try {
+    planner::configured_platform(p, spec, "plan.json");
+    FAIL() << "no throw";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("plan.json: /configuration/fpga1: unknown device type 'tpu_v2'"), std::string::npos);
+  }
+}
