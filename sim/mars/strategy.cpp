@@ -56,7 +56,9 @@ std::string explain_layer(const planner::PlanInputs& in, const std::string& laye
     sizes_seen.push_back(size);
     for (int d = 0; d < static_cast<int>(m.designs().size()); ++d) {
       std::vector<std::pair<double, LayerStrategy>> rows;
-      for (const auto& s : all_strategies(static_cast<int>(size))) rows.emplace_back(m.layer_cost(v, set, d, s).total_s(), s);
+      for (const auto& s : all_strategies(static_cast<int>(size)))
+        if (!s.ss || m.layer_cost(v, set, d, s).rotation_s > 0)  // an SS no two devices share is the ES alone
+          rows.emplace_back(m.layer_cost(v, set, d, s).total_s(), s);
       std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
       out += "  " + std::to_string(size) + " x " + m.designs()[static_cast<std::size_t>(d)] + " (ring " +
              std::to_string(m.ring_bandwidth(set) * 8 / 1e9).substr(0, 5) + " Gb/s):\n";
@@ -100,8 +102,9 @@ plan::Plan mapping_plan(const LatencyModel& m, const Mapping& mapping) {
     sets.push_back({{"devices", names}, {"design", design}, {"first", m.graph().layer(s.first).name},
                     {"last", m.graph().layer(s.last).name}, {"latency_s", s.latency_s}});
     for (std::size_t v = s.first; v <= s.last; ++v) {
-      const LayerStrategy& st = s.strategies[v - s.first];
+      LayerStrategy st = s.strategies[v - s.first];
       const LayerCost& c = m.layer_cost(v, s.set, s.design, st);
+      if (st.ss && c.rotation_s <= 0) st.ss.reset();  // no two devices share the operand: plain ES
       plan::LayerPlan& l = layers[v];
       l.name = m.graph().layer(v).name;
       l.sharding = to_sharding(st, devices);
