@@ -40,27 +40,41 @@ tpu_v3:
   memory_bandwidth: 4800GB/s
   network_bandwidth: 16Gb/s
 
-# seed 004 (MARS) Table II designs at 200 MHz; peak = PEs x 2 FLOP x 200 MHz (one MAC per PE and
-# cycle): 438 -> 175.2, 572 -> 228.8, 576 -> 230.4 GFLOP/s. 1 GB DRAM and 8 Gb/s within a group
-# (§VI-A). DRAM bandwidth 19.2 GB/s (one DDR4-2400 channel) is not in the paper: our choice.
+# seed 004 (MARS) Table II designs at 200 MHz, each with its own tiling model
+# (sim/devices/fpga_designs.hpp): SuperLIP Tm,Tn,Tr,Tc = 64,7,7,14; systolic array row,col,vec =
+# 11,13,8; Winograd n,Pn,Pm = 6,2,8. 1 GB DRAM and 8 Gb/s within a group (§VI-A). DRAM bandwidth
+# 19.2 GB/s (one DDR4-2400 channel) is not in the paper: our choice.
 f1_superlip:
-  kind: roofline
-  description: "MARS design 1, SuperLIP (seed 004 Table II): 438 PEs at 200 MHz"
-  peak: 175.2GFLOP/s
+  kind: design
+  description: "MARS design 1, SuperLIP (seed 004 Table II, [14]): Tm,Tn,Tr,Tc = 64,7,7,14 at 200 MHz"
+  design: superlip
+  tm: 64
+  tn: 7
+  tr: 7
+  tc: 14
+  frequency: 200MHz
   memory: 1GiB
   memory_bandwidth: 19.2GB/s
   network_bandwidth: 8Gb/s
 f1_systolic:
-  kind: roofline
-  description: "MARS design 2, systolic array (seed 004 Table II): 572 PEs at 200 MHz"
-  peak: 228.8GFLOP/s
+  kind: design
+  description: "MARS design 2, systolic array (seed 004 Table II, [15]): row,col,vec = 11,13,8 at 200 MHz"
+  design: systolic
+  rows: 11
+  cols: 13
+  vec: 8
+  frequency: 200MHz
   memory: 1GiB
   memory_bandwidth: 19.2GB/s
   network_bandwidth: 8Gb/s
 f1_winograd:
-  kind: roofline
-  description: "MARS design 3, Winograd (seed 004 Table II): 576 multipliers at 200 MHz"
-  peak: 230.4GFLOP/s
+  kind: design
+  description: "MARS design 3, Winograd F(4x4,3x3) (seed 004 Table II, [16]): n,Pn,Pm = 6,2,8 at 200 MHz"
+  design: winograd
+  tile: 6
+  pn: 2
+  pm: 8
+  frequency: 200MHz
   memory: 1GiB
   memory_bandwidth: 19.2GB/s
   network_bandwidth: 8Gb/s

@@ -101,7 +101,7 @@ constexpr std::string_view kEnd = "<!-- /keys -->";
 }  // namespace
 
 std::vector<std::string> key_reference_blocks() {
-  return {"system", "device_type", "template", "roofline", "devices", "groups", "torus", "graph", "star"};
+  return {"system", "device_type", "template", "roofline", "design", "devices", "groups", "torus", "graph", "star"};
 }
 
 std::string key_reference_table(std::string_view block) {
@@ -117,6 +117,8 @@ std::string key_reference_table(std::string_view block) {
     });
   } else if (block == "roofline") {
     add_rows<RooflineDevice>(out, "", kRooflineFields);
+  } else if (block == "design") {
+    add_rows<FpgaDesign>(out, "", kDesignFields);
   } else if (block == "devices") {
     add_rows<SystemSpec>(out, "", kDeviceEntryFields);
   } else if (block == "groups") {

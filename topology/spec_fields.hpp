@@ -71,6 +71,11 @@ template <>
 struct ChoiceNames<Precision> {
   static constexpr std::array<std::string_view, 4> names{"fp32", "fp16", "bf16", "int8"};
 };
+template <>
+struct ChoiceNames<DesignKind> {
+  static constexpr std::array<std::string_view, 3> names{"superlip", "systolic", "winograd"};
+};
+static_assert(static_cast<int>(DesignKind::winograd) == 2, "ChoiceNames index the enums by value");
 static_assert(static_cast<int>(OnChipInterconnect::split_bus) == 1 && static_cast<int>(Precision::int8) == 3,
               "ChoiceNames index the enums by value");
 
@@ -158,7 +163,7 @@ inline constexpr std::tuple kDeviceTypeFields{
               "start from a built-in device type (list below); every other key then overrides one field and may "
               "be left out",
               "none"},
-    HandField{"kind", "`template` | `roofline`", Need::required,
+    HandField{"kind", "`template` | `roofline` | `design`", Need::required,
               "required when there is no preset; must match the preset's kind", "the preset's kind"},
     Field{"description", &DeviceType::description, as_text(), Need::optional, "where the numbers come from",
           "the preset's, else \"\""},
@@ -234,6 +239,35 @@ inline constexpr std::tuple kRooflineFields{
           "none (0 = not given)"},
 };
 
+// ---- kind: design (FpgaDesign): a MARS accelerator design with its own tiling model (seed 004 Table II) ----
+// Only the chosen design's tile keys are given (the parser checks them); the others stay 0 (not written).
+inline constexpr std::tuple kDesignFields{
+    Field{"design", &FpgaDesign::design, as_choice(), Need::required,
+          "which performance model (sim/devices/fpga_designs.hpp): SuperLIP [14], systolic array [15], Winograd [16]"},
+    Field{"tm", &FpgaDesign::tm, as_count(), Need::optional, "superlip: output channels unrolled (T_m)", "none"},
+    Field{"tn", &FpgaDesign::tn, as_count(), Need::optional, "superlip: input channels unrolled (T_n)", "none"},
+    Field{"tr", &FpgaDesign::tr, as_count(), Need::optional, "superlip: rows per buffer tile (T_r)", "none"},
+    Field{"tc", &FpgaDesign::tc, as_count(), Need::optional, "superlip: columns per buffer tile (T_c)", "none"},
+    Field{"rows", &FpgaDesign::rows, as_count(), Need::optional, "systolic: PE rows (over output channels)", "none"},
+    Field{"cols", &FpgaDesign::cols, as_count(), Need::optional, "systolic: PE columns (over output columns)",
+          "none"},
+    Field{"vec", &FpgaDesign::vec, as_count(), Need::optional, "systolic: SIMD lanes per PE (over input channels)",
+          "none"},
+    Field{"tile", &FpgaDesign::tile, as_count(), Need::optional,
+          "winograd: input tile n of F(n-2 x n-2, 3 x 3), >= 3", "none"},
+    Field{"pn", &FpgaDesign::pn, as_count(), Need::optional, "winograd: input channels in parallel (P_n)", "none"},
+    Field{"pm", &FpgaDesign::pm, as_count(), Need::optional, "winograd: output channels in parallel (P_m)", "none"},
+    Field{"frequency", &FpgaDesign::frequency_hz, as_quantity(units::Dimension::frequency), Need::required,
+          "design clock (seed 004 Table II: 200 MHz)"},
+    Field{"memory", &FpgaDesign::memory_bytes, as_quantity(units::Dimension::bytes), Need::required,
+          "off-chip DRAM capacity (a plan's shards must fit)"},
+    Field{"memory_bandwidth", &FpgaDesign::memory_bandwidth, as_quantity(units::Dimension::bandwidth),
+          Need::required, "off-chip DRAM bandwidth (tiles are double-buffered: overlapped with compute)"},
+    Field{"network_bandwidth", &FpgaDesign::network_bandwidth, as_quantity(units::Dimension::bandwidth),
+          Need::optional, "per direction; required by `star` unless `star.bandwidth` is given",
+          "none (0 = not given)"},
+};
+
 // ---- system.devices[i]: entries that fill SystemSpec's device lists and groups -------------------------
 inline constexpr std::tuple kDeviceEntryFields{
     HandField{"type", "name", Need::required, "a key of `device_types`, or a preset name (placed as is)"},
@@ -291,7 +325,7 @@ inline constexpr std::tuple kStarFields{
 
 static_assert(well_formed_table(kSystemFields) && well_formed_table(kDeviceTypeFields) &&
               well_formed_table(kPeFields) && well_formed_table(kPeArrayFields) && well_formed_table(kCoreFields) &&
-              well_formed_table(kChipFields) && well_formed_table(kRooflineFields) &&
+              well_formed_table(kChipFields) && well_formed_table(kRooflineFields) && well_formed_table(kDesignFields) &&
               well_formed_table(kDeviceEntryFields) && well_formed_table(kGroupFields) &&
               well_formed_table(kTorusFields) && well_formed_table(kGraphFields) && well_formed_table(kLinkFields) &&
               well_formed_table(kStarFields));

@@ -91,7 +91,10 @@ std::vector<std::pair<std::string, ConfigNode>> read_names(const ConfigNode& lis
   return out;
 }
 
-const std::vector<std::string> kKinds{"template", "roofline"};
+const std::vector<std::string> kKinds{"template", "roofline", "design"};
+
+/// The `kind` word of a device model (kKinds, by the variant's index).
+std::string kind_of(const DeviceType& type) { return kKinds.at(type.model.index()); }
 
 // ---- Device types -----------------------------------------------------------------------------
 
@@ -123,6 +126,34 @@ RooflineDevice read_roofline(MapReader& r, const RooflineDevice* base) {
   return d;
 }
 
+/// A design's tile keys: those of its own kind must be given (directly or by its preset), no others.
+FpgaDesign read_design(MapReader& r, const FpgaDesign* base) {
+  FpgaDesign d = base ? *base : FpgaDesign{};
+  read_fields(r, d, kDesignFields, base != nullptr);
+  struct Key {
+    const char* key;
+    int FpgaDesign::*member;
+    DesignKind kind;
+  };
+  static const Key keys[] = {{"tm", &FpgaDesign::tm, DesignKind::superlip},  {"tn", &FpgaDesign::tn, DesignKind::superlip},
+                             {"tr", &FpgaDesign::tr, DesignKind::superlip},  {"tc", &FpgaDesign::tc, DesignKind::superlip},
+                             {"rows", &FpgaDesign::rows, DesignKind::systolic}, {"cols", &FpgaDesign::cols, DesignKind::systolic},
+                             {"vec", &FpgaDesign::vec, DesignKind::systolic},   {"tile", &FpgaDesign::tile, DesignKind::winograd},
+                             {"pn", &FpgaDesign::pn, DesignKind::winograd},   {"pm", &FpgaDesign::pm, DesignKind::winograd}};
+  const std::string design(ChoiceNames<DesignKind>::names[static_cast<std::size_t>(d.design)]);
+  for (const Key& k : keys) {
+    if (k.kind == d.design && d.*k.member <= 0)
+      r.required(k.key);  // throws: missing required key
+    if (k.kind != d.design && d.*k.member != 0) {
+      if (auto n = r.optional(k.key)) n->fail("not a key of design " + design);
+      d.*k.member = 0;  // a preset of another design: its tiles do not apply
+    }
+  }
+  if (d.design == DesignKind::winograd && d.tile < 3)
+    if (auto n = r.optional("tile")) n->fail("must be >= 3 (F(n-2 x n-2, 3 x 3)), got " + std::to_string(d.tile));
+  return d;
+}
+
 }  // namespace
 
 DeviceType parse_device_type(const std::string& name, const ConfigNode& node) {
@@ -136,14 +167,14 @@ DeviceType parse_device_type(const std::string& name, const ConfigNode& node) {
   std::string kind;
   if (auto k = r.optional("kind")) {
     kind = k->as_enum(kKinds);
-    if (preset && (kind == "template") != preset->is_template())
-      k->fail("preset '" + preset->name + "' is a " + (preset->is_template() ? "template" : "roofline") +
-              " device (got kind " + kind + ")");
+    if (preset && kind != kind_of(*preset))
+      k->fail("preset '" + preset->name + "' is a " + kind_of(*preset) + " device (got kind " + kind + ")");
   } else if (preset) {
-    kind = preset->is_template() ? "template" : "roofline";
+    kind = kind_of(*preset);
   } else {
     ConfigNode(node.node(), yaml::join_path(node.path(), "kind"), node.source_ptr())
-        .fail("missing required key: give kind (template or roofline) or a preset (valid: " + device_preset_names() + ")");
+        .fail("missing required key: give kind (template, roofline or design) or a preset (valid: " +
+              device_preset_names() + ")");
   }
 
   DeviceType type;
@@ -152,6 +183,8 @@ DeviceType parse_device_type(const std::string& name, const ConfigNode& node) {
   read_fields(r, type, kDeviceTypeFields, preset != nullptr);
   if (kind == "template")
     type.model = read_template(r, preset ? &std::get<TemplateDevice>(preset->model) : nullptr);
+  else if (kind == "design")
+    type.model = read_design(r, preset ? &std::get<FpgaDesign>(preset->model) : nullptr);
   else
     type.model = read_roofline(r, preset ? &std::get<RooflineDevice>(preset->model) : nullptr);
   r.finish();
@@ -429,6 +462,7 @@ GraphTopology read_star(const ConfigNode& node, const SystemSpec& spec) {
     } else {
       const DeviceType& t = spec.device_type(i);
       if (const auto* rd = std::get_if<RooflineDevice>(&t.model)) bw = rd->network_bandwidth;
+      if (const auto* fd = std::get_if<FpgaDesign>(&t.model)) bw = fd->network_bandwidth;
       if (bw <= 0)
         node.fail("device '" + spec.device_names[static_cast<size_t>(i)] + "' (type " + t.name +
                   ") has no network_bandwidth; give one in its device type or star.bandwidth");

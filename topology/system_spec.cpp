@@ -48,3 +48,16 @@ std::string content_hash(const SystemSpec& spec) {
 }
 
 }  // namespace partsim::topology
+
+namespace partsim::topology {
+
+long long FpgaDesign::multipliers() const {
+  switch (design) {
+    case DesignKind::superlip: return static_cast<long long>(tm) * tn;
+    case DesignKind::systolic: return static_cast<long long>(rows) * cols * vec;
+    case DesignKind::winograd: return static_cast<long long>(tile) * tile * pn * pm;
+  }
+  return 0;
+}
+
+}  // namespace partsim::topology

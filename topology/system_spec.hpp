@@ -84,14 +84,39 @@ struct RooflineDevice {
   bool operator==(const RooflineDevice&) const = default;
 };
 
+/// The accelerator designs of MARS (seed 004 Table II), each with its own tiling performance model
+/// (sim/devices/fpga_designs.hpp).
+enum class DesignKind { superlip, systolic, winograd };
+
+/// An FPGA accelerator design (seed 004 §III "Accelerator designs"): a design kind, its tile
+/// parameters and clock. Only the parameters of its own kind are given (the others stay 0).
+struct FpgaDesign {
+  DesignKind design = DesignKind::superlip;
+  int tm = 0, tn = 0, tr = 0, tc = 0;  // SuperLIP [14]: tiles of output channels, input channels, rows, cols
+  int rows = 0, cols = 0, vec = 0;     // systolic array [15]: PE rows, PE columns, SIMD vector per PE
+  int tile = 0, pn = 0, pm = 0;        // Winograd [16]: input tile n, input / output channels in parallel
+  double frequency_hz = 0;             // Hz
+  double memory_bytes = 0;             // off-chip DRAM, bytes
+  double memory_bandwidth = 0;         // bytes/s
+  double network_bandwidth = 0;        // bytes/s per direction (0 = not given)
+
+  /// Multipliers working each cycle: Tm x Tn, rows x cols x vec, n^2 x Pn x Pm.
+  long long multipliers() const;
+  /// 2 FLOP per multiplier and cycle (before Winograd's saving).
+  double peak_flops() const { return 2.0 * static_cast<double>(multipliers()) * frequency_hz; }
+
+  bool operator==(const FpgaDesign&) const = default;
+};
+
 struct DeviceType {
   std::string name;
   std::string description;
-  std::variant<TemplateDevice, RooflineDevice> model;
+  std::variant<TemplateDevice, RooflineDevice, FpgaDesign> model;
 
   bool is_template() const { return std::holds_alternative<TemplateDevice>(model); }
   double peak_flops() const {
     if (const auto* t = std::get_if<TemplateDevice>(&model)) return t->peak_flops();
+    if (const auto* d = std::get_if<FpgaDesign>(&model)) return d->peak_flops();
     return std::get<RooflineDevice>(model).peak_flops;
   }
   double memory_bytes() const {

@@ -57,6 +57,11 @@ void emit_roofline(YAML::Emitter& out, const RooflineDevice& d) {
   write_fields(out, d, kRooflineFields);
 }
 
+void emit_design(YAML::Emitter& out, const FpgaDesign& d) {
+  out << YAML::Key << "kind" << YAML::Value << "design";
+  write_fields(out, d, kDesignFields);
+}
+
 void emit_quantities(YAML::Emitter& out, const std::vector<double>& values, Dimension d) {
   out << YAML::Flow << YAML::BeginSeq;
   for (double v : values) out << q(v, d);
@@ -76,6 +81,8 @@ std::string system_to_yaml(const SystemSpec& spec) {
     write_fields(out, type, kDeviceTypeFields);  // description
     if (const auto* t = std::get_if<TemplateDevice>(&type.model))
       emit_template(out, *t);
+    else if (const auto* d = std::get_if<FpgaDesign>(&type.model))
+      emit_design(out, *d);
     else
       emit_roofline(out, std::get<RooflineDevice>(type.model));
     out << YAML::EndMap;

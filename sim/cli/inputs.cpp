@@ -28,7 +28,9 @@ ReplayInputs load_replay_inputs(const PlatformOptions& platform, const std::stri
   topology::SystemSpec spec = load_platform(platform, outputs);
   workloads::Graph graph = workloads::load_workload(plan.workload.name, plan.workload.batch);
   planner::check_plan(plan, spec, graph, planner::builtin_strategies(), plan_file, allow_config_change);
-  return {std::move(plan), std::move(spec), std::move(graph)};
+  // The platform as the plan configures it (a MARS plan picks each FPGA's design).
+  topology::SystemSpec configured = planner::configured_platform(plan, spec, plan_file);
+  return {std::move(plan), std::move(configured), std::move(graph)};
 }
 
 }  // namespace partsim::cli

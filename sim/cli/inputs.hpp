@@ -34,7 +34,8 @@ struct ReplayInputs {
 };
 
 /// Loads plan.json, the platform (staging --dump-config in `outputs`) and the plan's workload, and
-/// checks the plan against both (planner::check_plan). Throws InputError naming the plan file.
+/// checks the plan against both (planner::check_plan); `spec` is the platform as the plan configures
+/// it (planner::configured_platform). Throws InputError naming the plan file.
 ReplayInputs load_replay_inputs(const PlatformOptions& platform, const std::string& plan_file,
                                 bool allow_config_change, OutputSet& outputs);
 

@@ -24,6 +24,7 @@
 #include "sim/cli/inputs.hpp"
 #include "sim/common/error.hpp"
 #include "sim/plan/plan_io.hpp"
+#include "sim/planner/check_plan.hpp"
 #include "sim/planner/prediction_check.hpp"
 #include "sim/planner/builtin_strategies.hpp"
 #include "workloads/describe.hpp"
@@ -91,7 +92,7 @@ int plan_mode(const Options& o) {
   // A prediction the platform's device model says cannot hold (DESIGN.md principle 2): for the
   // strategies the shared sharding lowering replays, their compute set against the device model.
   if (!registry.find(o.strategy).lower)
-    for (const auto& w : planner::prediction_warnings(p, spec, graph)) std::cerr << "simplan: warning: " << w << "\n";
+    for (const auto& w : planner::prediction_warnings(p, planner::configured_platform(p, spec), graph)) std::cerr << "simplan: warning: " << w << "\n";
   // A plan that does not fit the devices' external memory is still written (a researcher may
   // sweep past the limit on purpose), with a warning naming how far over it is.
   if (p.memory && !p.memory->fits()) {

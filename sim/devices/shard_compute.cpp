@@ -54,6 +54,16 @@ ShardTime shard_time(const topology::DeviceType& device, const ShardWork& work, 
     t.memory_bound = t_memory > t_flops;
     return t;
   }
+  if (const auto* d = std::get_if<topology::FpgaDesign>(&device.model)) {
+    double cycles = work.on_arrays && work.primary_flops > 0 ? design_cycles(*d, work.conv) : 0;
+    if (!work.on_arrays) cycles += work.primary_flops / 2.0 / static_cast<double>(std::max(1LL, d->multipliers()));
+    cycles += work.aux_flops / static_cast<double>(std::max(1LL, d->multipliers()));
+    const double t_compute = d->frequency_hz > 0 ? cycles / d->frequency_hz : 0;
+    const double t_memory = d->memory_bandwidth > 0 ? work.memory_bytes / d->memory_bandwidth : 0;
+    t.compute_s = std::max(t_compute, t_memory);
+    t.memory_bound = t_memory > t_compute;
+    return t;
+  }
   const auto& chip = std::get<topology::TemplateDevice>(device.model);
   const auto& core = chip.core;
   if (work.on_arrays && work.primary_flops > 0) {

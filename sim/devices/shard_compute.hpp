@@ -11,9 +11,13 @@
 //   array's share (pe_array.hpp) at the core's clock; auxiliary FLOPs on the special-function
 //   processors (one operation per FLOP) after it. Memory traffic is NOT included: the chip's external memory is
 //   its own link, which the lowering loads with `memory_bytes` at the same time.
+// - FPGA design (seed 004 Table II): the design's own cycle model of the shard's convolution loops
+//   (fpga_designs.hpp) at its clock, auxiliary FLOPs one per multiplier and cycle; DRAM traffic is
+//   double-buffered, so the time is max(compute, bytes / memory bandwidth).
 //
 // Contract: pure; seconds; a shard with no work takes 0.
 
+#include "sim/devices/fpga_designs.hpp"
 #include "sim/devices/pe_array.hpp"
 #include "sim/plan/plan.hpp"
 #include "topology/system_spec.hpp"
@@ -27,6 +31,7 @@ struct ShardWork {
   double memory_bytes = 0;   // external memory read + written: operands in, result out
   bool on_arrays = false;    // the products run on PE arrays (template chips)
   ArrayWork loops;           // the shard's loop extents, for the PE-array model
+  ConvLoops conv;            // the shard's convolution loops, for FPGA designs (fpga_designs.hpp)
 };
 
 struct ShardTime {

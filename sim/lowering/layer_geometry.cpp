@@ -160,6 +160,9 @@ devices::ShardWork shard_work(const workloads::Layer& L, const plan::LoopBox& bo
   w.on_arrays = L.q.primary;
   w.loops = {box.in_channels.size(), box.out_channels.size(), box.height.size() * box.width.size(),
              std::max<std::int64_t>(1, L.q.kernel_2d), box.batch.size()};
+  const bool conv = L.kind == LayerKind::conv;
+  w.conv = {box.batch.size(), box.out_channels.size(), box.in_channels.size(), box.height.size(), box.width.size(),
+            conv ? L.attr.kernel_h : 1, conv ? L.attr.kernel_w : 1, conv ? L.attr.stride_h : 1, conv ? L.attr.stride_w : 1};
   return w;
 }
 

@@ -224,7 +224,7 @@ class ShardingLowerer {
     LayerState& s = state_[v];
     const auto producers = c_.workload.predecessors(v);
     std::vector<int> done(s.boxes.size(), -1);
-    if (!is_input(v)) {  // graph inputs are where their sharding puts them from the start
+    if (!is_input(v) && !forward_shared(v, done)) {  // graph inputs are where their sharding puts them from the start
       std::vector<std::vector<int>> deps(s.boxes.size());
       std::vector<std::vector<std::size_t>> queued(s.boxes.size());
       for (std::size_t k = 0; k < s.boxes.size(); ++k)
@@ -261,6 +261,108 @@ class ShardingLowerer {
       else
         reduce_scatter(v, whole, members, done);
     }
+  }
+
+  /// Shared shards (plan::Sharding::shared, MARS SS, seed 004 §IV): the devices whose boxes need the
+  /// same operand (the weights when the shared dimension is a channel one, else the inputs) form a
+  /// ring of k; device j starts with slice j of the dimension (fetching only that slice's inputs when
+  /// the inputs are shared), computes it, passes it to device j+1 and receives slice j-1: k phases of
+  /// compute alternating with k-1 ring transfers. Fills `done` with each box's last compute; false
+  /// when the layer has no shared dimension. FWD only: the backward pass treats the operand as
+  /// replicated (MARS plans are inference plans).
+  bool forward_shared(std::size_t v, std::vector<int>& done) {
+    const auto& shared = c_.plan.layers[v].sharding.shared;
+    if (!shared) return false;
+    const Layer& L = layer(v);
+    LayerState& s = state_[v];
+    const plan::ShardDim dim = *shared == plan::ShardDim::sequence ? plan::ShardDim::height : *shared;
+    const bool weights = dim == plan::ShardDim::out_channels || dim == plan::ShardDim::in_channels;
+    if (weights && (L.q.params <= 0 || !has_two_channel_axes(L)))
+      throw InputError("plan: /layers/" + std::to_string(v) + "/sharding/shared ('" + L.name + "'): shared shards along " +
+                       plan::to_string(dim) + " pass weights round, but this " + std::string(workloads::to_string(L.kind)) +
+                       " layer has none (share batch, height or width, or leave `shared` out)");
+    plan::Range plan::LoopBox::*axis = dim == plan::ShardDim::batch          ? &plan::LoopBox::batch
+                                       : dim == plan::ShardDim::out_channels ? &plan::LoopBox::out_channels
+                                       : dim == plan::ShardDim::in_channels  ? &plan::LoopBox::in_channels
+                                       : dim == plan::ShardDim::height       ? &plan::LoopBox::height
+                                                                             : &plan::LoopBox::width;
+    // Rings: devices needing the same operand, in sharding order.
+    std::map<std::vector<plan::Range>, std::vector<std::size_t>> rings;
+    std::vector<std::vector<plan::Range>> order;
+    for (std::size_t k = 0; k < s.boxes.size(); ++k) {
+      const plan::LoopBox& b = s.boxes[k].box;
+      std::vector<plan::Range> key = weights ? weight_key(L, b) : std::vector<plan::Range>{b.batch, b.in_channels, b.height, b.width};
+      if (!rings.count(key)) order.push_back(key);
+      rings[key].push_back(k);
+    }
+    // The piece of box k in phase p: slice (j - p) mod n of the ring's range, j its place in the ring.
+    std::vector<std::size_t> place(s.boxes.size()), ring_size(s.boxes.size());
+    for (const auto& [key, members] : rings)
+      for (std::size_t j = 0; j < members.size(); ++j) {
+        place[members[j]] = j;
+        ring_size[members[j]] = members.size();
+      }
+    const auto piece = [&](std::size_t k, std::size_t p) {
+      plan::LoopBox b = s.boxes[k].box;
+      const plan::Range r = b.*axis;
+      const auto n = static_cast<std::int64_t>(ring_size[k]);
+      const auto slice = static_cast<std::int64_t>((place[k] + ring_size[k] - p % ring_size[k]) % ring_size[k]);
+      b.*axis = {r.lo + r.size() * slice / n, r.lo + r.size() * (slice + 1) / n};
+      return b;
+    };
+    const auto slice_bytes = [&](const plan::LoopBox& b) {
+      if (weights) return static_cast<double>(L.q.weight_elements) * weight_fraction(L, b, s.extent) * bpe_;
+      double in = 0;
+      for (std::size_t slot = 0; slot < L.input_shapes.size(); ++slot) in += input_box(L, slot, b, s.extent, batch_).elements();
+      return in * bpe_;
+    };
+    // Inputs: the whole box's when the weights are shared, the first slice's when the inputs are.
+    const auto producers = c_.workload.predecessors(v);
+    std::vector<std::vector<int>> deps(s.boxes.size());
+    std::vector<std::vector<std::size_t>> queued(s.boxes.size());
+    for (std::size_t k = 0; k < s.boxes.size(); ++k) {
+      const plan::LoopBox first = weights ? s.boxes[k].box : piece(k, 0);
+      for (std::size_t slot = 0; slot < producers.size(); ++slot) {
+        const std::size_t u = producers[slot];
+        const auto got = fetch("input from " + layer(u).name, s.boxes[k].device, input_box(L, slot, first, s.extent, batch_),
+                               state_[u].owners,
+                               [](const Owner& o) { return o.ready >= 0 ? std::vector<int>{o.ready} : std::vector<int>{}; },
+                               queued[k]);
+        deps[k].insert(deps[k].end(), got.begin(), got.end());
+      }
+    }
+    const std::vector<int> ids = flush(v, Pass::fwd);
+    for (std::size_t k = 0; k < s.boxes.size(); ++k) append(deps[k], ids, queued[k]);
+    const int layer_index = static_cast<int>(v);
+    for (const auto& key : order) {
+      const std::vector<std::size_t>& members = rings.at(key);
+      const std::size_t n = members.size();
+      std::vector<std::vector<int>> holding(n);  // per member: what its current slice waits for
+      for (std::size_t j = 0; j < n; ++j) holding[j] = deps[members[j]];
+      for (std::size_t p = 0; p < n; ++p) {
+        std::vector<int> phase_end(n, -1);
+        for (std::size_t j = 0; j < n; ++j) {
+          const std::size_t k = members[j];
+          const int c = compute(v, Pass::fwd, s.boxes[k].device, piece(k, p), holding[j]);
+          phase_end[j] = c >= 0 ? c
+                         : holding[j].empty() ? -1
+                         : holding[j].size() == 1 ? holding[j].front()
+                                                  : add_join(program_, layer_index, Pass::fwd, "join", holding[j]);
+          if (phase_end[j] >= 0) done[k] = phase_end[j];
+        }
+        if (p + 1 == n) break;
+        std::vector<std::vector<int>> next(n);
+        for (std::size_t j = 0; j < n; ++j) {
+          const std::size_t to = (j + 1) % n;
+          std::vector<int> after;
+          if (phase_end[j] >= 0) after.push_back(phase_end[j]);
+          next[to] = {program_.add_transfer(layer_index, Pass::fwd, "shared shard rotation", at(s.boxes[members[j]].device),
+                                            at(s.boxes[members[to]].device), slice_bytes(piece(members[j], p)), after)};
+        }
+        holding = std::move(next);
+      }
+    }
+    return true;
   }
 
   void reduce_scatter(std::size_t v, const TensorBox& whole, const std::vector<std::size_t>& members,

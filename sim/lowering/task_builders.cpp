@@ -69,6 +69,8 @@ std::vector<int> add_memory_traffic(program::Program& program, const topology::T
   double seconds = 0;
   if (const auto* chip = std::get_if<topology::TemplateDevice>(&model))
     seconds = chip->memory_latency + bytes / chip->effective_memory_bandwidth();
+  else if (const auto* design = std::get_if<topology::FpgaDesign>(&model))
+    seconds = bytes / design->memory_bandwidth;
   else
     seconds = bytes / std::get<topology::RooflineDevice>(model).memory_bandwidth;
   return {program.add_delay(layer, pass, label, seconds, after, {device, -1, true})};

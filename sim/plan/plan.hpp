@@ -86,6 +86,9 @@ struct Plan {
   double predicted_iteration_s = 0;  // the planner's prediction of one training iteration / inference
   std::optional<MemoryUse> memory;   // written by planners that reckon it (dsm)
   nlohmann::json family;             // plan-wide strategy fields (null when none; keys sorted)
+  /// Adaptive platforms (seed 004 §III, Config): device name -> the device type (one of the
+  /// platform's device_types) the plan configures it to; devices not named keep the platform's type.
+  std::map<std::string, std::string> configuration;
   std::vector<LayerPlan> layers;     // in the workload's topological order
 };
 

@@ -48,6 +48,7 @@ ordered_json sharding_to_json(const Sharding& s) {
     splits.push_back(o);
   }
   j["splits"] = splits;
+  if (s.shared) j["shared"] = to_string(*s.shared);
   return j;
 }
 
@@ -68,7 +69,7 @@ PredictedCost cost_from(const Reader& r) {
 }
 
 Sharding sharding_from(const Reader& r) {
-  r.only_keys({"devices", "splits"});
+  r.only_keys({"devices", "splits", "shared"});
   Sharding s;
   if (r.has("devices")) {
     const auto devices = r.at("devices").elements();
@@ -86,6 +87,7 @@ Sharding sharding_from(const Reader& r) {
       for (const auto& x : e.at("sizes").elements()) split.sizes.push_back(static_cast<int>(x.integer(1, 1 << 30)));
     s.splits.push_back(std::move(split));
   }
+  if (r.has("shared")) s.shared = static_cast<ShardDim>(r.at("shared").choice(shard_dim_names()));
   return s;
 }
 
@@ -120,6 +122,11 @@ ordered_json plan_to_json(const Plan& plan) {
                                {"activations_bytes", plan.memory->activations_bytes},
                                {"working_bytes", plan.memory->working_bytes}};
   if (!plan.family.is_null()) j["family"] = plan.family;
+  if (!plan.configuration.empty()) {
+    ordered_json configuration = ordered_json::object();
+    for (const auto& [device, type] : plan.configuration) configuration[device] = type;
+    j["configuration"] = configuration;
+  }
   ordered_json layers = ordered_json::array();
   for (const auto& layer : plan.layers) {
     ordered_json l;
@@ -149,7 +156,7 @@ Plan plan_from_json(const json& root, const std::string& file) {
                         "): make the plan again with this version's simplan, e.g. simplan --config C --workload W "
                         "--batch B --strategy S -o plan.json");
   r.only_keys({"schema", "strategy", "options", "seed", "tool_version", "config", "workload", "predicted", "memory",
-               "family", "layers"});
+               "family", "configuration", "layers"});
   plan.strategy = r.at("strategy").str();
   if (r.has("options")) {
     Reader o = r.at("options");
@@ -184,6 +191,11 @@ Plan plan_from_json(const json& root, const std::string& file) {
     plan.memory = u;
   }
   if (r.has("family")) plan.family = r.at("family").value();
+  if (r.has("configuration")) {
+    Reader c = r.at("configuration");
+    if (!c.value().is_object()) c.fail("expected an object from device names to device type names");
+    for (const auto& [k, v] : c.value().items()) plan.configuration[k] = c.at(k).str();
+  }
   for (const auto& lr : r.at("layers").elements()) {
     lr.only_keys({"name", "sharding", "predicted", "passes", "family"});
     LayerPlan layer;

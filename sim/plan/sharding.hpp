@@ -21,6 +21,7 @@
 // (the caller prefixes it).
 
 #include <compare>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,6 +45,12 @@ struct ShardSplit {
 struct Sharding {
   std::vector<int> devices;      // in order; empty = every device of the platform, by index
   std::vector<ShardSplit> splits;
+  /// Shared shards (MARS SS, seed 004 §IV): the dimension whose operand is passed round a ring
+  /// instead of replicated. Boxes are as the splits make them; the devices whose boxes need the same
+  /// operand (weights for out_channels / in_channels, the input for batch / height / width) hold
+  /// one of k slices of it along this dimension each, and compute in k phases, passing their slice to
+  /// the next device of the group after each phase (docs/plan-format.md "Shared shards"). Empty: none.
+  std::optional<ShardDim> shared = std::nullopt;
   bool operator==(const Sharding&) const = default;
 };
 

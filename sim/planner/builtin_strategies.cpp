@@ -2,6 +2,7 @@
 
 #include "sim/accpar/registration.hpp"
 #include "sim/dsm/registration.hpp"
+#include "sim/mars/registration.hpp"
 
 namespace partsim::planner {
 
@@ -10,6 +11,7 @@ const StrategyRegistry& builtin_strategies() {
     StrategyRegistry r;
     accpar::register_strategies(r);  // dp, owt, hypar, accpar (seed 000)
     dsm::register_strategies(r);     // dsm (seed 003)
+    mars::register_strategies(r);    // mars (seed 004)
     return r;
   }();
   return registry;

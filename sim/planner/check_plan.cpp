@@ -62,4 +62,21 @@ void check_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const 
   if (info.check) info.check(plan, spec, graph, file);
 }
 
+topology::SystemSpec configured_platform(const plan::Plan& plan, const topology::SystemSpec& spec,
+                                         const std::string& file) {
+  topology::SystemSpec out = spec;
+  for (const auto& [device, type] : plan.configuration) {
+    const std::string where = file + ": /configuration/" + device + ": ";
+    const int index = spec.device_index(device);
+    if (index < 0) throw InputError(where + "no device of that name on platform '" + spec.name + "'");
+    if (!spec.device_types.count(type)) {
+      std::string names;
+      for (const auto& [name, t] : spec.device_types) names += (names.empty() ? "" : ", ") + name;
+      throw InputError(where + "unknown device type '" + type + "' (the platform's: " + names + ")");
+    }
+    out.device_type_of[static_cast<std::size_t>(index)] = type;
+  }
+  return out;
+}
+
 }  // namespace partsim::planner

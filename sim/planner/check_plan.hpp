@@ -18,4 +18,10 @@ namespace partsim::planner {
 void check_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph,
                 const StrategyRegistry& registry, const std::string& file = "plan", bool allow_config_change = false);
 
+/// The platform as the plan configures it (Plan::configuration, seed 004 §III): each named device
+/// gets the named device type. Throws InputError "FILE: /configuration/NAME: ..." naming the
+/// allowed devices or types. Without a configuration, `spec` itself.
+topology::SystemSpec configured_platform(const plan::Plan& plan, const topology::SystemSpec& spec,
+                                         const std::string& file = "plan");
+
 }  // namespace partsim::planner

@@ -153,10 +153,11 @@ TEST(PlatformConfigs, F1Instance) {
   }
   EXPECT_EQ(ring, 8);
   EXPECT_EQ(host, 8);
-  // Design 1 on all 8: 438 PEs x 2 FLOP x 200e6 Hz = 1.752e11; x 8 = 1.4016e12 FLOP/s.
-  EXPECT_DOUBLE_EQ(s.peak_flops(), 1.4016e12);
-  EXPECT_DOUBLE_EQ(std::get<RooflineDevice>(s.device_types.at("f1_systolic").model).peak_flops, 2.288e11);
-  EXPECT_DOUBLE_EQ(std::get<RooflineDevice>(s.device_types.at("f1_winograd").model).peak_flops, 2.304e11);
+  // Design 1 on all 8: Tm x Tn = 64 x 7 = 448 multipliers x 2 FLOP x 200e6 Hz = 1.792e11; x 8 = 1.4336e12.
+  EXPECT_DOUBLE_EQ(s.peak_flops(), 1.4336e12);
+  // Systolic 11 x 13 x 8 = 1144 lanes: 4.576e11; Winograd 6 x 6 x 2 x 8 = 576: 2.304e11 FLOP/s.
+  EXPECT_DOUBLE_EQ(std::get<FpgaDesign>(s.device_types.at("f1_systolic").model).peak_flops(), 4.576e11);
+  EXPECT_DOUBLE_EQ(std::get<FpgaDesign>(s.device_types.at("f1_winograd").model).peak_flops(), 2.304e11);
   EXPECT_DOUBLE_EQ(s.device_type(0).memory_bytes(), 1 * kGiB);
 }
 

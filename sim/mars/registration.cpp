@@ -1,0 +1,155 @@
+#include "sim/mars/registration.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "sim/common/error.hpp"
+
+namespace partsim::mars {
+namespace {
+
+void require_inference(const planner::PlanInputs& in, const std::string& name) {
+  if (in.mode != plan::Mode::inference)
+    throw InputError("strategy " + name + " plans inference (seed 004): give --mode inference");
+}
+
+SearchOptions search_options(const planner::PlanInputs& in) {
+  SearchOptions o;
+  auto positive = [&](const char* key) {
+    const long long v = in.resolved.integer(key);
+    if (v < 1 || v > 100000) throw InputError(std::string("option ") + key + ": must be in 1..100000 (got " + std::to_string(v) + ")");
+    return static_cast<int>(v);
+  };
+  auto rate = [&](const char* key) {
+    const double v = in.resolved.number(key);
+    if (!(v >= 0 && v <= 1)) throw InputError(std::string("option ") + key + ": must be in [0, 1]");
+    return v;
+  };
+  o.population = std::max(2, positive("population"));
+  o.generations = static_cast<int>(in.resolved.integer("generations"));
+  o.mutation = rate("mutation");
+  o.inner_population = std::max(2, positive("inner_population"));
+  o.inner_generations = static_cast<int>(in.resolved.integer("inner_generations"));
+  o.inner_mutation = rate("inner_mutation");
+  o.max_sets = positive("max_sets");
+  o.seed = in.seed.value_or(1);
+  return o;
+}
+
+std::string ms(double s) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4f ms", s * 1e3);
+  return buf;
+}
+
+std::string explain_layer(const planner::PlanInputs& in, const std::string& layer_name) {
+  const LatencyModel m(in.spec, in.graph);
+  const auto index = in.graph.index_of(layer_name);
+  if (!index) in.graph.layer(layer_name);  // throws UnknownNameError listing the layers
+  const std::size_t v = *index;
+  std::string out = "mars: layer " + layer_name + " (" + std::string(workloads::to_string(in.graph.layer(v).kind)) +
+                    "), the five fastest ES/SS strategies per design and set size (seed 004 §IV; latency_model.hpp)\n";
+  std::vector<std::size_t> sizes_seen;
+  for (int set = 0; set < static_cast<int>(m.sets().size()); ++set) {
+    const std::size_t size = m.sets()[static_cast<std::size_t>(set)].size();
+    if (std::find(sizes_seen.begin(), sizes_seen.end(), size) != sizes_seen.end()) continue;
+    sizes_seen.push_back(size);
+    for (int d = 0; d < static_cast<int>(m.designs().size()); ++d) {
+      std::vector<std::pair<double, LayerStrategy>> rows;
+      for (const auto& s : all_strategies(static_cast<int>(size)))
+        if (!s.ss || m.layer_cost(v, set, d, s).rotation_s > 0)  // an SS no two devices share is the ES alone
+          rows.emplace_back(m.layer_cost(v, set, d, s).total_s(), s);
+      std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      out += "  " + std::to_string(size) + " x " + m.designs()[static_cast<std::size_t>(d)] + " (ring " +
+             std::to_string(m.ring_bandwidth(set) * 8 / 1e9).substr(0, 5) + " Gb/s):\n";
+      for (std::size_t i = 0; i < rows.size() && i < 5; ++i) {
+        const LayerCost& c = m.layer_cost(v, set, d, rows[i].second);
+        out += "    " + to_string(rows[i].second) + ": total " + ms(c.total_s()) + " = compute " + ms(c.compute_s) +
+               " + all-reduce " + ms(c.allreduce_s) + " + SS rotation " + ms(c.rotation_s) + "; weights " +
+               std::to_string(c.weights_bytes / 1e6).substr(0, 7) + " MB per device\n";
+      }
+    }
+  }
+  return out;
+}
+
+plan::Plan plan_with(const planner::PlanInputs& in, const std::string& name, bool run_search) {
+  require_inference(in, name);
+  const LatencyModel m(in.spec, in.graph);
+  const Mapping mapping = run_search ? search(m, search_options(in)) : baseline(m);
+  if (!(mapping.latency_s < 1e300))
+    throw InputError(name + ": no mapping fits the accelerators' DRAM (" + in.graph.name() + " on " + in.spec.name +
+                     "); try more generations or a larger population");
+  return mapping_plan(m, mapping);
+}
+
+}  // namespace
+
+plan::Plan mapping_plan(const LatencyModel& m, const Mapping& mapping) {
+  plan::Plan p;
+  p.predicted_iteration_s = mapping.latency_s;
+  nlohmann::json sets = nlohmann::json::array();
+  std::vector<plan::LayerPlan> layers(m.graph().size());
+  for (std::size_t k = 0; k < mapping.sets.size(); ++k) {
+    const SetMapping& s = mapping.sets[k];
+    const auto& devices = m.sets()[static_cast<std::size_t>(s.set)];
+    const std::string& design = m.designs()[static_cast<std::size_t>(s.design)];
+    nlohmann::json names = nlohmann::json::array();
+    for (int d : devices) {
+      names.push_back(m.spec().device_names[static_cast<std::size_t>(d)]);
+      p.configuration[m.spec().device_names[static_cast<std::size_t>(d)]] = design;
+    }
+    sets.push_back({{"devices", names}, {"design", design}, {"first", m.graph().layer(s.first).name},
+                    {"last", m.graph().layer(s.last).name}, {"latency_s", s.latency_s}});
+    for (std::size_t v = s.first; v <= s.last; ++v) {
+      LayerStrategy st = s.strategies[v - s.first];
+      const LayerCost& c = m.layer_cost(v, s.set, s.design, st);
+      if (st.ss && c.rotation_s <= 0) st.ss.reset();  // no two devices share the operand: plain ES
+      plan::LayerPlan& l = layers[v];
+      l.name = m.graph().layer(v).name;
+      l.sharding = to_sharding(st, devices);
+      l.predicted.compute_s = c.compute_s;
+      l.predicted.comm_s = c.allreduce_s + c.rotation_s;
+      l.predicted.total_s = c.total_s();
+      l.predicted.breakdown = {{"compute_s", c.compute_s}, {"es_allreduce_s", c.allreduce_s}, {"ss_rotation_s", c.rotation_s}};
+      l.family = {{"set", static_cast<int>(k)}, {"design", design}, {"strategy", to_string(st)}};
+      if (m.is_primary(v)) {  // its number among the convolution/FC layers (Table III's "Conv8")
+        const auto& primary = m.primary_layers();
+        l.family["primary"] = static_cast<int>(std::find(primary.begin(), primary.end(), v) - primary.begin()) + 1;
+      }
+    }
+  }
+  p.family = {{"sets", sets}, {"transfers_s", mapping.transfers_s}};
+  p.layers = std::move(layers);
+  return p;
+}
+
+void register_strategies(planner::StrategyRegistry& registry) {
+  using planner::OptionSpec;
+  using planner::OptionType;
+  planner::StrategyInfo mars;
+  mars.name = "mars";
+  mars.description =
+      "MARS: accelerator sets and designs, contiguous layer sets and per-layer ES/SS by a two-level genetic "
+      "algorithm, inference (seed 004 §IV-§V)";
+  mars.stochastic = true;
+  mars.options = {
+      OptionSpec{"population", OptionType::integer, "16", "first-level GA: mappings per generation", {}},
+      OptionSpec{"generations", OptionType::integer, "20", "first-level GA: generations after the initial one", {}},
+      OptionSpec{"mutation", OptionType::number, "0.1", "first-level GA: probability that a gene is redrawn", {}},
+      OptionSpec{"inner_population", OptionType::integer, "12",
+                 "second-level GA (per set, design and layer set): strategy vectors per generation", {}},
+      OptionSpec{"inner_generations", OptionType::integer, "15", "second-level GA: generations", {}},
+      OptionSpec{"inner_mutation", OptionType::number, "0.1", "second-level GA: probability that a gene is redrawn", {}},
+      OptionSpec{"max_sets", OptionType::integer, "4", "most accelerator sets (layer sets) in a mapping", {}},
+      OptionSpec{"mapping", OptionType::choice, "search",
+                 "search = the two-level GA; baseline = §VI-A's baseline (the two groups, half the layers each, the "
+                 "fastest design per set, ES along each layer's two longest dimensions; the GA options are unused)",
+                 {"search", "baseline"}},
+  };
+  mars.plan = [](const planner::PlanInputs& in) { return plan_with(in, "mars", in.resolved.text("mapping") == "search"); };
+  mars.explain = explain_layer;
+  registry.add(mars);
+}
+
+}  // namespace partsim::mars

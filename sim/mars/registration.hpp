@@ -1,0 +1,19 @@
+#pragma once
+// The MARS strategy (seed 004): `mars`, the two-level GA of §V (option mapping=search) or the
+// baseline of §VI-A (mapping=baseline). An inference plan whose `configuration` sets every used
+// accelerator's design and whose layers carry ES splits and SS (plan::Sharding::shared); it replays
+// on the shared sharding lowering.
+// Plan fields (docs/plan-format.md "mars"): plan family {sets: [{devices, design, first, last,
+// latency_s}], transfers_s}; per layer {set, design, strategy}.
+
+#include "sim/mars/search.hpp"
+#include "sim/planner/registry.hpp"
+
+namespace partsim::mars {
+
+void register_strategies(planner::StrategyRegistry& registry);
+
+/// The plan of a mapping (what both mappings write).
+plan::Plan mapping_plan(const LatencyModel& model, const Mapping& mapping);
+
+}  // namespace partsim::mars
