@@ -2,6 +2,7 @@
 
 #include "sim/accpar/strategies.hpp"
 #include "sim/dsm/strategy.hpp"
+#include "sim/deepa/strategy.hpp"
 
 namespace partsim::planner {
 
@@ -10,6 +11,7 @@ const StrategyRegistry& builtin_strategies() {
     StrategyRegistry r;
     accpar::register_strategies(r);  // dp, owt, hypar, accpar (seed 000)
     dsm::register_strategies(r);     // dsm (seed 003)
+    deepa::register_strategies(r);   // deepa (seed 001)
     return r;
   }();
   return registry;
