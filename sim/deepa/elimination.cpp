@@ -2,6 +2,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <string>
@@ -87,23 +88,26 @@ class Eliminator {
     const int ku = size(u), kw = size(wi), kv = size(v);
     CostTable merged{ku, kv, std::vector<double>(static_cast<std::size_t>(ku) * static_cast<std::size_t>(kv))};
     NodeElimination record{wi, u, v, kv, std::vector<int>(merged.cost.size(), 0)};
-    std::vector<double> via(static_cast<std::size_t>(kw));
+    // Row by row: for each c_u, sweep c_w outermost so that t2's rows are read contiguously.
+    std::vector<double> best(static_cast<std::size_t>(kv));
+    std::vector<int> arg(static_cast<std::size_t>(kv));
     for (int cu = 0; cu < ku; ++cu) {
-      for (int cw = 0; cw < kw; ++cw) via[static_cast<std::size_t>(cw)] = t1.at(cu, cw) + node(wi, cw);
-      for (int cv = 0; cv < kv; ++cv) {
-        double best = std::numeric_limits<double>::infinity();
-        int arg = 0;
-        for (int cw = 0; cw < kw; ++cw) {
-          const double c = via[static_cast<std::size_t>(cw)] + t2.at(cw, cv);
-          if (c < best) {
-            best = c;
-            arg = cw;
+      std::fill(best.begin(), best.end(), std::numeric_limits<double>::infinity());
+      std::fill(arg.begin(), arg.end(), 0);
+      for (int cw = 0; cw < kw; ++cw) {
+        const double via = t1.at(cu, cw) + node(wi, cw);
+        const double* row = &t2.cost[static_cast<std::size_t>(cw) * static_cast<std::size_t>(kv)];
+        for (std::size_t cv = 0; cv < static_cast<std::size_t>(kv); ++cv) {
+          const double c = via + row[cv];
+          if (c < best[cv]) {  // strict: ties keep the lower c_w
+            best[cv] = c;
+            arg[cv] = cw;
           }
         }
-        const std::size_t i = static_cast<std::size_t>(cu) * static_cast<std::size_t>(kv) + static_cast<std::size_t>(cv);
-        merged.cost[i] = best;
-        record.best[i] = arg;
       }
+      const std::size_t base = static_cast<std::size_t>(cu) * static_cast<std::size_t>(kv);
+      std::copy(best.begin(), best.end(), merged.cost.begin() + static_cast<std::ptrdiff_t>(base));
+      std::copy(arg.begin(), arg.end(), record.best.begin() + static_cast<std::ptrdiff_t>(base));
     }
     boost::clear_vertex(w, work_);
     boost::add_edge(static_cast<Vertex>(u), static_cast<Vertex>(v), TableRef{add_table(std::move(merged))}, work_);

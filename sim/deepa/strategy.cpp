@@ -105,6 +105,7 @@ plan::Plan make_deepa_plan(const planner::PlanInputs& in) {
   const DeepaRun run = run_deepa(in.spec, in.graph, in.mode, model_options_from(in.resolved));
   plan::Plan p;
   p.predicted_iteration_s = run.search.cost;
+  p.schedule.overlap_gradient_sync = in.resolved.flag("overlap");
   for (std::size_t v = 0; v < in.graph.size(); ++v) {
     const int c = run.search.choice[v];
     const Configuration& config = run.model->configurations(v)[static_cast<std::size_t>(c)];
@@ -198,6 +199,10 @@ void register_strategies(planner::StrategyRegistry& registry) {
        "image-parallel, fc channel-parallel, Fig. 7 green)",
        {"all", "image", "owt"}},
   };
+  info.options.push_back({"overlap", planner::OptionType::boolean, "true",
+                          "§5: gradient all-reduces overlap back-propagation (false: they wait for its end; the plan's "
+                          "schedule.overlap_gradient_sync)",
+                          {}});
   info.plan = make_deepa_plan;
   info.check = check_deepa_plan;
   info.explain = explain_layer;

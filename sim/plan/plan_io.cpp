@@ -117,6 +117,8 @@ ordered_json plan_to_json(const Plan& plan) {
                                {"activations_bytes", plan.memory->activations_bytes},
                                {"working_bytes", plan.memory->working_bytes}};
   if (!plan.family.is_null()) j["family"] = plan.family;
+  if (!(plan.schedule == ScheduleDirectives{}))
+    j["schedule"] = ordered_json{{"overlap_gradient_sync", plan.schedule.overlap_gradient_sync}};
   ordered_json layers = ordered_json::array();
   for (const auto& layer : plan.layers) {
     ordered_json l;
@@ -146,7 +148,7 @@ Plan plan_from_json(const json& root, const std::string& file) {
                         "): make the plan again with this version's simplan, e.g. simplan --config C --workload W "
                         "--batch B --strategy S -o plan.json");
   r.only_keys({"schema", "strategy", "options", "seed", "tool_version", "config", "workload", "predicted", "memory",
-               "family", "layers"});
+               "family", "schedule", "layers"});
   plan.strategy = r.at("strategy").str();
   if (r.has("options")) {
     Reader o = r.at("options");
@@ -181,6 +183,12 @@ Plan plan_from_json(const json& root, const std::string& file) {
     plan.memory = u;
   }
   if (r.has("family")) plan.family = r.at("family").value();
+  if (r.has("schedule")) {
+    Reader schedule = r.at("schedule");
+    schedule.only_keys({"overlap_gradient_sync"});
+    if (schedule.has("overlap_gradient_sync"))
+      plan.schedule.overlap_gradient_sync = schedule.at("overlap_gradient_sync").boolean();
+  }
   for (const auto& lr : r.at("layers").elements()) {
     lr.only_keys({"name", "sharding", "predicted", "passes", "family"});
     LayerPlan layer;
