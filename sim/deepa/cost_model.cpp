@@ -69,6 +69,16 @@ double LinkLoads::time_s() const {
   return touched_.empty() ? 0 : t + max_latency_;
 }
 
+double LinkLoads::reverse_time_s() const {
+  double t = 0;
+  for (int l : touched_) {
+    const int back = topology_.link(l).reverse;
+    const double inverse = back >= 0 ? inverse_bandwidth_[static_cast<std::size_t>(back)] : inverse_bandwidth_[static_cast<std::size_t>(l)];
+    t = std::max(t, load_[static_cast<std::size_t>(l)] * inverse);
+  }
+  return touched_.empty() ? 0 : t + max_latency_;
+}
+
 void LinkLoads::clear() {
   for (int l : touched_) load_[static_cast<std::size_t>(l)] = 0;
   touched_.clear();
@@ -84,7 +94,18 @@ struct CostModel::LayerBoxes {
   std::vector<plan::DeviceBox> boxes;
   std::vector<TensorBox> owned;
   std::vector<std::vector<TensorBox>> reads;  // [slot][worker]
+  // The owned boxes as a mesh: worker ((i_n * c + i_c) * h + i_h) * w + i_w owns pieces[d][i_d] of
+  // each tensor axis d (batch, channel, height, width). `mesh` is false if they do not form one.
+  bool mesh = false;
+  int degree[4] = {1, 1, 1, 1};
+  std::vector<plan::Range> pieces[4];
 };
+
+namespace {
+
+plan::Range TensorBox::*const kAxes[4] = {&TensorBox::batch, &TensorBox::channel, &TensorBox::height, &TensorBox::width};
+
+}  // namespace
 
 CostModel::CostModel(const topology::SystemSpec& spec, const workloads::Graph& graph, plan::Mode mode, ModelOptions options)
     : spec_(spec), graph_(graph), mode_(mode), options_(options), topology_(spec, topology::Granularity::chip),
@@ -114,6 +135,26 @@ CostModel::CostModel(const topology::SystemSpec& spec, const workloads::Graph& g
         if (db.box.empty()) continue;
         lb->boxes.push_back(db);
         lb->owned.push_back(lowering::output_box(L, db.box, extent, batch));
+      }
+      // Index the owners as the configuration's mesh (plan::shard_boxes of a mesh_sharding: batch
+      // outermost), so that xfer visits only the owners a read box overlaps.
+      const Configuration& config = configs_[v][c];
+      const int degree[4] = {config.n, config.c, config.h, config.w};
+      lb->mesh = static_cast<int>(lb->owned.size()) == config.workers();
+      for (int d = 0; d < 4 && lb->mesh; ++d) {
+        lb->degree[d] = degree[d];
+        lb->pieces[d].assign(static_cast<std::size_t>(degree[d]), plan::Range{-1, -1});
+      }
+      for (std::size_t k = 0; k < lb->owned.size() && lb->mesh; ++k) {
+        std::size_t rest = k;
+        for (int d = 3; d >= 0; --d) {
+          const std::size_t i = rest % static_cast<std::size_t>(degree[d]);
+          rest /= static_cast<std::size_t>(degree[d]);
+          plan::Range& piece = lb->pieces[d][i];
+          const plan::Range got = lb->owned[k].*kAxes[d];
+          if (piece.lo < 0) piece = got;
+          if (!(piece == got)) lb->mesh = false;
+        }
       }
       lb->reads.resize(L.input_shapes.size());
       for (std::size_t slot = 0; slot < L.input_shapes.size(); ++slot)
@@ -196,20 +237,63 @@ XferCost CostModel::xfer(std::size_t e, int from_config, int to_config) const {
   LinkLoads& loads = *loads_;
   XferCost cost;
   const bool errors_back = mode_ == plan::Mode::training && !is_input(graph_.layer(edge.from));
-  for (int phase = 0; phase < (errors_back ? 2 : 1); ++phase) {
+  // Forward the inputs travel producer -> consumer; backward (training) their errors travel the same
+  // routes reversed, so the reverse links carry the same loads (LinkLoads::reverse_time_s).
+  {
     loads.clear();
-    for (std::size_t j = 0; j < consumer.boxes.size(); ++j)
-      for (std::size_t i = 0; i < producer.boxes.size(); ++i) {
-        const int src = producer.boxes[i].device, dst = consumer.boxes[j].device;
-        if (src == dst) continue;
-        const double bytes = lowering::intersect(reads[j], producer.owned[i]).elements() * bpe_;
-        if (phase == 0)
-          loads.add(src, dst, bytes);  // forward: the input
-        else
-          loads.add(dst, src, bytes);  // backward: its error, to the owner
+    const auto send = [&](int src, int dst, double bytes) { loads.add(src, dst, bytes); };
+    for (std::size_t j = 0; j < consumer.boxes.size(); ++j) {
+      const int dst = consumer.boxes[j].device;
+      if (!producer.mesh) {
+        for (std::size_t i = 0; i < producer.boxes.size(); ++i)
+          if (producer.boxes[i].device != dst)
+            send(producer.boxes[i].device, dst, lowering::intersect(reads[j], producer.owned[i]).elements() * bpe_);
+        continue;
       }
-    cost.time_s += loads.time_s();
-    cost.bytes += loads.bytes();
+      // Per axis, the pieces the read box overlaps and by how much; then their products.
+      int first[4], count[4];
+      double overlap[4][64];
+      bool none = false, wide = false;
+      for (int d = 0; d < 4 && !none; ++d) {
+        const plan::Range want = reads[j].*kAxes[d];
+        first[d] = -1;
+        count[d] = 0;
+        for (int i = 0; i < producer.degree[d]; ++i) {
+          const auto size = plan::intersect(want, producer.pieces[d][static_cast<std::size_t>(i)]).size();
+          if (size <= 0) continue;
+          if (first[d] < 0) first[d] = i;
+          if (count[d] < 64) overlap[d][count[d]] = static_cast<double>(size);
+          ++count[d];
+        }
+        none = count[d] == 0;
+        wide = wide || count[d] > 64;
+      }
+      if (none) continue;  // the read box overlaps no owner
+      if (wide) {  // an axis of more than 64 pieces: the plain loop
+        for (std::size_t i = 0; i < producer.boxes.size(); ++i)
+          if (producer.boxes[i].device != dst)
+            send(producer.boxes[i].device, dst, lowering::intersect(reads[j], producer.owned[i]).elements() * bpe_);
+        continue;
+      }
+      for (int a = 0; a < count[0]; ++a)
+        for (int b = 0; b < count[1]; ++b)
+          for (int h = 0; h < count[2]; ++h)
+            for (int w = 0; w < count[3]; ++w) {
+              const std::size_t k =
+                  ((static_cast<std::size_t>(first[0] + a) * static_cast<std::size_t>(producer.degree[1]) +
+                    static_cast<std::size_t>(first[1] + b)) * static_cast<std::size_t>(producer.degree[2]) +
+                   static_cast<std::size_t>(first[2] + h)) * static_cast<std::size_t>(producer.degree[3]) +
+                  static_cast<std::size_t>(first[3] + w);
+              const int src = producer.boxes[k].device;
+              if (src != dst) send(src, dst, overlap[0][a] * overlap[1][b] * overlap[2][h] * overlap[3][w] * bpe_);
+            }
+    }
+    cost.time_s = loads.time_s();
+    cost.bytes = loads.bytes();
+    if (errors_back) {
+      cost.time_s += loads.reverse_time_s();
+      cost.bytes *= 2;
+    }
   }
   loads.clear();
   return cost;

@@ -62,6 +62,8 @@ class LinkLoads {
   void add(int src_device, int dst_device, double bytes);
   /// Most loaded link's bytes / bandwidth + the longest route latency; 0 when nothing was added.
   double time_s() const;
+  /// time_s() of the same transfers sent the other way (every link's load on its reverse direction).
+  double reverse_time_s() const;
   double bytes() const { return total_bytes_; }
   void clear();
 
