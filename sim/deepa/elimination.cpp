@@ -21,11 +21,10 @@ using WorkGraph = boost::adjacency_list<boost::listS, boost::vecS, boost::bidire
 using Vertex = boost::graph_traits<WorkGraph>::vertex_descriptor;
 using Edge = boost::graph_traits<WorkGraph>::edge_descriptor;
 
-/// A node elimination, kept to be undone: w's best configuration for each (c_u, c_v).
+/// A node elimination, kept to be undone: w between u and v, and the tables of (u, w) and (w, v).
 struct NodeElimination {
   int w = 0, u = 0, v = 0;
-  int cols = 0;                 // K_v
-  std::vector<int> best;        // [c_u * K_v + c_v]
+  int in_table = 0, out_table = 0;
 };
 
 class Eliminator {
@@ -61,8 +60,7 @@ class Eliminator {
     // Undo the node eliminations in reverse order (§4): each takes eq. 2's argmin.
     for (auto it = eliminated_.rbegin(); it != eliminated_.rend(); ++it)
       r.choice[static_cast<std::size_t>(it->w)] =
-          it->best[static_cast<std::size_t>(r.choice[static_cast<std::size_t>(it->u)]) * static_cast<std::size_t>(it->cols) +
-                   static_cast<std::size_t>(r.choice[static_cast<std::size_t>(it->v)])];
+          best_configuration(*it, r.choice[static_cast<std::size_t>(it->u)], r.choice[static_cast<std::size_t>(it->v)]);
     r.cost = global_cost(g_, r.choice);
     return r;
   }
@@ -73,6 +71,23 @@ class Eliminator {
   int add_table(CostTable t) {
     tables_.push_back(std::move(t));
     return static_cast<int>(tables_.size()) - 1;
+  }
+
+  /// Eq. 2's argmin over c_w for the chosen (c_u, c_v), the same sums in the same order as the
+  /// elimination (ties to the lower c_w).
+  int best_configuration(const NodeElimination& e, int cu, int cv) const {
+    const CostTable& t1 = tables_[static_cast<std::size_t>(e.in_table)];
+    const CostTable& t2 = tables_[static_cast<std::size_t>(e.out_table)];
+    double best = std::numeric_limits<double>::infinity();
+    int arg = 0;
+    for (int cw = 0; cw < size(e.w); ++cw) {
+      const double c = (t1.at(cu, cw) + node(e.w, cw)) + t2.at(cw, cv);
+      if (c < best) {
+        best = c;
+        arg = cw;
+      }
+    }
+    return arg;
   }
 
   /// Eq. 2: w with a single in-edge (u, w) and a single out-edge (w, v).
@@ -87,28 +102,22 @@ class Eliminator {
     const CostTable& t2 = tables_[static_cast<std::size_t>(work_[e2].table)];
     const int ku = size(u), kw = size(wi), kv = size(v);
     CostTable merged{ku, kv, std::vector<double>(static_cast<std::size_t>(ku) * static_cast<std::size_t>(kv))};
-    NodeElimination record{wi, u, v, kv, std::vector<int>(merged.cost.size(), 0)};
-    // Row by row: for each c_u, sweep c_w outermost so that t2's rows are read contiguously.
-    std::vector<double> best(static_cast<std::size_t>(kv));
-    std::vector<int> arg(static_cast<std::size_t>(kv));
+    // Min-plus product, row by row: for each c_u, sweep c_w outermost so that t2's rows are read
+    // contiguously and the inner loop is a vectorisable min. The argmin is not stored: undoing the
+    // elimination recomputes it for the one (c_u, c_v) chosen (best_configuration()).
     for (int cu = 0; cu < ku; ++cu) {
-      std::fill(best.begin(), best.end(), std::numeric_limits<double>::infinity());
-      std::fill(arg.begin(), arg.end(), 0);
+      double* best = &merged.cost[static_cast<std::size_t>(cu) * static_cast<std::size_t>(kv)];
+      std::fill(best, best + kv, std::numeric_limits<double>::infinity());
       for (int cw = 0; cw < kw; ++cw) {
         const double via = t1.at(cu, cw) + node(wi, cw);
         const double* row = &t2.cost[static_cast<std::size_t>(cw) * static_cast<std::size_t>(kv)];
         for (std::size_t cv = 0; cv < static_cast<std::size_t>(kv); ++cv) {
           const double c = via + row[cv];
-          if (c < best[cv]) {  // strict: ties keep the lower c_w
-            best[cv] = c;
-            arg[cv] = cw;
-          }
+          best[cv] = c < best[cv] ? c : best[cv];
         }
       }
-      const std::size_t base = static_cast<std::size_t>(cu) * static_cast<std::size_t>(kv);
-      std::copy(best.begin(), best.end(), merged.cost.begin() + static_cast<std::ptrdiff_t>(base));
-      std::copy(arg.begin(), arg.end(), record.best.begin() + static_cast<std::ptrdiff_t>(base));
     }
+    NodeElimination record{wi, u, v, work_[e1].table, work_[e2].table};
     boost::clear_vertex(w, work_);
     boost::add_edge(static_cast<Vertex>(u), static_cast<Vertex>(v), TableRef{add_table(std::move(merged))}, work_);
     eliminated_.push_back(std::move(record));
