@@ -22,22 +22,28 @@ def run(args):
     return subprocess.run(args, check=True, capture_output=True, text=True).stdout
 
 
-def simplan(config, workload, batch, strategy, options=(), explain=None):
+def simplan(config, workload, batch, strategy, options=(), explain=None, sets=()):
     args = [f"{BUILD}/bin/simplan", "--config", config, "--workload", workload, "--batch", str(batch),
             "--strategy", strategy]
+    for s in sets:
+        args += ["--set", s]
     for o in options:
         args += ["--option", o]
     if explain:
         return run(args + ["--explain", explain])
-    name = "_".join([os.path.basename(config), workload, str(batch), strategy] + [o.replace("=", "-") for o in options])
+    name = "_".join([os.path.basename(config), workload, str(batch), strategy, str(len(sets))] +
+                    [o.replace("=", "-") for o in options])
     path = os.path.join(TMP, name + ".json")
     run(args + ["-o", path])
     return path
 
 
-def simrun(config, plan):
+def simrun(config, plan, sets=()):
     out = plan + ".results.json"
-    run([f"{BUILD}/bin/simrun", "--config", config, "--plan", plan, "--out", out, "--reproducible"])
+    args = [f"{BUILD}/bin/simrun", "--config", config, "--plan", plan, "--out", out, "--reproducible"]
+    for s in sets:
+        args += ["--set", s]
+    run(args)
     return json.load(open(out))
 
 
@@ -143,6 +149,23 @@ for net in ["alexnet", "vgg16", "inception_v3"]:
     p(f"| {net} | {t['dp'] / t['owt']:.2f} ({paper_owt[net]}) | {t['dp'] / t['deepa']:.2f} ({paper_deepa[net]}) | "
       f"{t['owt'] / t['deepa']:.2f} | {d['dp'] / max(d['owt'], 1):.2f} | {d['owt'] / max(d['deepa'], 1):.2f} | "
       f"{(t['deepa no overlap'] / t['deepa'] - 1) * 100:.0f} % |")
+p("")
+
+# ---------------------------------------------------------------- sensitivity
+SLOW = [f"system.graph.links[{i}].bandwidth=2.25GB/s" for i in range(25)]
+p("### The same at the paper's effective bandwidth\n")
+p("Table 2's update column (1075 ms for 16 replicas of fc6's 151 MB of gradients) and its transfer column")
+p("(8.4 ms per copy of fc6's 18.9 MB input) both imply about 2.25 GB/s for all transfers of a step together.")
+p("Here every link of `k80_16gpu` (GPU-switch, switch-socket and QPI) is set to 2.25 GB/s (`--set`), for planning")
+p("and replay alike.\n")
+p("| network | dp [img/s] | owt [img/s] | deepa [img/s] | owt / dp (paper) | deepa / dp (paper) | data dp / deepa [GB] |")
+p("|---|---|---|---|---|---|---|")
+for net in ["alexnet", "vgg16", "inception_v3"]:
+    r = {st: simrun(K80, simplan(K80, net, 512, st, sets=SLOW), SLOW) for st in ["dp", "owt", "deepa"]}
+    t = {k: v["simulated_iteration_s"] for k, v in r.items()}
+    p(f"| {net} | {512 / t['dp']:.0f} | {512 / t['owt']:.0f} | {512 / t['deepa']:.0f} | {t['dp'] / t['owt']:.2f} "
+      f"({paper_owt[net]}) | {t['dp'] / t['deepa']:.2f} ({paper_deepa[net]}) | {sent_bytes(r['dp']) / 1e9:.2f} / "
+      f"{sent_bytes(r['deepa']) / 1e9:.2f} |")
 p("")
 
 # ---------------------------------------------------------------- global configurations
