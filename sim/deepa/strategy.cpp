@@ -64,7 +64,13 @@ void check_deepa_plan(const plan::Plan& plan, const topology::SystemSpec& spec, 
 
 ModelOptions model_options_from(const planner::StrategyOptions& options) {
   ModelOptions o;
-  o.max_workers = options.text("max_workers") == "all" ? 0 : static_cast<int>(options.integer("max_workers"));
+  if (options.text("max_workers") != "all") {
+    const long long m = options.integer("max_workers");
+    if (m < 1 || m > 1'000'000)
+      throw InputError("strategy deepa: option max_workers=" + options.text("max_workers") +
+                       " must be a whole number >= 1 or all (all = the device count)");
+    o.max_workers = static_cast<int>(m);  // above the device count: the device count
+  }
   const auto dims = options.words("dims", {"n", "c", "h", "w"});
   o.dims = {false, false, false, false};
   for (const auto& d : dims) {

@@ -89,3 +89,14 @@ TEST(DeepaPlan, WithoutOverlapTheGradientSyncWaitsForBackPropagation) {
   const double with = replay(on), without = replay(off);
   EXPECT_GT(without, with * 1.01) << with << " " << without;
 }
+
+TEST(DeepaPlan, BadOptionsAreOneLineErrors) {
+  std::string out;
+  const std::string base = kBin + "simplan --config " + kK80 + " --workload lenet --batch 64 --strategy deepa -o " +
+                           testing::TempDir() + "deepa_never.json ";
+  EXPECT_EQ(run_command(base + "--option max_workers=0", &out), 2) << out;
+  EXPECT_NE(out.find("max_workers"), std::string::npos) << out;
+  EXPECT_EQ(run_command(base + "--option dims=q", &out), 2) << out;
+  EXPECT_NE(out.find("n,c,h,w"), std::string::npos) << out;
+  EXPECT_EQ(run_command(base + "--option space=hybrid", &out), 2) << out;
+}
