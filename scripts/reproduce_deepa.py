@@ -213,12 +213,21 @@ for net in ["alexnet", "vgg16"]:
         p(f"| {net} | {batch} | {batch / dp:.0f} | {batch / de:.0f} | {dp / de:.2f} |")
 p("")
 
-# ---------------------------------------------------------------- Fig. 14 (4 nodes only)
-p("## Fig. 14: the 4-node P100 cluster, 16 GPUs, 32 images per GPU (simulated)\n")
-p("| network | dp [img/s] | owt [img/s] | deepa [img/s] | deepa / dp (paper: 8.1, 3.2, 1.8 at 4 nodes) |")
-p("|---|---|---|---|---|")
+# ---------------------------------------------------------------- Fig. 14
+p("## Fig. 14: weak scaling on the P100 cluster, 32 images per GPU (simulated)\n")
+p("1 node = `configs/p100_1node.yaml` (4 GPUs, minibatch 128), 2 nodes = `p100_2node.yaml` (8, 256), 4 nodes =")
+p("`p100_4node.yaml` (16, 512). The paper's DeePa / frameworks: 3.1x, 1.6x, 1.3x on one node; 8.1x, 3.2x, 1.8x on")
+p("four (AlexNet, VGG-16, Inception-v3). The 1-GPU point (every framework on one GPU) is not repeated.\n")
+p("| network | nodes | GPUs | dp [img/s] | owt [img/s] | deepa [img/s] | deepa / dp (paper) |")
+p("|---|---|---|---|---|---|---|")
+paper14 = {("alexnet", 1): 3.1, ("vgg16", 1): 1.6, ("inception_v3", 1): 1.3,
+           ("alexnet", 4): 8.1, ("vgg16", 4): 3.2, ("inception_v3", 4): 1.8}
 for net in ["alexnet", "vgg16", "inception_v3"]:
-    t = {s: simrun(P100, simplan(P100, net, 512, s))["simulated_iteration_s"] for s in ["dp", "owt", "deepa"]}
-    p(f"| {net} | {512 / t['dp']:.0f} | {512 / t['owt']:.0f} | {512 / t['deepa']:.0f} | {t['dp'] / t['deepa']:.2f} |")
+    for nodes, config in [(1, "configs/p100_1node.yaml"), (2, "configs/p100_2node.yaml"), (4, P100)]:
+        batch = 128 * nodes
+        t = {s: simrun(config, simplan(config, net, batch, s))["simulated_iteration_s"] for s in ["dp", "owt", "deepa"]}
+        paper = paper14.get((net, nodes))
+        p(f"| {net} | {nodes} | {4 * nodes} | {batch / t['dp']:.0f} | {batch / t['owt']:.0f} | {batch / t['deepa']:.0f} | "
+          f"{t['dp'] / t['deepa']:.2f} ({paper if paper else '-'}) |")
 p("")
 print("\n".join(out))
