@@ -78,6 +78,27 @@ f1_winograd:
   memory: 1GiB
   memory_bandwidth: 19.2GB/s
   network_bandwidth: 8Gb/s
+
+# seed 001 (DeePa) §7.1 and §7.3 GPUs, from NVIDIA's datasheets (the paper names the GPUs only).
+# Tesla K80 board = 2 GK210 GPUs; one GPU: 2496 CUDA cores x 2 FLOP x 875 MHz boost = 4.37 TFLOP/s
+# fp32, 12 GB GDDR5 at 240 GB/s (the board's 24 GB and 480 GB/s halved), PCIe 3.0 x16 to the host
+# (8 GT/s x 16 lanes x 128/130 / 8 = 15.75 GB/s per direction).
+k80:
+  kind: roofline
+  description: "one GK210 GPU of a Tesla K80 board (NVIDIA datasheet): 4.37 TFLOP/s fp32 boost, 12 GB at 240 GB/s, PCIe 3.0 x16"
+  peak: 4.37TFLOP/s
+  memory: 12GB
+  memory_bandwidth: 240GB/s
+  network_bandwidth: 15.75GB/s
+# Tesla P100 SXM2 (NVIDIA datasheet): 10.6 TFLOP/s fp32, 16 GB HBM2 at 732 GB/s, 4 NVLink 1.0 links
+# of 20 GB/s per direction = 80 GB/s.
+p100_sxm2:
+  kind: roofline
+  description: "Tesla P100 SXM2 (NVIDIA datasheet): 10.6 TFLOP/s fp32, 16 GB HBM2 at 732 GB/s, 4 NVLinks x 20 GB/s"
+  peak: 10.6TFLOP/s
+  memory: 16GB
+  memory_bandwidth: 732GB/s
+  network_bandwidth: 80GB/s
 )";
 
 std::vector<DeviceType> make_presets() {

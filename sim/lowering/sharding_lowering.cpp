@@ -56,6 +56,7 @@ class ShardingLowerer {
     for (std::size_t v = 0; v < layers.size(); ++v) forward(v);
     if (c_.plan.workload.mode == plan::Mode::training) {
       for (std::size_t v = layers.size(); v-- > 0;) backward(v);
+      if (!c_.plan.schedule.overlap_gradient_sync) synchronise_after_backward();
     }
     return std::move(program_);
   }
@@ -448,11 +449,23 @@ class ShardingLowerer {
     }
     const std::vector<int> sent_ids = flush(v, Pass::bwd);
     for (const Sent& e : sent) state_[e.u].owners[e.owner].error_in.push_back(sent_ids[e.queue]);
-    synchronise_gradients(v);
+    if (c_.plan.schedule.overlap_gradient_sync) synchronise_gradients(v);
   }
 
-  /// Devices holding the same weights all-reduce their gradients (UPD).
-  void synchronise_gradients(std::size_t v) {
+  /// Without overlap (plan "schedule"): every layer's all-reduce starts after the last computation
+  /// of the backward pass on every device, in backward order.
+  void synchronise_after_backward() {
+    std::vector<int> last;
+    for (int t : last_compute_)
+      if (t >= 0) last.push_back(t);
+    if (last.empty()) return;
+    const int barrier = last.size() == 1 ? last.front() : add_join(program_, 0, Pass::upd, "end of back-propagation", last);
+    for (std::size_t v = c_.workload.layers().size(); v-- > 0;) synchronise_gradients(v, barrier);
+  }
+
+  /// Devices holding the same weights all-reduce their gradients (UPD), each starting when its
+  /// gradient is ready, or after `barrier` when that is given (>= 0).
+  void synchronise_gradients(std::size_t v, int barrier = -1) {
     const Layer& L = layer(v);
     LayerState& s = state_[v];
     if (L.q.params <= 0) return;
@@ -465,7 +478,7 @@ class ShardingLowerer {
       std::map<int, int> start;
       for (std::size_t m : members) {
         devices.push_back(s.boxes[m].device);
-        start[s.boxes[m].device] = s.grad_ready[m];
+        start[s.boxes[m].device] = barrier >= 0 ? barrier : s.grad_ready[m];
       }
       add_steps(v, Pass::upd, "gradient all-reduce", all_reduce_schedule(devices, bytes), start);
     }

@@ -75,6 +75,16 @@ struct MemoryUse {
   bool fits() const { return per_device_bytes <= capacity_bytes; }
 };
 
+/// Directives to the lowering about how a plan's communication is scheduled (docs/plan-format.md
+/// "schedule"); plans without them get the defaults.
+struct ScheduleDirectives {
+  /// true: a layer's gradient all-reduce starts as soon as its weight gradient is ready, overlapping
+  /// the rest of back-propagation (DeePa §5). false: every all-reduce waits for the end of the whole
+  /// backward pass (DeePa's Fig. 7 grey bars).
+  bool overlap_gradient_sync = true;
+  bool operator==(const ScheduleDirectives&) const = default;
+};
+
 struct Plan {
   int schema = kSchemaVersion;
   std::string strategy;                         // a registry name (simplan --list-strategies)
@@ -89,6 +99,7 @@ struct Plan {
   /// Adaptive platforms (seed 004 §III, Config): device name -> the device type (one of the
   /// platform's device_types) the plan configures it to; devices not named keep the platform's type.
   std::map<std::string, std::string> configuration;
+  ScheduleDirectives schedule;       // written only when not the default
   std::vector<LayerPlan> layers;     // in the workload's topological order
 };
 

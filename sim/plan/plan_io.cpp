@@ -127,6 +127,8 @@ ordered_json plan_to_json(const Plan& plan) {
     for (const auto& [device, type] : plan.configuration) configuration[device] = type;
     j["configuration"] = configuration;
   }
+  if (!(plan.schedule == ScheduleDirectives{}))
+    j["schedule"] = ordered_json{{"overlap_gradient_sync", plan.schedule.overlap_gradient_sync}};
   ordered_json layers = ordered_json::array();
   for (const auto& layer : plan.layers) {
     ordered_json l;
@@ -156,7 +158,7 @@ Plan plan_from_json(const json& root, const std::string& file) {
                         "): make the plan again with this version's simplan, e.g. simplan --config C --workload W "
                         "--batch B --strategy S -o plan.json");
   r.only_keys({"schema", "strategy", "options", "seed", "tool_version", "config", "workload", "predicted", "memory",
-               "family", "configuration", "layers"});
+               "family", "configuration", "schedule", "layers"});
   plan.strategy = r.at("strategy").str();
   if (r.has("options")) {
     Reader o = r.at("options");
@@ -195,6 +197,12 @@ Plan plan_from_json(const json& root, const std::string& file) {
     Reader c = r.at("configuration");
     if (!c.value().is_object()) c.fail("expected an object from device names to device type names");
     for (const auto& [k, v] : c.value().items()) plan.configuration[k] = c.at(k).str();
+  }
+  if (r.has("schedule")) {
+    Reader schedule = r.at("schedule");
+    schedule.only_keys({"overlap_gradient_sync"});
+    if (schedule.has("overlap_gradient_sync"))
+      plan.schedule.overlap_gradient_sync = schedule.at("overlap_gradient_sync").boolean();
   }
   for (const auto& lr : r.at("layers").elements()) {
     lr.only_keys({"name", "sharding", "predicted", "passes", "family"});

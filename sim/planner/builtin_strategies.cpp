@@ -3,6 +3,7 @@
 #include "sim/accpar/registration.hpp"
 #include "sim/dsm/registration.hpp"
 #include "sim/mars/registration.hpp"
+#include "sim/deepa/registration.hpp"
 
 namespace partsim::planner {
 
@@ -12,6 +13,7 @@ const StrategyRegistry& builtin_strategies() {
     accpar::register_strategies(r);  // dp, owt, hypar, accpar (seed 000)
     dsm::register_strategies(r);     // dsm (seed 003)
     mars::register_strategies(r);    // mars (seed 004)
+    deepa::register_strategies(r);   // deepa (seed 001)
     return r;
   }();
   return registry;

@@ -1,0 +1,85 @@
+// DeePa search time (seed 001 §4; the paper: 0.7, 1.1 and 4.8 s for AlexNet, VGG-16 and
+// Inception-v3 on 16 GPUs; target here: Inception-v3 on 16 devices under 0.1 s).
+//
+// - search/<model>/<devices>: the node/edge elimination search alone on the model's graph, every
+//   node with its real configuration count on that many devices (configuration.hpp), the tables
+//   filled with random costs (the search's time depends on the graph and the counts, not on the
+//   values), so 64 devices can be measured without the precomputation.
+// - model/<model>/16: the cost model's precomputation (compute, update, every edge's xfer table)
+//   plus the search on configs/k80_16gpu.yaml, i.e. what `simplan --strategy deepa` does.
+// Counters: nodes, the largest configuration count per node, total configurations.
+
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+#include "sim/deepa/cost_model.hpp"
+#include "sim/deepa/elimination.hpp"
+#include "topology/system_parser.hpp"
+#include "workloads/zoo.hpp"
+
+using namespace partsim;
+using namespace partsim::deepa;
+
+namespace {
+
+CostGraph random_cost_graph(const workloads::Graph& graph, int devices, std::size_t& max_k, double& total_k) {
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<double> cost(0, 1);
+  CostGraph g;
+  max_k = 0;
+  total_k = 0;
+  for (std::size_t v = 0; v < graph.size(); ++v) {
+    const auto configs = enumerate_configurations(graph.layer(v), graph.batch(), devices, AllowedDims{});
+    std::vector<double> c(configs.size());
+    for (double& x : c) x = cost(rng);
+    max_k = std::max(max_k, c.size());
+    total_k += static_cast<double>(c.size());
+    g.node_cost.push_back(std::move(c));
+  }
+  for (std::size_t v = 0; v < graph.size(); ++v)
+    for (std::size_t u : graph.predecessors(v)) {
+      const int ku = static_cast<int>(g.node_cost[u].size()), kv = static_cast<int>(g.node_cost[v].size());
+      CostTable t{ku, kv, std::vector<double>(static_cast<std::size_t>(ku * kv))};
+      for (double& x : t.cost) x = cost(rng);
+      g.edges.push_back({static_cast<int>(u), static_cast<int>(v), std::move(t)});
+    }
+  return g;
+}
+
+void search_bench(benchmark::State& state, const char* model) {
+  const int devices = static_cast<int>(state.range(0));
+  const auto graph = workloads::build_zoo(model, 512);
+  std::size_t max_k = 0;
+  double total_k = 0;
+  const CostGraph g = random_cost_graph(graph, devices, max_k, total_k);
+  for (auto _ : state) {
+    auto r = eliminate_and_search(g);
+    benchmark::DoNotOptimize(r.cost);
+  }
+  state.counters["nodes"] = static_cast<double>(graph.size());
+  state.counters["max_configs"] = static_cast<double>(max_k);
+  state.counters["configs"] = total_k;
+}
+
+void model_bench(benchmark::State& state, const char* model) {
+  const auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/k80_16gpu.yaml");
+  const auto graph = workloads::build_zoo(model, 512);
+  for (auto _ : state) {
+    const CostModel m(spec, graph, plan::Mode::training, ModelOptions{});
+    auto r = eliminate_and_search(m.cost_graph());
+    benchmark::DoNotOptimize(r.cost);
+  }
+  state.counters["nodes"] = static_cast<double>(graph.size());
+}
+
+}  // namespace
+
+BENCHMARK_CAPTURE(search_bench, alexnet, "alexnet")->Arg(4)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(search_bench, vgg16, "vgg16")->Arg(4)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(search_bench, inception_v3, "inception_v3")->Arg(4)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(model_bench, alexnet, "alexnet")->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(model_bench, vgg16, "vgg16")->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(model_bench, inception_v3, "inception_v3")->Unit(benchmark::kMillisecond)->Iterations(1);
+
+BENCHMARK_MAIN();

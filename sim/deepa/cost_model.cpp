@@ -1,0 +1,346 @@
+#include "sim/deepa/cost_model.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+#include "sim/common/error.hpp"
+#include "sim/devices/shard_compute.hpp"
+#include "sim/lowering/layer_geometry.hpp"
+
+namespace partsim::deepa {
+
+using lowering::TensorBox;
+using workloads::Layer;
+using workloads::LayerKind;
+
+namespace {
+
+double half_performance(double x, double x_half) { return x / (x + x_half); }
+
+bool is_input(const Layer& layer) { return layer.kind == LayerKind::input; }
+
+std::string shape_key(const workloads::Shape& s) {
+  return std::to_string(s.c) + "x" + std::to_string(s.h) + "x" + std::to_string(s.w);
+}
+
+}  // namespace
+
+double kernel_efficiency(const Layer& layer, const plan::LoopBox& box) {
+  if (!layer.q.primary) return 1.0;
+  const double m = static_cast<double>(box.batch.size() * box.height.size() * box.width.size());
+  const double n = static_cast<double>(box.out_channels.size());
+  const double k = static_cast<double>(box.in_channels.size()) * static_cast<double>(std::max<std::int64_t>(1, layer.q.kernel_2d));
+  return half_performance(m, 64) * half_performance(n, 64) * half_performance(k, 16);
+}
+
+// ---- link loads ------------------------------------------------------------------------------------
+
+LinkLoads::LinkLoads(const topology::TopologyGraph& topology)
+    : topology_(topology), devices_(topology.device_count()),
+      routes_(static_cast<std::size_t>(devices_ * devices_)), latency_(routes_.size(), 0),
+      inverse_bandwidth_(static_cast<std::size_t>(topology.link_count()), 0),
+      load_(static_cast<std::size_t>(topology.link_count()), 0) {
+  for (int l = 0; l < topology.link_count(); ++l) inverse_bandwidth_[static_cast<std::size_t>(l)] = 1.0 / topology.link(l).bandwidth;
+  for (int a = 0; a < devices_; ++a)
+    for (int b = 0; b < devices_; ++b) {
+      if (a == b) continue;
+      const std::size_t i = static_cast<std::size_t>(a * devices_ + b);
+      routes_[i] = topology.device_route(a, b);
+      latency_[i] = topology.route_latency(routes_[i]);
+    }
+}
+
+void LinkLoads::add(int src, int dst, double bytes) {
+  if (src == dst || bytes <= 0) return;
+  const std::size_t i = static_cast<std::size_t>(src * devices_ + dst);
+  for (int l : routes_[i]) {
+    double& load = load_[static_cast<std::size_t>(l)];
+    if (load == 0) touched_.push_back(l);
+    load += bytes;
+  }
+  max_latency_ = std::max(max_latency_, latency_[i]);
+  total_bytes_ += bytes;
+}
+
+double LinkLoads::time_s() const {
+  double t = 0;
+  for (int l : touched_) t = std::max(t, load_[static_cast<std::size_t>(l)] * inverse_bandwidth_[static_cast<std::size_t>(l)]);
+  return touched_.empty() ? 0 : t + max_latency_;
+}
+
+double LinkLoads::reverse_time_s() const {
+  double t = 0;
+  for (int l : touched_) {
+    const int back = topology_.link(l).reverse;
+    const double inverse = back >= 0 ? inverse_bandwidth_[static_cast<std::size_t>(back)] : inverse_bandwidth_[static_cast<std::size_t>(l)];
+    t = std::max(t, load_[static_cast<std::size_t>(l)] * inverse);
+  }
+  return touched_.empty() ? 0 : t + max_latency_;
+}
+
+void LinkLoads::clear() {
+  for (int l : touched_) load_[static_cast<std::size_t>(l)] = 0;
+  touched_.clear();
+  max_latency_ = 0;
+  total_bytes_ = 0;
+}
+
+// ---- the model -------------------------------------------------------------------------------------
+
+/// Where one configuration puts a layer: each worker's device, loop box, the output box it owns and
+/// the input boxes it reads (per slot).
+struct CostModel::LayerBoxes {
+  std::vector<plan::DeviceBox> boxes;
+  std::vector<TensorBox> owned;
+  std::vector<std::vector<TensorBox>> reads;  // [slot][worker]
+  // The owned boxes as a mesh: worker ((i_n * c + i_c) * h + i_h) * w + i_w owns pieces[d][i_d] of
+  // each tensor axis d (batch, channel, height, width). `mesh` is false if they do not form one.
+  bool mesh = false;
+  int degree[4] = {1, 1, 1, 1};
+  std::vector<plan::Range> pieces[4];
+};
+
+namespace {
+
+plan::Range TensorBox::*const kAxes[4] = {&TensorBox::batch, &TensorBox::channel, &TensorBox::height, &TensorBox::width};
+
+}  // namespace
+
+CostModel::CostModel(const topology::SystemSpec& spec, const workloads::Graph& graph, plan::Mode mode, ModelOptions options)
+    : spec_(spec), graph_(graph), mode_(mode), options_(options), topology_(spec, topology::Granularity::chip),
+      order_(locality_order(topology_)), bpe_(static_cast<double>(topology::bytes_per_element(spec.precision))) {
+  const int devices = spec.device_count();
+  if (options_.max_workers <= 0 || options_.max_workers > devices) options_.max_workers = devices;
+  const std::int64_t batch = graph.batch();
+  loads_ = std::make_unique<LinkLoads>(topology_);
+  configs_.resize(graph.size());
+  boxes_.resize(graph.size());
+  nodes_.resize(graph.size());
+  for (std::size_t v = 0; v < graph.size(); ++v) {
+    const Layer& L = graph.layer(v);
+    switch (options_.space) {
+      case Space::all: configs_[v] = enumerate_configurations(L, batch, options_.max_workers, options_.dims); break;
+      case Space::image: configs_[v] = {{static_cast<int>(std::min<std::int64_t>(devices, batch)), 1, 1, 1}}; break;
+      case Space::owt:
+        configs_[v] = {L.kind == LayerKind::fc ? Configuration{1, static_cast<int>(std::min<std::int64_t>(devices, L.output_shape.c)), 1, 1}
+                                               : Configuration{static_cast<int>(std::min<std::int64_t>(devices, batch)), 1, 1, 1}};
+        break;
+    }
+    if (configs_[v].empty()) throw InputError("deepa: layer '" + L.name + "' has no configuration (check dims)");
+    const plan::LoopExtent extent = lowering::loop_extent(L, batch);
+    for (std::size_t c = 0; c < configs_[v].size(); ++c) {
+      auto lb = std::make_unique<LayerBoxes>();
+      for (const auto& db : plan::shard_boxes(sharding(v, static_cast<int>(c)), extent, devices)) {
+        if (db.box.empty()) continue;
+        lb->boxes.push_back(db);
+        lb->owned.push_back(lowering::output_box(L, db.box, extent, batch));
+      }
+      // Index the owners as the configuration's mesh (plan::shard_boxes of a mesh_sharding: batch
+      // outermost), so that xfer visits only the owners a read box overlaps.
+      const Configuration& config = configs_[v][c];
+      const int degree[4] = {config.n, config.c, config.h, config.w};
+      lb->mesh = static_cast<int>(lb->owned.size()) == config.workers();
+      for (int d = 0; d < 4 && lb->mesh; ++d) {
+        lb->degree[d] = degree[d];
+        lb->pieces[d].assign(static_cast<std::size_t>(degree[d]), plan::Range{-1, -1});
+      }
+      for (std::size_t k = 0; k < lb->owned.size() && lb->mesh; ++k) {
+        std::size_t rest = k;
+        for (int d = 3; d >= 0; --d) {
+          const std::size_t i = rest % static_cast<std::size_t>(degree[d]);
+          rest /= static_cast<std::size_t>(degree[d]);
+          plan::Range& piece = lb->pieces[d][i];
+          const plan::Range got = lb->owned[k].*kAxes[d];
+          if (piece.lo < 0) piece = got;
+          if (!(piece == got)) lb->mesh = false;
+        }
+      }
+      lb->reads.resize(L.input_shapes.size());
+      for (std::size_t slot = 0; slot < L.input_shapes.size(); ++slot)
+        for (const auto& db : lb->boxes) lb->reads[slot].push_back(lowering::input_box(L, slot, db.box, extent, batch));
+      boxes_[v].push_back(std::move(lb));
+    }
+    for (std::size_t c = 0; c < configs_[v].size(); ++c) nodes_[v].push_back(node_cost(v, static_cast<int>(c)));
+    const auto producers = graph.predecessors(v);
+    for (std::size_t slot = 0; slot < producers.size(); ++slot) edges_.push_back({producers[slot], v, slot});
+  }
+}
+
+CostModel::~CostModel() = default;
+
+plan::Sharding CostModel::sharding(std::size_t layer, int config) const {
+  return sharding_of(configs_[layer][static_cast<std::size_t>(config)], order_);
+}
+
+const CostModel::LayerBoxes& CostModel::boxes(std::size_t layer, int config) const {
+  return *boxes_[layer][static_cast<std::size_t>(config)];
+}
+
+NodeCost CostModel::node_cost(std::size_t v, int config) const {
+  const Layer& L = graph_.layer(v);
+  NodeCost cost;
+  if (is_input(L)) return cost;
+  const LayerBoxes& lb = boxes(v, config);
+  const plan::LoopExtent extent = lowering::loop_extent(L, graph_.batch());
+  bool needs_input_error = false;
+  for (std::size_t u : graph_.predecessors(v)) needs_input_error = needs_input_error || !is_input(graph_.layer(u));
+  std::vector<plan::Pass> passes{plan::Pass::fwd};
+  if (mode_ == plan::Mode::training) {
+    if (needs_input_error) passes.push_back(plan::Pass::bwd);
+    passes.push_back(plan::Pass::upd);
+  }
+  // compute(c): the slowest worker (equal partitioning leaves at most one row of imbalance).
+  for (const auto& db : lb.boxes) {
+    const double efficiency = options_.kernel_efficiency ? kernel_efficiency(L, db.box) : 1.0;
+    double t = 0;
+    for (plan::Pass pass : passes) {
+      devices::ShardWork work = lowering::shard_work(L, db.box, extent, graph_.batch(), pass, bpe_);
+      work.primary_flops /= efficiency;
+      t += devices::shard_time(spec_.device_type(db.device), work, pass).compute_s;
+    }
+    cost.compute_s = std::max(cost.compute_s, t);
+  }
+  // update(c): ring all-reduce of each replica group (the workers holding the same weights).
+  if (mode_ != plan::Mode::training || L.q.params <= 0) return cost;
+  std::map<std::vector<plan::Range>, std::vector<std::size_t>> replicas;
+  for (std::size_t k = 0; k < lb.boxes.size(); ++k) replicas[lowering::weight_key(L, lb.boxes[k].box)].push_back(k);
+  LinkLoads& loads = *loads_;
+  loads.clear();
+  double hop_latency = 0;
+  int steps = 0;
+  for (const auto& [key, members] : replicas) {
+    const std::size_t r = members.size();
+    if (r < 2) continue;
+    const double bytes = static_cast<double>(L.q.params) * lowering::weight_fraction(L, lb.boxes[members.front()].box, extent) * bpe_;
+    const double per_hop = 2.0 * static_cast<double>(r - 1) / static_cast<double>(r) * bytes;
+    for (std::size_t i = 0; i < r; ++i) {
+      const int src = lb.boxes[members[i]].device, dst = lb.boxes[members[(i + 1) % r]].device;
+      loads.add(src, dst, per_hop);
+      hop_latency = std::max(hop_latency, topology_.route_latency(topology_.device_route(src, dst)));
+    }
+    steps = std::max(steps, 2 * static_cast<int>(r - 1));
+  }
+  if (loads.bytes() > 0) {
+    cost.update_s = loads.time_s() + hop_latency * (steps - 1);  // time_s() holds one hop's latency
+    cost.update_bytes = loads.bytes();
+  }
+  loads.clear();
+  return cost;
+}
+
+XferCost CostModel::xfer(std::size_t e, int from_config, int to_config) const {
+  const Edge& edge = edges_[e];
+  const LayerBoxes& producer = boxes(edge.from, from_config);
+  const LayerBoxes& consumer = boxes(edge.to, to_config);
+  const auto& reads = consumer.reads[edge.slot];
+  LinkLoads& loads = *loads_;
+  XferCost cost;
+  const bool errors_back = mode_ == plan::Mode::training && !is_input(graph_.layer(edge.from));
+  // Forward the inputs travel producer -> consumer; backward (training) their errors travel the same
+  // routes reversed, so the reverse links carry the same loads (LinkLoads::reverse_time_s).
+  {
+    loads.clear();
+    const auto send = [&](int src, int dst, double bytes) { loads.add(src, dst, bytes); };
+    for (std::size_t j = 0; j < consumer.boxes.size(); ++j) {
+      const int dst = consumer.boxes[j].device;
+      if (!producer.mesh) {
+        for (std::size_t i = 0; i < producer.boxes.size(); ++i)
+          if (producer.boxes[i].device != dst)
+            send(producer.boxes[i].device, dst, lowering::intersect(reads[j], producer.owned[i]).elements() * bpe_);
+        continue;
+      }
+      // Per axis, the pieces the read box overlaps and by how much; then their products.
+      int first[4], count[4];
+      double overlap[4][64];
+      bool none = false, wide = false;
+      for (int d = 0; d < 4 && !none; ++d) {
+        const plan::Range want = reads[j].*kAxes[d];
+        first[d] = -1;
+        count[d] = 0;
+        for (int i = 0; i < producer.degree[d]; ++i) {
+          const auto size = plan::intersect(want, producer.pieces[d][static_cast<std::size_t>(i)]).size();
+          if (size <= 0) continue;
+          if (first[d] < 0) first[d] = i;
+          if (count[d] < 64) overlap[d][count[d]] = static_cast<double>(size);
+          ++count[d];
+        }
+        none = count[d] == 0;
+        wide = wide || count[d] > 64;
+      }
+      if (none) continue;  // the read box overlaps no owner
+      if (wide) {  // an axis of more than 64 pieces: the plain loop
+        for (std::size_t i = 0; i < producer.boxes.size(); ++i)
+          if (producer.boxes[i].device != dst)
+            send(producer.boxes[i].device, dst, lowering::intersect(reads[j], producer.owned[i]).elements() * bpe_);
+        continue;
+      }
+      for (int a = 0; a < count[0]; ++a)
+        for (int b = 0; b < count[1]; ++b)
+          for (int h = 0; h < count[2]; ++h)
+            for (int w = 0; w < count[3]; ++w) {
+              const std::size_t k =
+                  ((static_cast<std::size_t>(first[0] + a) * static_cast<std::size_t>(producer.degree[1]) +
+                    static_cast<std::size_t>(first[1] + b)) * static_cast<std::size_t>(producer.degree[2]) +
+                   static_cast<std::size_t>(first[2] + h)) * static_cast<std::size_t>(producer.degree[3]) +
+                  static_cast<std::size_t>(first[3] + w);
+              const int src = producer.boxes[k].device;
+              if (src != dst) send(src, dst, overlap[0][a] * overlap[1][b] * overlap[2][h] * overlap[3][w] * bpe_);
+            }
+    }
+    cost.time_s = loads.time_s();
+    cost.bytes = loads.bytes();
+    if (errors_back) {
+      cost.time_s += loads.reverse_time_s();
+      cost.bytes *= 2;
+    }
+  }
+  loads.clear();
+  return cost;
+}
+
+std::string CostModel::edge_key(const Edge& e) const {
+  const Layer& u = graph_.layer(e.from);
+  const Layer& v = graph_.layer(e.to);
+  const auto& a = v.attr;
+  std::int64_t offset = 0;
+  if (v.kind == LayerKind::concat)
+    for (std::size_t k = 0; k < e.slot; ++k) offset += v.input_shapes[k].c;
+  const plan::LoopExtent ev = lowering::loop_extent(v, graph_.batch());
+  std::string key = shape_key(u.output_shape) + (u.kind == LayerKind::fc ? "F" : "") + (is_input(u) ? "I" : "") + "|" +
+                    std::string(workloads::to_string(v.kind)) + "|" + shape_key(v.input_shapes[e.slot]) + "|" +
+                    shape_key(v.output_shape) + "|";
+  for (std::int64_t x : {a.kernel_h, a.kernel_w, a.stride_h, a.stride_w, a.pad_h, a.pad_w, static_cast<std::int64_t>(a.global),
+                         offset, ev.in_channels, ev.out_channels})
+    key += std::to_string(x) + ",";
+  return key;
+}
+
+CostGraph CostModel::cost_graph() const {
+  CostGraph g;
+  for (std::size_t v = 0; v < graph_.size(); ++v) {
+    std::vector<double> costs;
+    for (const NodeCost& c : nodes_[v]) costs.push_back(c.compute_s + c.update_s);
+    g.node_cost.push_back(std::move(costs));
+  }
+  std::unordered_map<std::string, std::size_t> cache;  // edge key -> index into g.edges
+  for (std::size_t e = 0; e < edges_.size(); ++e) {
+    const Edge& edge = edges_[e];
+    const int ku = static_cast<int>(configs_[edge.from].size()), kv = static_cast<int>(configs_[edge.to].size());
+    CostEdge ce{static_cast<int>(edge.from), static_cast<int>(edge.to), {ku, kv, {}}};
+    const std::string key = edge_key(edge);
+    if (const auto hit = cache.find(key); hit != cache.end()) {
+      ce.xfer.cost = g.edges[hit->second].xfer.cost;
+    } else {
+      ce.xfer.cost.resize(static_cast<std::size_t>(ku) * static_cast<std::size_t>(kv));
+      for (int cu = 0; cu < ku; ++cu)
+        for (int cv = 0; cv < kv; ++cv)
+          ce.xfer.cost[static_cast<std::size_t>(cu) * static_cast<std::size_t>(kv) + static_cast<std::size_t>(cv)] = xfer(e, cu, cv).time_s;
+      cache.emplace(key, e);
+    }
+    g.edges.push_back(std::move(ce));
+  }
+  return g;
+}
+
+}  // namespace partsim::deepa

@@ -1,0 +1,136 @@
+#pragma once
+// DeePa's cost model (seed 001 §3, eq. 1): per node compute(c) and update(c), per edge
+// xfer(c_u, c_v), precomputed for every configuration (pair) as the paper does.
+//
+// - compute(c): forward + backward (+ weight gradient) of the slowest worker's shard, from the
+//   platform's device model (sim/devices/shard_compute.hpp) with the shard's primary FLOPs divided by
+//   a kernel efficiency that depends on the shard's shape (kernel_efficiency(); the paper measures
+//   compute instead, and Fig. 1 shows the shape effect). Passes the shared lowering skips (the
+//   input error of a layer fed only by graph inputs) are not charged.
+// - update(c): the §3 approximation, the data-transfer time of synchronising the replicated
+//   parameters: the replicas of each weight shard (workers that differ only in n, h, w) all-reduce
+//   their gradients with a ring (2(r-1)/r x bytes from each member to the next, as the shared
+//   lowering does), all groups at once; the time is the most loaded link's bytes / bandwidth plus
+//   the ring's 2(r-1) hop latencies.
+// - xfer(c_u, c_v): the bytes each consumer worker must receive, from the intersections of the box
+//   of the input it reads with the boxes the producer's workers own (sim/lowering/layer_geometry),
+//   routed over the platform's links (topology_graph.hpp); in training the same volumes flow back as
+//   errors. Each phase takes its most loaded link's bytes / bandwidth plus the longest route latency.
+//
+// Contract: the times are seconds; tables are cached per edge geometry (edges whose producer output
+// and consumer window are the same share one table).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/deepa/configuration.hpp"
+#include "sim/deepa/elimination.hpp"
+#include "sim/plan/plan.hpp"
+#include "topology/system_spec.hpp"
+#include "topology/topology_graph.hpp"
+#include "workloads/graph.hpp"
+
+namespace partsim::deepa {
+
+/// Which configurations the search may use (option `space`): all of them, only image parallelism on
+/// every device (the "DeePa restricted to image parallelism" bars of Fig. 7), or OWT (§7: convolution
+/// and pooling image-parallel, fully-connected layers model-parallel, c = all devices).
+enum class Space { all, image, owt };
+
+struct ModelOptions {
+  int max_workers = 0;              // 0: the device count
+  AllowedDims dims;
+  bool kernel_efficiency = true;    // false: the device model's plain peak
+  Space space = Space::all;
+};
+
+/// Half-performance model of a GEMM kernel (Hockney's n_1/2: a dimension of size x runs at
+/// x / (x + x_half) of the peak), per GEMM dimension of the shard: M = images x output positions,
+/// N = output channels, K = input channels x kernel positions (the implicit-GEMM view of cuDNN,
+/// Chetlur et al. 2014). x_half = 64 for M and N (the tile edge of a Kepler SGEMM thread block) and
+/// 16 for K (one unrolled slice of the reduction): our choice, not from the paper. 1 for layers
+/// without matrix products.
+double kernel_efficiency(const workloads::Layer& layer, const plan::LoopBox& box);
+
+/// Link loads of a set of point-to-point transfers (one phase), on precomputed routes.
+class LinkLoads {
+ public:
+  explicit LinkLoads(const topology::TopologyGraph& topology);
+  void add(int src_device, int dst_device, double bytes);
+  /// Most loaded link's bytes / bandwidth + the longest route latency; 0 when nothing was added.
+  double time_s() const;
+  /// time_s() of the same transfers sent the other way (every link's load on its reverse direction).
+  double reverse_time_s() const;
+  double bytes() const { return total_bytes_; }
+  void clear();
+
+ private:
+  const topology::TopologyGraph& topology_;
+  int devices_;
+  std::vector<std::vector<int>> routes_;   // [src * n + dst]
+  std::vector<double> latency_;            // [src * n + dst]
+  std::vector<double> inverse_bandwidth_;  // per link
+  std::vector<double> load_;               // per link, bytes
+  std::vector<int> touched_;
+  double max_latency_ = 0;
+  double total_bytes_ = 0;
+};
+
+/// The costs of one configuration of one layer (the columns of Tables 2 and 3).
+struct NodeCost {
+  double compute_s = 0;
+  double update_s = 0;
+  double update_bytes = 0;  // bytes all replicas send in the all-reduce
+};
+
+/// An edge's xfer for one configuration pair.
+struct XferCost {
+  double time_s = 0;
+  double bytes = 0;  // sent over the network, forward and (training) backward
+};
+
+class CostModel {
+ public:
+  CostModel(const topology::SystemSpec& spec, const workloads::Graph& graph, plan::Mode mode, ModelOptions options);
+  ~CostModel();
+
+  const std::vector<int>& device_order() const { return order_; }
+  const std::vector<Configuration>& configurations(std::size_t layer) const { return configs_[layer]; }
+  const NodeCost& node(std::size_t layer, int config) const {
+    return nodes_[layer][static_cast<std::size_t>(config)];
+  }
+  /// Graph edges (producer, consumer, input slot), in the order of cost_graph().edges.
+  struct Edge {
+    std::size_t from = 0, to = 0, slot = 0;
+  };
+  const std::vector<Edge>& edges() const { return edges_; }
+  /// xfer of edge `e` (an index into edges()) for one pair, computed on demand.
+  XferCost xfer(std::size_t e, int from_config, int to_config) const;
+  /// The eq. 1 graph: node costs compute + update, edge tables xfer (built once, cached by geometry).
+  CostGraph cost_graph() const;
+  plan::Sharding sharding(std::size_t layer, int config) const;
+
+ private:
+  struct LayerBoxes;
+  const LayerBoxes& boxes(std::size_t layer, int config) const;
+  NodeCost node_cost(std::size_t layer, int config) const;
+  std::string edge_key(const Edge& e) const;
+
+  const topology::SystemSpec& spec_;
+  const workloads::Graph& graph_;
+  plan::Mode mode_;
+  ModelOptions options_;
+  topology::TopologyGraph topology_;
+  std::vector<int> order_;
+  double bpe_;
+  std::vector<std::vector<Configuration>> configs_;
+  std::vector<std::vector<std::unique_ptr<LayerBoxes>>> boxes_;
+  std::vector<std::vector<NodeCost>> nodes_;
+  std::vector<Edge> edges_;
+  mutable std::unique_ptr<LinkLoads> loads_;
+};
+
+}  // namespace partsim::deepa

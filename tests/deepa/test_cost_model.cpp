@@ -1,0 +1,140 @@
+// DeePa's eq. 1 terms on a platform small enough to work out by hand: 4 roofline devices on a star
+// (every device one 10 GB/s link pair to a switch, no latency), fp32.
+
+#include <gtest/gtest.h>
+
+#include "sim/deepa/cost_model.hpp"
+#include "tests/support/platform_yaml.hpp"
+#include "workloads/net_builder.hpp"
+
+using namespace partsim;
+using namespace partsim::deepa;
+
+namespace {
+
+const char* kStar = R"(
+system:
+  name: star4
+  precision: fp32
+  device_types:
+    dev: {kind: roofline, peak: 1TFLOP/s, memory: 1GB, memory_bandwidth: 1000000TB/s, network_bandwidth: 10GB/s}
+  devices:
+    - {type: dev, count: 4}
+  star:
+    latency: 0s
+)";
+
+workloads::Graph tiny(std::int64_t batch) {
+  workloads::NetBuilder b("tiny", "");
+  std::string x = b.input("data", {2, 8, 8});
+  x = b.conv("conv1", x, 4, 3, 1, 1);   // 2 -> 4 channels, 3x3, pad 1: 8x8 out, 2*4*9 + 4 = 76 params
+  x = b.conv("conv2", x, 4, 3, 1, 1);
+  x = b.flatten("flatten", x);           // 256 features
+  b.fc("fc", x, 16);
+  return b.build(batch);
+}
+
+int index_of(const CostModel& m, std::size_t layer, Configuration c) {
+  const auto& configs = m.configurations(layer);
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    if (configs[i] == c) return static_cast<int>(i);
+  ADD_FAILURE() << "no configuration " << to_string(c);
+  return 0;
+}
+
+std::size_t edge_of(const CostModel& m, std::size_t from, std::size_t to) {
+  for (std::size_t e = 0; e < m.edges().size(); ++e)
+    if (m.edges()[e].from == from && m.edges()[e].to == to) return e;
+  ADD_FAILURE() << "no edge";
+  return 0;
+}
+
+struct Fixture {
+  topology::SystemSpec spec = test::platform_from_yaml(kStar);
+  workloads::Graph graph = tiny(8);
+  ModelOptions options = [] {
+    ModelOptions o;
+    o.kernel_efficiency = false;
+    return o;
+  }();
+  CostModel model{spec, graph, plan::Mode::training, options};
+};
+
+}  // namespace
+
+TEST(DeepaCostModel, ConfigurationsOfConvAndFc) {
+  Fixture f;
+  // Worker counts 1, 2, 4. conv (4 channels, 8x8): ordered factorisations of 1 (1), 2 (4), 4 (10) = 15.
+  EXPECT_EQ(f.model.configurations(1).size(), 15u);
+  // fc: n and c only: 1 + 2 + 3 = 6.
+  EXPECT_EQ(f.model.configurations(4).size(), 6u);
+  for (const auto& c : f.model.configurations(4)) EXPECT_EQ(c.h * c.w, 1);
+}
+
+TEST(DeepaCostModel, XferGathersTheInputOnFewerWorkers) {
+  Fixture f;
+  // data {n=4} on devices 0..3 -> conv1 {1,1,1,1} on device 0: devices 1, 2, 3 each send their
+  // quarter, 8/4 images x 2 x 8 x 8 x 4 B = 1024 B; the switch -> device 0 link carries 3072 B:
+  // 3072 / 10e9 = 3.072e-7 s. The producer is a graph input: no error flows back.
+  const XferCost x = f.model.xfer(edge_of(f.model, 0, 1), index_of(f.model, 0, {4, 1, 1, 1}), index_of(f.model, 1, {1, 1, 1, 1}));
+  EXPECT_DOUBLE_EQ(x.bytes, 3072);
+  EXPECT_NEAR(x.time_s, 3.072e-7, 1e-15);
+  // The same configuration on both sides, split by n only: each worker already holds its input.
+  EXPECT_DOUBLE_EQ(f.model.xfer(edge_of(f.model, 1, 2), index_of(f.model, 1, {4, 1, 1, 1}), index_of(f.model, 2, {4, 1, 1, 1})).time_s, 0);
+}
+
+TEST(DeepaCostModel, XferOfAHeightSplitIsTheHalo) {
+  Fixture f;
+  // conv1 {h=2} -> conv2 {h=2} on devices 0, 1 (rows 0-3, 4-7). conv2's worker 0 reads input rows
+  // [0, 5) (3x3, pad 1), so row 4 from device 1: 8 images x 4 channels x 1 row x 8 = 256 elements
+  // = 1024 B; worker 1 reads row 3 from device 0, 1024 B. Forward: each link carries 1024 B ->
+  // 1.024e-7 s; backward the errors of those rows go back: 1.024e-7 s. Total 2.048e-7 s, 4096 B.
+  const int h2 = index_of(f.model, 1, {1, 1, 2, 1});
+  const XferCost x = f.model.xfer(edge_of(f.model, 1, 2), h2, index_of(f.model, 2, {1, 1, 2, 1}));
+  EXPECT_DOUBLE_EQ(x.bytes, 4096);
+  EXPECT_NEAR(x.time_s, 2.048e-7, 1e-15);
+}
+
+TEST(DeepaCostModel, UpdateIsARingAllReduceOfTheReplicas) {
+  Fixture f;
+  ASSERT_EQ(f.graph.layer(1).q.params, 76);
+  // conv1 {n=4}: 4 replicas of 76 x 4 B = 304 B. Ring: each sends 2 (4-1)/4 x 304 = 456 B to the
+  // next; on the star every up and down link carries 456 B -> 4.56e-8 s. Bytes: 4 x 456 = 1824.
+  const NodeCost& n4 = f.model.node(1, index_of(f.model, 1, {4, 1, 1, 1}));
+  EXPECT_NEAR(n4.update_s, 4.56e-8, 1e-16);
+  EXPECT_DOUBLE_EQ(n4.update_bytes, 1824);
+  // {n=2, c=2}: two replica groups of 2, each of half the weights (152 B): each member sends
+  // 2 (2-1)/2 x 152 = 152 B; every link carries 152 B -> 1.52e-8 s.
+  EXPECT_NEAR(f.model.node(1, index_of(f.model, 1, {2, 2, 1, 1})).update_s, 1.52e-8, 1e-16);
+  // {c=4}: no replicas, no update (Table 2's OWT row).
+  EXPECT_DOUBLE_EQ(f.model.node(1, index_of(f.model, 1, {1, 4, 1, 1})).update_s, 0);
+}
+
+TEST(DeepaCostModel, ComputeIsTheDeviceModelOverTheShard) {
+  Fixture f;
+  // fc on one worker: every FLOP of its three passes at 1 TFLOP/s (memory is effectively free);
+  // on c=2 each worker does half.
+  const auto& q = f.graph.layer(4).q;
+  const double all = q.flops().total() / 1e12;
+  EXPECT_NEAR(f.model.node(4, index_of(f.model, 4, {1, 1, 1, 1})).compute_s, all, all * 1e-12);
+  EXPECT_NEAR(f.model.node(4, index_of(f.model, 4, {1, 2, 1, 1})).compute_s, all / 2, all * 1e-12);
+  // conv1 is fed by the graph input: no backward pass of its input error (the lowering skips it).
+  const auto& q1 = f.graph.layer(1).q;
+  const double conv1 = (q1.flops().fwd + q1.flops().upd) / 1e12;
+  EXPECT_NEAR(f.model.node(1, index_of(f.model, 1, {1, 1, 1, 1})).compute_s, conv1, conv1 * 1e-12);
+}
+
+TEST(DeepaCostModel, KernelEfficiencyIsHalfPerformancePerGemmDimension) {
+  workloads::Graph g = tiny(8);
+  const workloads::Layer& fc = g.layer(4);
+  // The whole fc: M = 8 images x 1 position, N = 16, K = 256 x 1:
+  // 8/(8+64) x 16/(16+64) x 256/(256+16) = 0.111111 x 0.2 x 0.941176 = 0.0209150
+  plan::LoopBox box{{0, 8}, {0, 16}, {0, 256}, {0, 1}, {0, 1}};
+  EXPECT_NEAR(kernel_efficiency(fc, box), 8.0 / 72 * 16.0 / 80 * 256.0 / 272, 1e-12);
+  // conv1 shard of 2 images, all 4 channels, 4 x 8 positions: M = 64, N = 4, K = 2 x 9 = 18:
+  // 64/128 x 4/68 x 18/34 = 0.5 x 0.0588235 x 0.529412 = 0.0155709
+  plan::LoopBox conv{{0, 2}, {0, 4}, {0, 2}, {0, 4}, {0, 8}};
+  EXPECT_NEAR(kernel_efficiency(g.layer(1), conv), 0.5 * 4.0 / 68 * 18.0 / 34, 1e-12);
+  // Layers without matrix products run at the device model's rate.
+  EXPECT_DOUBLE_EQ(kernel_efficiency(g.layer(3), box), 1.0);
+}
