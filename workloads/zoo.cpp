@@ -2,6 +2,7 @@
 
 #include "sim/common/text.hpp"
 #include "workloads/net_builder.hpp"
+#include "workloads/op_graphs.hpp"
 
 namespace partsim::workloads {
 namespace {
@@ -288,6 +289,10 @@ const std::vector<ZooEntry>& zoo() {
        [](std::int64_t n) { return bert("bert_base", 12, 768, 12, n); }},
       {"bert_large", "BERT-large encoder: 24 layers, width 1024, 16 heads, sequence 128 (334.1 M params)",
        [](std::int64_t n) { return bert("bert_large", 24, 1024, 16, n); }},
+      {"bert_base_ops", "BERT-base at operation granularity (seed 002): 224 nodes, matmuls, softmax, reshapes",
+       [](std::int64_t n) { return bert_ops("bert_base_ops", 12, 768, 12, n); }},
+      {"bert_large_ops", "BERT-large at operation granularity (seed 002): 440 nodes, matmuls, softmax, reshapes",
+       [](std::int64_t n) { return bert_ops("bert_large_ops", 24, 1024, 16, n); }},
   };
   return entries;
 }

@@ -2,6 +2,7 @@
 
 #include "sim/accpar/strategies.hpp"
 #include "sim/dsm/strategy.hpp"
+#include "sim/mcm/strategies.hpp"
 
 namespace partsim::planner {
 
@@ -10,6 +11,7 @@ const StrategyRegistry& builtin_strategies() {
     StrategyRegistry r;
     accpar::register_strategies(r);  // dp, owt, hypar, accpar (seed 000)
     dsm::register_strategies(r);     // dsm (seed 003)
+    mcm::register_strategies(r);     // mcm_greedy, mcm_random, mcm_sa (seed 002)
     return r;
   }();
   return registry;
