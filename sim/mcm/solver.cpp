@@ -9,19 +9,46 @@ namespace {
 
 using namespace Gecode;
 
+/// Per edge (u, v), the nodes w on another path u -> w -> ... -> v (at most 64 per edge; longer
+/// lists are left out, which only weakens propagation).
+Bypassed bypassed_nodes(const PlacementProblem& p) {
+  constexpr std::size_t kMaxBypassed = 64;
+  const auto N = static_cast<std::size_t>(p.size());
+  const std::size_t words = (N + 63) / 64;
+  // Descendants as bitsets; producers precede consumers, so one backward sweep.
+  std::vector<std::vector<std::uint64_t>> below(N, std::vector<std::uint64_t>(words, 0));
+  for (std::size_t u = N; u-- > 0;)
+    for (int v : p.consumers[u]) {
+      const auto vv = static_cast<std::size_t>(v);
+      below[u][vv / 64] |= std::uint64_t{1} << (vv % 64);
+      for (std::size_t k = 0; k < words; ++k) below[u][k] |= below[vv][k];
+    }
+  const auto reaches = [&](std::size_t a, std::size_t b) { return ((below[a][b / 64] >> (b % 64)) & 1) != 0; };
+  Bypassed out(p.edges.size());
+  for (std::size_t k = 0; k < p.edges.size(); ++k) {
+    const auto u = static_cast<std::size_t>(p.edges[k].from), v = static_cast<std::size_t>(p.edges[k].to);
+    std::vector<int> between;
+    for (std::size_t w = u + 1; w < v && between.size() <= kMaxBypassed; ++w)
+      if (reaches(u, w) && reaches(w, v)) between.push_back(static_cast<int>(w));
+    if (between.size() <= kMaxBypassed) out[k] = std::move(between);
+  }
+  return out;
+}
+
 /// eq. 4 as a Gecode propagator (see solver.hpp). Reads the problem's edges through a pointer:
 /// the problem outlives every space of its solver.
 class TriangleDependency : public Propagator {
  public:
-  TriangleDependency(Home home, ViewArray<Int::IntView>& y, const PlacementProblem* problem)
-      : Propagator(home), y_(y), problem_(problem) {
+  TriangleDependency(Home home, ViewArray<Int::IntView>& y, const PlacementProblem* problem, const Bypassed* bypassed)
+      : Propagator(home), y_(y), problem_(problem), bypassed_(bypassed) {
     y_.subscribe(home, *this, Int::PC_INT_VAL);
   }
-  TriangleDependency(Space& home, TriangleDependency& other) : Propagator(home, other), problem_(other.problem_) {
+  TriangleDependency(Space& home, TriangleDependency& other)
+      : Propagator(home, other), problem_(other.problem_), bypassed_(other.bypassed_) {
     y_.update(home, other.y_);
   }
-  static ExecStatus post(Home home, ViewArray<Int::IntView>& y, const PlacementProblem* problem) {
-    (void)new (home) TriangleDependency(home, y, problem);
+  static ExecStatus post(Home home, ViewArray<Int::IntView>& y, const PlacementProblem* problem, const Bypassed* bypassed) {
+    (void)new (home) TriangleDependency(home, y, problem, bypassed);
     return ES_OK;
   }
   Propagator* copy(Space& home) override { return new (home) TriangleDependency(home, *this); }
@@ -54,6 +81,19 @@ class TriangleDependency : public Propagator {
       for (int b = a + 1; b < C; ++b)
         if (direct[at(a, b)] && longest[at(a, b)] >= 2) return ES_FAILED;
     bool pruned = false;
+    // A node on another path of a placed edge u -> v sits on y_u or y_v (else y_u -> y_w -> y_v
+    // would be a longer chip path than the direct dependency).
+    for (std::size_t k = 0; k < problem_->edges.size(); ++k) {
+      const Edge& e = problem_->edges[k];
+      if ((*bypassed_)[k].empty() || !y_[e.from].assigned() || !y_[e.to].assigned()) continue;
+      const int a = y_[e.from].val(), b = y_[e.to].val();
+      for (int w : (*bypassed_)[k])
+        for (int c = a + 1; c < b; ++c)
+          if (y_[w].in(c)) {
+            GECODE_ME_CHECK(y_[w].nq(home, c));
+            pruned = true;
+          }
+    }
     for (const Edge& e : problem_->edges) {
       Int::IntView from = y_[e.from], to = y_[e.to];
       if (from.assigned() && !to.assigned()) {
@@ -81,17 +121,19 @@ class TriangleDependency : public Propagator {
  private:
   ViewArray<Int::IntView> y_;
   const PlacementProblem* problem_;
+  const Bypassed* bypassed_;
 };
 
 /// eq. 3's "chips 0..max are all used" as a Hall-type check Gecode's nvalues does not make: with
 /// M = the largest lower bound of any y_v (some chip >= M is used), chips 0..M each need a node of
 /// their own whose domain holds them. Checked on the domains' bounds (a relaxation, so sound) by
 /// the greedy interval matching: chips in ascending order, each takes the free node covering it
-/// whose upper bound is smallest. No pruning; failure only.
+/// whose upper bound is smallest. Then on the domains: a chip in 0..M no domain holds fails, a chip
+/// only one node can take is assigned to it.
 class NoSkippedChip : public Propagator {
  public:
   NoSkippedChip(Home home, ViewArray<Int::IntView>& y) : Propagator(home), y_(y) {
-    y_.subscribe(home, *this, Int::PC_INT_BND);
+    y_.subscribe(home, *this, Int::PC_INT_DOM);
   }
   NoSkippedChip(Space& home, NoSkippedChip& other) : Propagator(home, other) { y_.update(home, other.y_); }
   static ExecStatus post(Home home, ViewArray<Int::IntView>& y) {
@@ -100,9 +142,9 @@ class NoSkippedChip : public Propagator {
   }
   Propagator* copy(Space& home) override { return new (home) NoSkippedChip(home, *this); }
   PropCost cost(const Space&, const ModEventDelta&) const override { return PropCost::linear(PropCost::HI, y_.size()); }
-  void reschedule(Space& home) override { y_.reschedule(home, *this, Int::PC_INT_BND); }
+  void reschedule(Space& home) override { y_.reschedule(home, *this, Int::PC_INT_DOM); }
   std::size_t dispose(Space& home) override {
-    y_.cancel(home, *this, Int::PC_INT_BND);
+    y_.cancel(home, *this, Int::PC_INT_DOM);
     (void)Propagator::dispose(home);
     return sizeof(*this);
   }
@@ -130,6 +172,23 @@ class NoSkippedChip : public Propagator {
       std::pop_heap(open.begin(), open.end(), later);
       open.pop_back();
     }
+    // On the domains themselves: every chip 0..M needs a node whose domain holds it; a chip only
+    // one node can take is that node's (unit propagation).
+    bool pruned = false;
+    for (int chip = 0; chip <= highest_min; ++chip) {
+      int supporters = 0, last = -1;
+      for (int v = 0; v < y_.size() && supporters < 2; ++v)
+        if (y_[v].in(chip)) {
+          ++supporters;
+          last = v;
+        }
+      if (supporters == 0) return ES_FAILED;
+      if (supporters == 1 && !y_[last].assigned()) {
+        GECODE_ME_CHECK(y_[last].eq(home, chip));
+        pruned = true;
+      }
+    }
+    if (pruned) return ES_NOFIX;
     return y_.assigned() ? home.ES_SUBSUMED(*this) : ES_FIX;
   }
 
@@ -143,7 +202,8 @@ class PlacementSpace : public Space {
  public:
   IntVarArray y;
 
-  PlacementSpace(const PlacementProblem& p, bool weights_fit) : y(*this, p.size(), 0, p.chips - 1) {
+  PlacementSpace(const PlacementProblem& p, const Bypassed* bypassed, bool weights_fit)
+      : y(*this, p.size(), 0, p.chips - 1) {
     for (const Edge& e : p.edges) rel(*this, y[e.from], IRT_LQ, y[e.to]);  // eq. 2
     // eq. 3: as many distinct chips as max + 1, all in [0, max].
     IntVar highest(*this, 0, p.chips - 1), distinct(*this, 1, p.chips);
@@ -154,7 +214,7 @@ class PlacementSpace : public Space {
     IntVarArgs all(y);
     ViewArray<Int::IntView> views(*this, all);
     if (!failed()) (void)NoSkippedChip::post(*this, views);
-    if (!failed()) (void)TriangleDependency::post(*this, views, &p);
+    if (!failed()) (void)TriangleDependency::post(*this, views, &p, bypassed);
     if (weights_fit) {
       const auto kib = [](double bytes) { return static_cast<int>(std::min(bytes / 1024.0, 2.0e9)); };
       IntVarArgs load(*this, p.chips, 0, kib(p.sram_bytes));
@@ -164,6 +224,7 @@ class PlacementSpace : public Space {
     }
   }
   PlacementSpace(PlacementSpace& other) : Space(other) { y.update(*this, other.y); }
+
   Space* copy() override { return new PlacementSpace(*this); }
 };
 
@@ -183,7 +244,8 @@ std::string infeasible_text(const PlacementProblem& p, bool weights_fit) {
 PlacementSolver::PlacementSolver(const PlacementProblem& problem, SolverOptions options)
     : problem_(problem), options_(options) {
   if (problem.size() < 1) throw InputError("graph '" + problem.graph_name + "' has no node to place");
-  root_ = std::make_unique<PlacementSpace>(problem, options.weights_fit);
+  bypassed_ = bypassed_nodes(problem);
+  root_ = std::make_unique<PlacementSpace>(problem, &bypassed_, options.weights_fit);
   if (root_->status() == SS_FAILED) throw InfeasibleError(infeasible_text(problem, options.weights_fit));
   stack_.push_back(clone_of(*root_));
 }

@@ -7,7 +7,8 @@
 // - eq. 4: our own Gecode propagator (solver.cpp, TriangleDependency): it builds the chip graph of
 //   the edges whose two ends are assigned, fails when a direct dependency a -> b has a longer path,
 //   and prunes chip b from a consumer whose producer sits on a when a -> b already has a path of
-//   two or more links (and the same backwards);
+//   two or more links (and the same backwards), and, once both ends of an edge u -> v are placed,
+//   every chip strictly between them from the nodes on another path from u to v;
 // - optionally (weights_fit, default on) a necessary part of H(G, f): each chip's weights fit its
 //   SRAM (Gecode binpacking, in KiB rounded down so it never cuts a valid placement). The rest of
 //   H (tensors' peak) is checked on the finished placement (constraints.hpp), as the paper does for
@@ -51,7 +52,7 @@ class SolverLimitError : public Error {
 
 struct SolverOptions {
   bool weights_fit = true;          // post the weights-in-SRAM bin packing (part of H)
-  long long restart_failures = 300; // backtracks before SAMPLE/FIX restart with a new random node order
+  long long restart_failures = 20;  // backtracks before SAMPLE/FIX restart with a new random node order
   long long max_failures = 100000;  // backtracks per solve, restarts included, before SolverLimitError
 };
 
@@ -59,6 +60,8 @@ struct SolverOptions {
 struct SolverRestart {};
 
 class PlacementSpace;  // the Gecode space (solver.cpp)
+/// Per edge, the nodes on another path between its ends (solver.cpp).
+using Bypassed = std::vector<std::vector<int>>;
 
 class PlacementSolver {
  public:
@@ -91,6 +94,7 @@ class PlacementSolver {
  private:
   const PlacementProblem& problem_;
   SolverOptions options_;
+  Bypassed bypassed_;                                    // read by the spaces' eq. 4 propagator
   std::unique_ptr<PlacementSpace> root_;                 // the constraints alone, never changed
   std::vector<std::unique_ptr<PlacementSpace>> stack_;  // stack_[k]: state after k decisions
   std::vector<int> decisions_;                           // node of each decision

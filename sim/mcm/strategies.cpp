@@ -92,7 +92,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
                                "solver also keeps every chip's weights within its SRAM (part of H(G, f))", {}};
   const OptionSpec backtracks{"max_backtracks", OptionType::integer, "100000",
                               "solver backtracks per placement, restarts included, before it gives up", {}};
-  const OptionSpec restarts{"restart_backtracks", OptionType::integer, "300",
+  const OptionSpec restarts{"restart_backtracks", OptionType::integer, "20",
                             "solver backtracks before it restarts with a new random node order", {}};
   const OptionSpec samples{"samples", OptionType::integer, "200", "placements drawn and evaluated", {}};
   struct Entry {

@@ -143,9 +143,10 @@ TEST(Solver, DomainsShrinkByPropagation) {
   const int x = static_cast<int>(*d.graph.index_of("x"));
   EXPECT_EQ(solver.get_domain(b), (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(solver.set_domain(a, {1}), 1);
-  // eq. 2: b >= 1, x <= 1.
+  // eq. 2: b >= 1 and x <= 1; eq. 3: chip 0 must be used and x is the only node that can take
+  // it (a, b, c, d are all >= 1), so x = 0.
   EXPECT_EQ(solver.get_domain(b), (std::vector<int>{1, 2, 3}));
-  EXPECT_EQ(solver.get_domain(x), (std::vector<int>{0, 1}));
+  EXPECT_EQ(solver.get_domain(x), (std::vector<int>{0}));
 }
 
 TEST(Solver, InfeasibleInstancesAreReported) {
