@@ -1,6 +1,5 @@
 #include "sim/mcm/cost_model.hpp"
 
-#include <algorithm>
 
 #include "sim/mcm/constraints.hpp"
 
@@ -14,14 +13,11 @@ AnalyticalCost analytical_cost(const PlacementProblem& p, const Placement& f) {
   for (std::size_t v = 0; v < p.nodes.size(); ++v) cost.chips[static_cast<std::size_t>(f[v])].compute_s += p.nodes[v].compute_s;
   // Link load: a transfer from chip a to chip c > a crosses the links into a+1, ..., c.
   std::vector<double> bytes_in(C, 0.0), transfers_in(C, 0.0);
-  std::vector<char> seen(C, 0);
   for (std::size_t u = 0; u < p.nodes.size(); ++u) {
     const int a = f[u];
-    std::fill(seen.begin(), seen.end(), 0);
     for (int v : p.consumers[u]) {
       const int c = f[static_cast<std::size_t>(v)];
-      if (c <= a || seen[static_cast<std::size_t>(c)]) continue;  // same chip, or already sent there
-      seen[static_cast<std::size_t>(c)] = 1;
+      if (c <= a) continue;  // same chip (c < a breaks eq. 2)
       for (int d = a + 1; d <= c; ++d) {
         bytes_in[static_cast<std::size_t>(d)] += p.nodes[u].output_bytes;
         transfers_in[static_cast<std::size_t>(d)] += 1;

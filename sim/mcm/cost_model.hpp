@@ -6,9 +6,8 @@
 //   L_d = sum_{v: f(v) = d} t_v  +  in_d / b  +  hops_d * l
 // t_v: the node's forward compute time on a chiplet (problem.hpp: the device model's roofline);
 // in_d: bytes arriving over the link (d-1 -> d): every tensor whose producer sits below d and has a
-// consumer at or above d crosses it, once per consumer chip (one transfer per consumer chip, as
-// the sharding lowering sends them); b the link bandwidth; hops_d * l the link latency, once per
-// crossing transfer. Compute and receiving are not overlapped: the model is deliberately simple, and
+// consumer at or above d crosses it, once per consumer node (each consumer fetches its inputs, as
+// the sharding lowering does); b the link bandwidth; the link latency l once per crossing transfer. Compute and receiving are not overlapped: the model is deliberately simple, and
 // the SimGrid replay (which overlaps them) is what it is compared with (scripts/mcm_fig7.py).
 //
 // Contract: pure; the placement must pass check_shape(); seconds.

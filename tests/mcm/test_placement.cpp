@@ -84,13 +84,13 @@ TEST(CostModel, PerChipLatencyByHand) {
   // Chip 0: a = 2e6 FLOP / 1e12 FLOP/s = 2 us (x computes nothing: 1000 B / 1e15 B/s = 1e-12 s).
   EXPECT_NEAR(cost.chips[0].compute_s, 2e-6 + 1e-12, 1e-15);
   EXPECT_DOUBLE_EQ(cost.chips[0].receive_s, 0.0);
-  // Chip 1: b, c 2 us each, d 1000 adds = 1 ns; receives a once (b and d both read it there):
-  // 1000 B / 1e9 B/s + 100 ns = 1.1 us. L_1 = 5.101 us, the bottleneck.
+  // Chip 1: b, c 2 us each, d 1000 adds = 1 ns; b and d each fetch a: 2 x (1000 B / 1e9 B/s +
+  // 100 ns) = 2.2 us. L_1 = 6.201 us, the bottleneck.
   EXPECT_NEAR(cost.chips[1].compute_s, 4.001e-6, 1e-15);
-  EXPECT_NEAR(cost.chips[1].receive_s, 1.1e-6, 1e-15);
+  EXPECT_NEAR(cost.chips[1].receive_s, 2.2e-6, 1e-15);
   EXPECT_EQ(cost.bottleneck_chip, 1);
-  EXPECT_NEAR(cost.latency_s, 5.101e-6, 1e-15);
-  EXPECT_NEAR(cost.throughput_per_s(), 1.0 / 5.101e-6, 1e-3);
+  EXPECT_NEAR(cost.latency_s, 6.201e-6, 1e-15);
+  EXPECT_NEAR(cost.throughput_per_s(), 1.0 / 6.201e-6, 1e-3);
 }
 
 TEST(Solver, SampleAlwaysGivesStaticallyValidPlacements) {
