@@ -21,14 +21,8 @@ import subprocess
 import sys
 import tempfile
 
-
-def pearson(xs, ys):
-    n = len(xs)
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
-    sxx = sum((x - mx) ** 2 for x in xs)
-    syy = sum((y - my) ** 2 for y in ys)
-    return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else float("nan")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from crosscheck_report import pearson  # noqa: E402  (one Pearson for every script)
 
 
 def ranks(values):

@@ -24,6 +24,12 @@
 
 namespace partsim::workloads {
 
+class NetBuilder;
+
+/// BERT's input embeddings (word, position, segment; summed and normalised) at sequence length 128,
+/// width E: the 8 nodes both BERT builders start with. Returns the normalised sum.
+std::string bert_embeddings(NetBuilder& b, std::int64_t E);
+
 /// BERT encoder at operation granularity: `layers` blocks of width E with `heads` heads.
 Graph bert_ops(const std::string& name, std::int64_t layers, std::int64_t E, std::int64_t heads, std::int64_t batch);
 

@@ -1,4 +1,4 @@
-// Samples per second of the mcm searches on the op-level BERTs on configs/mcm_ring36.yaml (issue 17
+// Samples per second of the mcm searches on the op-level BERT-base on configs/mcm_ring36.yaml (issue 17
 // "Speed"): one SAMPLE-mode solve + memory check + analytical model per iteration (random), one
 // FIX-mode solve per iteration, and the analytical model alone. items_per_second = samples/s.
 #include <benchmark/benchmark.h>
@@ -57,8 +57,9 @@ void analytical_only(benchmark::State& state, const std::string& workload) {
 }
 
 BENCHMARK_CAPTURE(random_sample, bert_base_ops, std::string("bert_base_ops"))->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(random_sample, bert_large_ops, std::string("bert_large_ops"))->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(fix_repair, bert_large_ops, std::string("bert_large_ops"))->Unit(benchmark::kMillisecond);
+// bert_large_ops is left out of the solver benchmarks: uniform SAMPLE does not find a valid placement of
+// it within the default 100000 backtracks (docs/model.md "Multi-chip-module placement").
+BENCHMARK_CAPTURE(fix_repair, bert_base_ops, std::string("bert_base_ops"))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(analytical_only, bert_large_ops, std::string("bert_large_ops"))->Unit(benchmark::kMicrosecond);
 
 }  // namespace
