@@ -14,6 +14,7 @@ packages=(
   libbenchmark-dev        # micro-benchmarks
   python3-matplotlib      # scripts/plot_*.py
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer harnesses of the parsers (fuzz/)
+  libgecode-dev           # sim/mcm: the placement constraint solver (seed 002)
 )
 
 missing=()

@@ -8,9 +8,9 @@
 namespace partsim::workloads {
 namespace {
 
-constexpr std::array<std::string_view, 15> kKindNames = {
+constexpr std::array<std::string_view, 16> kKindNames = {
     "input", "conv", "fc", "matmul", "pool", "activation", "batch_norm", "layer_norm",
-    "softmax", "add", "concat", "flatten", "lstm", "embedding", "attention"};
+    "softmax", "add", "concat", "flatten", "lstm", "embedding", "attention", "reshape"};
 
 [[noreturn]] void fail(const LayerSpec& spec, const std::string& message) {
   throw LayerError(spec.name, std::string(to_string(spec.kind)) + ": " + message);
@@ -124,11 +124,12 @@ Shape infer_shape(const LayerSpec& spec, const std::vector<Shape>& in) {
 
     case LayerKind::matmul: {
       expect_inputs(spec, in, 2, 2);
-      // in0: K x M (K features at M positions), in1: N x K  ->  out N x M.
-      if (in[0].w != 1 || in[1].w != 1 || in[0].c != in[1].h)
-        fail(spec, "needs in0 K x M x 1 and in1 N x K x 1 but " + input_text(spec, 0, in[0]) + " and " +
+      // in0: K x M x G (K features at M positions, G independent products), in1: N x K x G
+      // ->  out N x M x G.
+      if (in[0].w != in[1].w || in[0].c != in[1].h)
+        fail(spec, "needs in0 K x M x G and in1 N x K x G but " + input_text(spec, 0, in[0]) + " and " +
                        input_text(spec, 1, in[1]));
-      return Shape{in[1].c, in[0].h, 1};
+      return Shape{in[1].c, in[0].h, in[0].w};
     }
 
     case LayerKind::pool: {
@@ -207,6 +208,13 @@ Shape infer_shape(const LayerSpec& spec, const std::vector<Shape>& in) {
                        input_text(spec, 1, in[1]));
       return query;
     }
+
+    case LayerKind::reshape:
+      expect_inputs(spec, in, 1, 1);
+      if (a.shape.c <= 0 || a.shape.h <= 0 || a.shape.w <= 0) fail(spec, "shape must be positive, got " + to_string(a.shape));
+      if (a.shape.elements() != in[0].elements())
+        fail(spec, "shape " + to_string(a.shape) + " must hold as many elements as " + input_text(spec, 0, in[0]));
+      return a.shape;
   }
   fail(spec, "unknown layer kind");
 }
@@ -238,6 +246,7 @@ LayerQuantities derive_quantities(const LayerSpec& spec, const std::vector<Shape
     case LayerKind::input:
     case LayerKind::flatten:
     case LayerKind::concat:
+    case LayerKind::reshape:
       break;  // no computation: data movement only
 
     case LayerKind::conv:
@@ -262,7 +271,7 @@ LayerQuantities derive_quantities(const LayerSpec& spec, const std::vector<Shape
     }
 
     case LayerKind::matmul: {
-      // in0 K x M, in1 N x K -> N x M, per sample.
+      // in0 K x M x G, in1 N x K x G -> N x M x G, per sample: every output element is K products.
       const double K = static_cast<double>(in[0].c);
       q.primary = true;
       q.D_i = q.N_in = in[0].c;

@@ -24,7 +24,8 @@ enum class LayerKind {
   input,       // a graph input: attribute `shape`; no computation
   conv,        // 2-D convolution: out_channels, kernel, stride, padding, groups, bias
   fc,          // fully connected over the channel dim, applied at every h x w position
-  matmul,      // activation x activation: in0 (K x M), in1 (N x K) -> (N x M); no weights
+  matmul,      // activation x activation: in0 (K x M x G), in1 (N x K x G) -> (N x M x G): G independent
+               // products (attention heads; G = 1 for a plain product); no weights
   pool,        // max/avg pooling: window, stride, padding; `global` pools the whole h x w
   activation,  // element-wise relu / sigmoid / tanh / gelu
   batch_norm,  // per-channel normalisation over (B, h, w); 2*C parameters (gamma, beta)
@@ -36,6 +37,7 @@ enum class LayerKind {
   lstm,        // hidden, timesteps (= input h), bidirectional; one 4*hidden bias per direction
   embedding,   // vocab x dim table; input 1 x S x 1 token ids -> dim x S x 1
   attention,   // multi-head attention, heads; 1 input = self, 2 inputs = (query, key/value memory)
+  reshape,     // the same elements in another per-sample shape (`shape`): reshape or transpose; no computation
 };
 
 enum class PoolOp { max, avg };
@@ -64,7 +66,7 @@ std::string to_string(const Shape& shape);
 /// Kind-specific attributes. Only the fields of the layer's kind are read; 0 means "not given"
 /// for the optional checks (in_channels, timesteps, seq_len).
 struct LayerAttributes {
-  Shape shape;                       // input: per-sample shape
+  Shape shape;                       // input, reshape: per-sample shape
   std::int64_t out_channels = 0;     // conv: output channels; fc: output features
   std::int64_t in_channels = 0;      // conv/fc/lstm/batch_norm: expected input channels (0 = any)
   std::int64_t kernel_h = 1, kernel_w = 1;    // conv, pool: window (pool: 0 with global)

@@ -97,6 +97,16 @@ std::string NetBuilder::layer_norm(const std::string& name, const std::string& f
   return add_layer(make(name, LayerKind::layer_norm, {from}));
 }
 
+std::string NetBuilder::matmul(const std::string& name, const std::vector<std::string>& from) {
+  return add_layer(make(name, LayerKind::matmul, from));
+}
+
+std::string NetBuilder::reshape(const std::string& name, const std::string& from, Shape shape) {
+  LayerSpec spec = make(name, LayerKind::reshape, {from});
+  spec.attr.shape = shape;
+  return add_layer(std::move(spec));
+}
+
 std::string NetBuilder::softmax(const std::string& name, const std::string& from) {
   return add_layer(make(name, LayerKind::softmax, {from}));
 }

@@ -40,6 +40,10 @@ class NetBuilder {
   std::string embedding(const std::string& name, const std::string& from, std::int64_t vocab, std::int64_t dim);
   /// from = {x} for self-attention, {query, memory} for attention over a memory.
   std::string attention(const std::string& name, const std::vector<std::string>& from, std::int64_t heads);
+  /// Activation x activation product: from = {in0 (K x M x G), in1 (N x K x G)} -> N x M x G.
+  std::string matmul(const std::string& name, const std::vector<std::string>& from);
+  /// The same elements in another per-sample shape (a reshape or transpose).
+  std::string reshape(const std::string& name, const std::string& from, Shape shape);
   /// conv (no bias) -> batch_norm -> relu, named name, name_bn, name_relu; returns the relu.
   std::string conv_bn_relu(const std::string& name, const std::string& from, std::int64_t out_channels,
                            std::int64_t kernel, std::int64_t stride = 1, std::int64_t padding = 0);

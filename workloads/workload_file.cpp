@@ -122,6 +122,9 @@ void read_attributes(yaml::MapReader& map, LayerSpec& spec) {
       opt_positive("heads", a.heads);
       opt_positive("seq_len", a.seq_len);
       break;
+    case LayerKind::reshape:
+      a.shape = read_shape(map.required("shape"));
+      break;
     case LayerKind::input:
     case LayerKind::matmul:
     case LayerKind::layer_norm:

@@ -2,6 +2,7 @@
 
 #include "sim/common/text.hpp"
 #include "workloads/net_builder.hpp"
+#include "workloads/op_graphs.hpp"
 
 namespace partsim::workloads {
 namespace {
@@ -240,12 +241,8 @@ Graph gnmt(std::int64_t batch) {
 // `layers` blocks of self-attention + residual + layer-norm and a 4x GELU feed-forward + residual +
 // layer-norm. Sequence length 128 (pre-training phase 1).
 Graph bert(const std::string& name, std::int64_t layers, std::int64_t E, std::int64_t heads, std::int64_t batch) {
-  constexpr std::int64_t V = 30522, S = 128, max_positions = 512, segments = 2;
   NetBuilder b(name, "");
-  std::string words = b.embedding("word_embed", b.input("tokens", {1, S, 1}), V, E);
-  std::string pos = b.embedding("position_embed", b.input("positions", {1, S, 1}), max_positions, E);
-  std::string seg = b.embedding("segment_embed", b.input("segments", {1, S, 1}), segments, E);
-  std::string x = b.layer_norm("embed_norm", b.add("embed_sum", {words, pos, seg}));
+  std::string x = bert_embeddings(b, E);
   for (std::int64_t l = 1; l <= layers; ++l) {
     const std::string p = "layer" + std::to_string(l);
     std::string a = b.attention(p + "_attention", {x}, heads);
@@ -288,6 +285,10 @@ const std::vector<ZooEntry>& zoo() {
        [](std::int64_t n) { return bert("bert_base", 12, 768, 12, n); }},
       {"bert_large", "BERT-large encoder: 24 layers, width 1024, 16 heads, sequence 128 (334.1 M params)",
        [](std::int64_t n) { return bert("bert_large", 24, 1024, 16, n); }},
+      {"bert_base_ops", "BERT-base at operation granularity (seed 002): 224 nodes, matmuls, softmax, reshapes",
+       [](std::int64_t n) { return bert_ops("bert_base_ops", 12, 768, 12, n); }},
+      {"bert_large_ops", "BERT-large at operation granularity (seed 002): 440 nodes, matmuls, softmax, reshapes",
+       [](std::int64_t n) { return bert_ops("bert_large_ops", 24, 1024, 16, n); }},
   };
   return entries;
 }

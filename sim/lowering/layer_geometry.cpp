@@ -131,6 +131,13 @@ TensorBox input_box(const workloads::Layer& layer, std::size_t slot, const plan:
       t.width = {0, in.w};
       break;
     }
+    case LayerKind::reshape:
+      // Elements move between axes: a shard may need any part of the input, so it reads all of it
+      // (exact for an unsplit reshape, an over-estimate when one is split).
+      t.channel = {0, in.c};
+      t.height = {0, in.h};
+      t.width = {0, in.w};
+      break;
     case LayerKind::concat: {
       std::int64_t offset = 0;
       for (std::size_t k = 0; k < slot; ++k) offset += layer.input_shapes[k].c;

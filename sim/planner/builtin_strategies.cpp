@@ -4,6 +4,7 @@
 #include "sim/dsm/registration.hpp"
 #include "sim/mars/registration.hpp"
 #include "sim/deepa/registration.hpp"
+#include "sim/mcm/registration.hpp"
 
 namespace partsim::planner {
 
@@ -14,6 +15,7 @@ const StrategyRegistry& builtin_strategies() {
     dsm::register_strategies(r);     // dsm (seed 003)
     mars::register_strategies(r);    // mars (seed 004)
     deepa::register_strategies(r);   // deepa (seed 001)
+    mcm::register_strategies(r);     // mcm_greedy, mcm_random, mcm_sa (seed 002)
     return r;
   }();
   return registry;

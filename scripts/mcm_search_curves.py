@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Seed 002 Fig. 6 / Table 3 on partsim, without RL: throughput improvement over the greedy baseline
+against the number of samples, for Random and SA, rewards from the analytical model.
+
+For each seed, `simplan --strategy mcm_random|mcm_sa --option samples=N --seed k` records the running
+best throughput after every sample (plan family `best_throughput_per_sample`); mcm_greedy gives the
+baseline. Prints the mean improvement at sample counts and the samples needed to reach improvement
+levels (Table 3's form), and writes OUT.csv (one row per strategy, seed, sample) and OUT.png.
+
+Usage: scripts/mcm_search_curves.py [--workload bert_base_ops] [--samples 200] [--seeds 3]
+                                    [--levels 1.0,1.1,1.2] [--build build] [--out docs/reproductions/mcm_search]"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def plan(a, strategy, seed, samples, tmp):
+    out = os.path.join(tmp, f"{strategy}_{seed}.json")
+    cmd = [f"{a.build}/bin/simplan", "--config", a.config, "--workload", a.workload, "--batch", "1", "--mode", "inference",
+           "--strategy", strategy, "-o", out]
+    if strategy != "mcm_greedy":
+        cmd += ["--seed", str(seed), "--option", f"samples={samples}"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"{' '.join(cmd)}: {r.stderr.strip()}")
+    with open(out) as f:
+        return json.load(f)["family"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--workload", default="bert_base_ops")
+    ap.add_argument("--samples", type=int, default=200)
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--levels", default="1.0,1.1,1.2")
+    ap.add_argument("--config", default="configs/mcm_ring36.yaml")
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--out", default="docs/reproductions/mcm_search")
+    a = ap.parse_args()
+    levels = [float(x) for x in a.levels.split(",")]
+    with tempfile.TemporaryDirectory() as tmp:
+        base = plan(a, "mcm_greedy", 0, 1, tmp)["throughput_per_s"]
+        curves = {}
+        for strategy in ("mcm_random", "mcm_sa"):
+            curves[strategy] = [[t / base for t in plan(a, strategy, k, a.samples, tmp)["best_throughput_per_sample"]]
+                                for k in range(1, a.seeds + 1)]
+    os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
+    with open(a.out + ".csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["strategy", "seed", "sample", "improvement_over_greedy"])
+        for s, runs in curves.items():
+            for k, run in enumerate(runs, 1):
+                for n, v in enumerate(run, 1):
+                    w.writerow([s, k, n, v])
+    mean = {s: [sum(r[n] for r in runs) / len(runs) for n in range(a.samples)] for s, runs in curves.items()}
+    lines = [f"- {a.workload} on {os.path.basename(a.config)}, greedy baseline {base:.4g} inferences/s (analytical); "
+             f"mean over {a.seeds} seeds of the running best, as improvement over greedy:\n",
+             "| samples | " + " | ".join(curves) + " |", "| --- |" + " --- |" * len(curves)]
+    for n in sorted({1, 10, 50, 100, a.samples} & set(range(1, a.samples + 1))):
+        lines.append(f"| {n} | " + " | ".join(f"{mean[s][n - 1]:.3f}x" for s in curves) + " |")
+    lines += ["", "- Samples needed to reach an improvement level (mean curve; N.A. = not within the budget):\n",
+              "| strategy | " + " | ".join(f">= {l:.2f}x" for l in levels) + " |", "| --- |" + " --- |" * len(levels)]
+    for s in curves:
+        cells = []
+        for l in levels:
+            hit = next((n + 1 for n, v in enumerate(mean[s]) if v >= l), None)
+            cells.append(str(hit) if hit else "N.A.")
+        lines.append(f"| {s} | " + " | ".join(cells) + " |")
+    text = "\n".join(lines) + "\n"
+    with open(a.out + ".md", "w") as f:
+        f.write(text)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(5, 3.5))
+        for s in curves:
+            ax.plot(range(1, a.samples + 1), mean[s], label=s)
+        ax.set_xlabel("samples")
+        ax.set_ylabel("throughput improvement over greedy")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(a.out + ".png", dpi=120)
+    except ImportError:
+        pass
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

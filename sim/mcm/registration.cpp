@@ -1,0 +1,131 @@
+#include "sim/mcm/registration.hpp"
+
+#include "sim/common/error.hpp"
+#include "sim/mcm/constraints.hpp"
+#include "sim/mcm/searches.hpp"
+
+namespace partsim::mcm {
+namespace {
+
+enum class Search { greedy, random, annealing };
+
+SearchOptions search_options(const planner::PlanInputs& in, Search search) {
+  SearchOptions o;
+  o.seed = in.seed.value_or(1);
+  o.solver.weights_fit = in.resolved.flag("weights_fit");
+  o.solver.max_failures = in.resolved.integer("max_backtracks");
+  o.solver.restart_failures = in.resolved.integer("restart_backtracks");
+  if (search != Search::greedy) o.samples = static_cast<int>(in.resolved.integer("samples"));
+  if (search == Search::annealing) {
+    o.t0 = in.resolved.number("t0");
+    o.cooling = in.resolved.number("cooling");
+    o.move_fraction = in.resolved.number("move_fraction");
+    o.sharpness = in.resolved.number("sharpness");
+  }
+  if (o.samples < 1) throw InputError("option samples: must be at least 1, got " + std::to_string(o.samples));
+  if (o.move_fraction <= 0 || o.move_fraction > 1)
+    throw InputError("option move_fraction: must be in (0, 1], got " + std::to_string(o.move_fraction));
+  if (o.cooling <= 0 || o.cooling > 1) throw InputError("option cooling: must be in (0, 1], got " + std::to_string(o.cooling));
+  return o;
+}
+
+plan::Plan make_plan(Search search, const planner::PlanInputs& in) {
+  if (in.mode != plan::Mode::inference)
+    throw InputError("the mcm strategies place an inference graph (seed 002 pipelines inference on the package): "
+                     "use --mode inference");
+  const PlacementProblem problem = make_problem(in.spec, in.graph);
+  const SearchOptions o = search_options(in, search);
+  const SearchResult r = search == Search::greedy   ? greedy_search(problem, o)
+                         : search == Search::random ? random_search(problem, o)
+                                                    : annealing_search(problem, o);
+  if (r.best.empty())
+    throw InputError("no valid placement of '" + in.workload_name + "' on '" + in.spec.name + "' in " +
+                     std::to_string(r.samples) + " samples (" + std::to_string(r.invalid_samples) +
+                     " failed the memory constraint H(G, f)); try more samples");
+  plan::Plan p;
+  p.predicted_iteration_s = r.best_cost.latency_s;
+  for (std::size_t v = 0; v < problem.nodes.size(); ++v) {
+    plan::LayerPlan layer;
+    layer.name = problem.nodes[v].name;
+    layer.sharding.devices = {r.best[v]};
+    layer.predicted.compute_s = layer.predicted.total_s = problem.nodes[v].compute_s;
+    layer.family = {{"chip", r.best[v]}};
+    p.layers.push_back(std::move(layer));
+  }
+  nlohmann::json chips = nlohmann::json::array();
+  for (const ChipCost& c : r.best_cost.chips) chips.push_back({{"compute_s", c.compute_s}, {"receive_s", c.receive_s}});
+  p.family = {{"model", "analytical: max over chips of compute + receive (seed 002 §5.1)"},
+              {"latency_s", r.best_cost.latency_s},
+              {"throughput_per_s", r.best_cost.throughput_per_s()},
+              {"bottleneck_chip", r.best_cost.bottleneck_chip},
+              {"chips", chips},
+              {"samples", r.samples},
+              {"invalid_samples", r.invalid_samples},
+              {"best_throughput_per_sample", r.best_throughput}};
+  return p;
+}
+
+/// A loaded mcm plan: every layer on one chip, and the placement satisfies eq. 2-4 and H.
+void check_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph,
+                const std::string& file) {
+  const PlacementProblem problem = make_problem(spec, graph);
+  Placement f(problem.nodes.size(), 0);
+  for (std::size_t v = 0; v < plan.layers.size() && v < f.size(); ++v) {
+    const plan::Sharding& s = plan.layers[v].sharding;
+    if (s.devices.size() != 1 || !s.splits.empty())
+      throw InputError(file + ": /layers/" + std::to_string(v) + "/sharding: an mcm plan puts each layer on one chip "
+                       "(devices: [chip], no splits)");
+    f[v] = s.devices[0];
+  }
+  const auto found = violations(problem, f);
+  if (!found.empty())
+    throw InputError(file + ": /layers: the placement breaks " + to_string(found.front().kind) + ": " +
+                     found.front().message + (found.size() > 1 ? " (and " + std::to_string(found.size() - 1) + " more)" : ""));
+}
+
+}  // namespace
+
+void register_strategies(planner::StrategyRegistry& registry) {
+  using planner::OptionSpec;
+  using planner::OptionType;
+  const OptionSpec weights_fit{"weights_fit", OptionType::boolean, "true",
+                               "solver also keeps every chip's weights within its SRAM (part of H(G, f))", {}};
+  const OptionSpec backtracks{"max_backtracks", OptionType::integer, "100000",
+                              "solver backtracks per placement, restarts included, before it gives up", {}};
+  const OptionSpec restarts{"restart_backtracks", OptionType::integer, "20",
+                            "solver backtracks before it restarts with a new random node order", {}};
+  const OptionSpec samples{"samples", OptionType::integer, "200", "placements drawn and evaluated", {}};
+  struct Entry {
+    Search search;
+    std::string name, description;
+    std::vector<OptionSpec> options;
+  };
+  const std::vector<Entry> entries{
+      {Search::greedy, "mcm_greedy",
+       "MCM placement baseline (seed 002 §5.3): topological split by equal compute, FIX-mode repair",
+       {weights_fit, backtracks, restarts}},
+      {Search::random, "mcm_random",
+       "MCM placement, random search (seed 002 §5.1): uniform distribution, SAMPLE-mode solver",
+       {samples, weights_fit, backtracks, restarts}},
+      {Search::annealing, "mcm_sa",
+       "MCM placement, simulated annealing over per-node distributions (seed 002 §5.1), SAMPLE-mode solver",
+       {samples, weights_fit, backtracks, restarts,
+        {"t0", OptionType::number, "0.05", "initial temperature, relative to the first valid latency", {}},
+        {"cooling", OptionType::number, "0.98", "temperature factor per sample, in (0, 1]", {}},
+        {"move_fraction", OptionType::number, "0.1", "probability a node gets a new distribution per step", {}},
+        {"sharpness", OptionType::number, "8", "exponent on the uniform weights of a new distribution (peakedness)", {}}}},
+  };
+  for (const Entry& e : entries) {
+    planner::StrategyInfo info;
+    info.name = e.name;
+    info.description = e.description;
+    info.options = e.options;
+    info.stochastic = e.search != Search::greedy;
+    const Search search = e.search;
+    info.plan = [search](const planner::PlanInputs& in) { return make_plan(search, in); };
+    info.check = check_plan;
+    registry.add(std::move(info));
+  }
+}
+
+}  // namespace partsim::mcm

@@ -1,0 +1,56 @@
+#pragma once
+// The searches of seed 002 over valid placements, each seeded and reproducible (same problem,
+// options and seed: the same placements, sample for sample):
+// - greedy (the baseline, "a greedy heuristic from the production compiler", §5.3; the paper does
+//   not give it, ours is the usual one): nodes in topological order fill chip 0, 1, ... each up to
+//   1/C of the total compute, moving on early when the next node's weights would overflow the SRAM;
+//   when that split breaks a constraint (eq. 4 across a residual, or H), the FIX-mode solver repairs
+//   it (up to `repairs` attempts).
+// - random (§5.1): uniform p(y_i = j) = 1/C, SAMPLE mode, `samples` placements, the best kept.
+// - simulated annealing (§5.1): starts from the uniform distribution; every step draws a random
+//   set of nodes (each node with probability `move_fraction`) and gives each a new random
+//   distribution (i.i.d. uniform weights raised to `sharpness`, normalised: peaked at a random chip),
+//   SAMPLE-solves it and accepts the new distribution when its placement is better, or with
+//   probability exp(-(L' - L) / (T L_0)) (L latency, L_0 the first valid one), T = t0 * cooling^k.
+// A sample whose placement fails H(G, f) (memory) counts as invalid: throughput 0.
+//
+// Contract: the reward is the analytical model's throughput (cost_model.hpp).
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/mcm/cost_model.hpp"
+#include "sim/mcm/problem.hpp"
+#include "sim/mcm/solver.hpp"
+
+namespace partsim::mcm {
+
+struct SearchResult {
+  Placement best;                   // empty when no valid sample was found
+  AnalyticalCost best_cost;
+  int samples = 0;
+  int invalid_samples = 0;          // failed H (memory)
+  std::vector<double> best_throughput;  // after each sample, best valid throughput so far (1/s; 0 = none yet)
+};
+
+struct SearchOptions {
+  int samples = 200;
+  std::uint64_t seed = 1;
+  SolverOptions solver;
+  // simulated annealing
+  double t0 = 0.05;
+  double cooling = 0.98;
+  double move_fraction = 0.1;
+  double sharpness = 8.0;
+  // greedy
+  int repairs = 100;
+};
+
+SearchResult greedy_search(const PlacementProblem& problem, const SearchOptions& options);
+SearchResult random_search(const PlacementProblem& problem, const SearchOptions& options);
+SearchResult annealing_search(const PlacementProblem& problem, const SearchOptions& options);
+
+/// The greedy split before repair (may violate eq. 4 or H).
+Placement greedy_split(const PlacementProblem& problem);
+
+}  // namespace partsim::mcm
