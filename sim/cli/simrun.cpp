@@ -23,6 +23,7 @@
 #include "sim/common/error.hpp"
 #include "sim/common/units.hpp"
 #include "sim/lowering/lowering.hpp"
+#include "sim/lowering/task_builders.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/planner/check_plan.hpp"
 #include "sim/planner/builtin_strategies.hpp"
@@ -108,9 +109,20 @@ int collective_mode(const Options& o) {
   const double closed_form = collectives::evaluate(schedule, graph);
   const double formula = collectives::formula_time(request, graph);
 
+  // The same seam as a plan's replay (DESIGN.md 1): the collective becomes a Program (one layer, its
+  // steps separated by joins, lowering::add_collective) and the SimGrid evaluator replays it. The
+  // closed form stays the step rule, which charges each step's shared links (the Program's own
+  // closed-form evaluator times transfers without contention).
+  program::Program program;
+  const int layer = program.add_layer(o.collective);
+  lowering::add_collective(program, device_schedule, graph, layer, plan::Pass::fwd, o.collective, {},
+                          lowering::EmptyTransfers::keep);
   const auto t0 = std::chrono::steady_clock::now();
-  const replay::ReplayStats stats = replay::replay(graph, device_schedule, o.simgrid_config);
+  replay::SimGridEvaluator simgrid(graph, o.simgrid_config);
+  const program::Evaluation simulated = simgrid.evaluate(program);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  replay::ReplayStats stats = simgrid.stats();
+  stats.simulated_s = simulated.makespan_s;
   const double rel_diff = closed_form > 0 ? (stats.simulated_s - closed_form) / closed_form : 0.0;
 
   nlohmann::json j;

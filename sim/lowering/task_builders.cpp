@@ -26,7 +26,7 @@ int add_join(program::Program& program, int layer, plan::Pass pass, const std::s
 
 std::vector<int> add_collective(program::Program& program, const collectives::Schedule& device_schedule,
                                 const topology::TopologyGraph& topology, int layer, plan::Pass pass,
-                                const std::string& label, const std::vector<int>& after) {
+                                const std::string& label, const std::vector<int>& after, EmptyTransfers empty) {
   if (device_schedule.on_nodes) throw Error("lowering: add_collective takes a device schedule");
   const collectives::Schedule nodes = collectives::lower_to_nodes(device_schedule, topology);
   std::vector<int> previous = after;
@@ -35,7 +35,7 @@ std::vector<int> add_collective(program::Program& program, const collectives::Sc
   for (int step = 0; step < nodes.step_count; ++step) {
     std::vector<int> in_step;
     for (; t < ts.size() && ts[t].step == step; ++t) {
-      if (ts[t].src == ts[t].dst || ts[t].bytes <= 0) continue;
+      if (ts[t].src == ts[t].dst || (ts[t].bytes <= 0 && empty == EmptyTransfers::skip)) continue;
       in_step.push_back(program.add_transfer(layer, pass, label + " step " + std::to_string(step + 1),
                                              endpoint_of_node(topology, ts[t].src),
                                              endpoint_of_node(topology, ts[t].dst), ts[t].bytes, previous));

@@ -73,7 +73,10 @@ TEST(ProgramReplay, IndependentComputeOnOneDeviceDoesNotShare) {
   EXPECT_NEAR(s.tasks[2].finish, 5e-4, 1e-12);
 }
 
-TEST(ProgramReplay, ZeroLengthTasksCompleteAtOnce) {
+TEST(ProgramReplay, LocalTransfersAndJoinsAreFreeEmptyTransfersTakeTheirLatency) {
+  // compute 1 ms on d0; a transfer to itself (free); an empty transfer d0 -> d1 (no bytes, but the
+  // 1 us hop latency of ring4, as the closed form charges it); a zero-length join; compute 1 ms on d1.
+  // Hand: join at 1 ms + 1 us = 1.001 ms, makespan 2.001 ms; both evaluators agree.
   const auto g = ring4();
   Program p;
   const int layer = p.add_layer("l0");
@@ -84,9 +87,12 @@ TEST(ProgramReplay, ZeroLengthTasksCompleteAtOnce) {
   p.add_compute(layer, Pass::bwd, "compute", dev(1), 1e-3, {join});
   replay::SimGridEvaluator sim(g);
   const auto s = sim.evaluate(p);
-  EXPECT_NEAR(s.tasks[static_cast<size_t>(join)].finish, 1e-3, 1e-12);
-  EXPECT_NEAR(s.makespan_s, 2e-3, 1e-12);
-  EXPECT_EQ(s.activities, 2);  // only the two compute tasks reach SimGrid
+  EXPECT_NEAR(s.tasks[static_cast<size_t>(self)].finish, 1e-3, 1e-12);
+  EXPECT_NEAR(s.tasks[static_cast<size_t>(join)].finish, 1.001e-3, 1e-12);
+  EXPECT_NEAR(s.makespan_s, 2.001e-3, 1e-12);
+  EXPECT_EQ(s.activities, 3);  // two computes and the empty transfer's latency; not the local one
+  const auto closed = program::ClosedFormEvaluator(program::uncontended_transfer_time(g)).evaluate(p);
+  EXPECT_NEAR(closed.makespan_s, s.makespan_s, 1e-12);
 }
 
 TEST(ProgramReplay, CoreGranularityMemoryTransferTakesTheMemoryLinkAndTheRing) {
