@@ -5,14 +5,16 @@
 # Every plan takes eq. 7's b as the paper writes it, per accelerator (--option bandwidth=device);
 # Fig. 5 and 6 are also planned with the default reading (bandwidth=cut) for the comparison of the
 # two, and accpar on the heterogeneous array's TPU-v2 half alone for the gap notes.
-# Usage: scripts/reproduce_accpar.sh [BUILD_DIR] (default build; needs BUILD_DIR/bin/simplan).
+# Usage: scripts/reproduce_accpar.sh [BUILD_DIR]   (default: build; it is configured if needed and only
+# the simplan target is built, with at most 2 jobs).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=scripts/reproduce_common.sh
+source "$(dirname "$0")/reproduce_common.sh"
 build=${1:-build}
+build_targets "$build" simplan
 simplan="$build/bin/simplan"
-[[ -x "$simplan" ]] || { echo "reproduce_accpar.sh: $simplan not found (run scripts/build.sh)" >&2; exit 2; }
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+remove_on_exit "$work"
 
 models=(lenet alexnet vgg11 vgg13 vgg16 vgg19 resnet18 resnet34 resnet50)
 strategies=(dp owt hypar accpar)
@@ -48,7 +50,5 @@ done
 plan device fig7 --config configs/tpu_v3_128.yaml --workload alexnet --batch 128 --strategy accpar
 plan device fig7_hetero --config configs/tpu_v2v3_256.yaml --workload alexnet --batch 128 --strategy accpar --levels 7
 
-python3 scripts/accpar_report.py "$work" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-  > docs/reproductions/accpar.md.tmp
-mv docs/reproductions/accpar.md.tmp docs/reproductions/accpar.md
-echo "wrote docs/reproductions/accpar.md"
+write_output docs/reproductions/accpar.md \
+  python3 scripts/accpar_report.py "$work" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"

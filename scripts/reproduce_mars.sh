@@ -6,15 +6,14 @@
 # and simrun are built, with at most 2 jobs). PARTSIM_MARS_OPTIONS adds --option words to the search
 # (e.g. "--option generations=40"); PARTSIM_MARS_SEED sets the seed (default 1).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# shellcheck source=scripts/reproduce_common.sh
+source "$(dirname "$0")/reproduce_common.sh"
 build=${1:-build}
-jobs=${PARTSIM_JOBS:-2}
 seed=${PARTSIM_MARS_SEED:-1}
 extra=${PARTSIM_MARS_OPTIONS:-}
-[ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j"$jobs" --target simplan simrun mars_search_bench >/dev/null
+build_targets "$build" simplan simrun mars_search_bench
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+remove_on_exit "$work"
 config=configs/f1_16xlarge.yaml
 for model in alexnet vgg16 resnet34 resnet101 wrn50_2; do
   for mapping in baseline search; do
@@ -29,7 +28,4 @@ for model in alexnet vgg16 resnet34 resnet101 wrn50_2; do
   done
 done
 "$build/bin/mars_search_bench" resnet101 0 5 20 40 > "$work/bench.txt"
-out=docs/reproductions/mars.md
-python3 scripts/mars_report.py "$work" "$seed" "$extra" > "$out.tmp"
-mv "$out.tmp" "$out"
-echo "wrote $out"
+write_output docs/reproductions/mars.md python3 scripts/mars_report.py "$work" "$seed" "$extra"

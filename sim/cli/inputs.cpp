@@ -33,4 +33,15 @@ ReplayInputs load_replay_inputs(const PlatformOptions& platform, const std::stri
   return {std::move(plan), std::move(configured), std::move(graph)};
 }
 
+program::Program lower_replay_inputs(const ReplayInputs& inputs, const topology::TopologyGraph& graph,
+                                     const std::string& plan_file) {
+  try {
+    return planner::lower_plan({inputs.plan, inputs.spec, inputs.graph, graph});
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    if (message.rfind(plan_file + ":", 0) == 0) throw;
+    throw InputError(plan_file + ": " + message);
+  }
+}
+
 }  // namespace partsim::cli

@@ -8,6 +8,8 @@
 
 #include "sim/cli/command_line.hpp"
 #include "sim/plan/plan.hpp"
+#include "sim/program/program.hpp"
+#include "topology/topology_graph.hpp"
 #include "topology/system_spec.hpp"
 #include "workloads/graph.hpp"
 
@@ -38,5 +40,10 @@ struct ReplayInputs {
 /// it (planner::configured_platform). Throws InputError naming the plan file.
 ReplayInputs load_replay_inputs(const PlatformOptions& platform, const std::string& plan_file,
                                 bool allow_config_change, OutputSet& outputs);
+
+/// Lowers the loaded plan onto `graph` (its strategy's lowering). An input error the lowering finds
+/// (a dsm pass that does not fit the chip, ...) names its JSON path; this adds the plan's file name.
+program::Program lower_replay_inputs(const ReplayInputs& inputs, const topology::TopologyGraph& graph,
+                                     const std::string& plan_file);
 
 }  // namespace partsim::cli

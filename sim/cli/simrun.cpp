@@ -183,17 +183,7 @@ int plan_mode(const Options& o) {
   const workloads::Graph& workload = loaded.graph;
   const topology::TopologyGraph graph(spec, topology::parse_granularity(o.granularity));
 
-  // The strategy's lowering checks what only it can (a dsm pass's factors against the chip, ...):
-  // its messages give the JSON path, the plan's file name comes from here.
-  const program::Program program = [&] {
-    try {
-      return planner::lower_plan({plan, spec, workload, graph});
-    } catch (const InputError& e) {
-      const std::string message = e.what();
-      if (message.rfind(o.plan_file + ":", 0) == 0) throw;
-      throw InputError(o.plan_file + ": " + message);
-    }
-  }();
+  const program::Program program = cli::lower_replay_inputs(loaded, graph, o.plan_file);
   const program::Evaluation closed = program::ClosedFormEvaluator(program::uncontended_transfer_time(graph)).evaluate(program);
   replay::SimGridEvaluator simgrid(graph, o.simgrid_config);
   const program::Evaluation simulated = simgrid.evaluate(program);

@@ -108,8 +108,12 @@ void check_inputs(const Options& o, const std::vector<sweep::SweepAxis>& axes) {
   cli::PlatformOptions platform{o.config, o.fixed_sets, ""};
   if (o.fixed_plan.empty())
     cli::load_planning_inputs(platform, o.workload, o.batch, o.strategy, {}, unused);
-  else
-    cli::load_replay_inputs(platform, o.fixed_plan, /*allow_config_change=*/true, unused);
+  else {
+    // The lowering makes the strategy's own checks of the plan (dsm passes against the chip).
+    const cli::ReplayInputs fixed = cli::load_replay_inputs(platform, o.fixed_plan, /*allow_config_change=*/true, unused);
+    const topology::TopologyGraph graph(fixed.spec, topology::parse_granularity(o.granularity));
+    cli::lower_replay_inputs(fixed, graph, o.fixed_plan);
+  }
   for (const auto& axis : axes)
     for (const auto& value : axis.values) {
       cli::PlatformOptions point = platform;

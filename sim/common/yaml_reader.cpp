@@ -242,11 +242,17 @@ void MapReader::finish() const {
 }
 
 ConfigNode load_file(const std::string& file, const std::vector<std::string>& overrides) {
-  std::ifstream in(file);
+  std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(file + ": cannot open file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_text(text.str(), file, overrides);
+  // Read at most one byte more than allowed, so a pipe or a huge file is refused without being
+  // held in memory (a parsed YAML tree takes about 100 times its text).
+  std::string text(kMaxFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxFileBytes)
+    throw InputError(file + ": the file is larger than " + std::to_string(kMaxFileBytes >> 20) +
+                     " MiB, the most a platform or workload file may be");
+  return parse_text(text, file, overrides);
 }
 
 ConfigNode load_string(const std::string& text, const std::string& name, const std::vector<std::string>& overrides) {

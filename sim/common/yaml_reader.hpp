@@ -93,7 +93,10 @@ class MapReader {
 /// scalar that is not UTF-8, aliases that would expand the document by more than 100000 nodes or
 /// form a cycle, a quoted value never closed (reported where it opens), a second document and an
 /// empty one ("the document is empty ..."). See yaml_check.hpp.
+/// Files larger than kMaxFileBytes are refused before they are parsed ("the file is larger than
+/// 4 MiB"): this bounds the memory and time of reading one (docs/robustness.md).
 ConfigNode load_file(const std::string& file, const std::vector<std::string>& overrides = {});
+inline constexpr size_t kMaxFileBytes = size_t{4} << 20;
 /// Parses YAML text (tests, embedded presets); `name` stands for the file in messages.
 ConfigNode load_string(const std::string& text, const std::string& name,
                        const std::vector<std::string>& overrides = {});

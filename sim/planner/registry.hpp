@@ -6,7 +6,8 @@
 // every strategy with its options.
 //
 // Contract: a strategy's plan function fills Plan::predicted_iteration_s, layers (every workload
-// layer, in order, each with its sharding), memory and family; make_plan() fills the header
+// layer, in order, each with its sharding), memory, family and, where the strategy needs them,
+// configuration (mars: device -> design) and schedule (deepa: overlap); make_plan() fills the header
 // (schema, strategy, resolved options, seed, tool_version, config name and content hash, workload).
 // A family registers itself with ONE call (builtin_strategies.cpp), e.g. accpar::register_strategies(r).
 

@@ -88,7 +88,7 @@ TEST(Simsweep, BadInputIsRefusedBeforeAnyPoint) {
   struct Case {
     std::string args, expect;
   };
-  const std::vector<Case> cases = {
+  std::vector<Case> cases = {
       {"--config " + (dir / "bad_plan.json").string() + good + vary, "bad_plan.json"},
       {"--config " + config + " --workload no_such_net --batch 8 --strategy dsm" + vary, "no_such_net"},
       {"--config " + config + " --workload vgg16 --batch 8 --strategy no_such_strategy" + vary, "no_such_strategy"},
@@ -97,6 +97,19 @@ TEST(Simsweep, BadInputIsRefusedBeforeAnyPoint) {
       {"--config " + config + good + " --vary system.torus.bandwidth=10GB/s,20XB/s", "20XB/s"},
       {"--config " + config + good + vary + " --set system.torus.latency=-1ns", "latency"},
   };
+  // A dsm plan whose passes the lowering refuses (training passes in an inference plan).
+  const std::string plan = (dir / "dsm.json").string();
+  ASSERT_EQ(std::system((std::string(PARTSIM_BIN_DIR) + "/simplan --config " + config +
+                         " --workload alexnet --batch 8 --strategy dsm -o " + plan + " >/dev/null 2>&1")
+                            .c_str()),
+            0);
+  std::string text = read(plan);
+  const auto mode = text.find("\"mode\": \"training\"");
+  ASSERT_NE(mode, std::string::npos);
+  text.replace(mode, 20, "\"mode\": \"inference\"");
+  std::ofstream(dir / "dsm_inference.json") << text;
+  cases.push_back({"--config " + config + " --fixed-plan " + (dir / "dsm_inference.json").string() + vary,
+                   "dsm_inference.json: /layers/1/family/passes: layer 'conv1': passes [fwd, upd] do not match"});
   for (const auto& c : cases) {
     const std::string cmd = std::string(PARTSIM_BIN_DIR) + "/simsweep " + c.args + " --bin-dir " +
                             (dir / "bin").string() + " --out " + (dir / "sweep.csv").string() + " 2>" +
