@@ -26,12 +26,18 @@ std::string shape_key(const workloads::Shape& s) {
 
 }  // namespace
 
-double kernel_efficiency(const Layer& layer, const plan::LoopBox& box) {
+double plane_efficiency(double positions_per_image) {
+  const double p2 = positions_per_image * positions_per_image;
+  return 1.0 - kPlaneAlpha * p2 / (p2 + kPlaneHalf * kPlaneHalf);
+}
+
+double kernel_efficiency(const Layer& layer, const plan::LoopBox& box, bool plane_term) {
   if (!layer.q.primary) return 1.0;
-  const double m = static_cast<double>(box.batch.size() * box.height.size() * box.width.size());
+  const double plane = static_cast<double>(box.height.size() * box.width.size());
+  const double m = static_cast<double>(box.batch.size()) * plane;
   const double n = static_cast<double>(box.out_channels.size());
   const double k = static_cast<double>(box.in_channels.size()) * static_cast<double>(std::max<std::int64_t>(1, layer.q.kernel_2d));
-  return half_performance(m, 64) * half_performance(n, 64) * half_performance(k, 16);
+  return half_performance(m, 64) * half_performance(n, 64) * half_performance(k, 16) * (plane_term ? plane_efficiency(plane) : 1.0);
 }
 
 // ---- link loads ------------------------------------------------------------------------------------
@@ -192,7 +198,7 @@ NodeCost CostModel::node_cost(std::size_t v, int config) const {
   }
   // compute(c): the slowest worker (equal partitioning leaves at most one row of imbalance).
   for (const auto& db : lb.boxes) {
-    const double efficiency = options_.kernel_efficiency ? kernel_efficiency(L, db.box) : 1.0;
+    const double efficiency = options_.kernel_efficiency ? kernel_efficiency(L, db.box, options_.plane_term) : 1.0;
     double t = 0;
     for (plan::Pass pass : passes) {
       devices::ShardWork work = lowering::shard_work(L, db.box, extent, graph_.batch(), pass, bpe_);

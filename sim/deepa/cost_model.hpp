@@ -44,16 +44,38 @@ struct ModelOptions {
   int max_workers = 0;              // 0: the device count
   AllowedDims dims;
   bool kernel_efficiency = true;    // false: the device model's plain peak
+  bool plane_term = true;           // false: the GEMM half-performance term alone (plane_efficiency = 1)
   Space space = Space::all;
 };
 
-/// Half-performance model of a GEMM kernel (Hockney's n_1/2: a dimension of size x runs at
-/// x / (x + x_half) of the peak), per GEMM dimension of the shard: M = images x output positions,
-/// N = output channels, K = input channels x kernel positions (the implicit-GEMM view of cuDNN,
-/// Chetlur et al. 2014). x_half = 64 for M and N (the tile edge of a Kepler SGEMM thread block) and
-/// 16 for K (one unrolled slice of the reduction): our choice, not from the paper. 1 for layers
-/// without matrix products.
-double kernel_efficiency(const workloads::Layer& layer, const plan::LoopBox& box);
+/// Kernel efficiency of a shard (<= 1; the shard's primary FLOPs are divided by it), the product of
+/// two terms:
+/// - Half-performance model of a GEMM kernel (Hockney's n_1/2: a dimension of size x runs at
+///   x / (x + x_half) of the peak), per GEMM dimension of the shard: M = images x output positions,
+///   N = output channels, K = input channels x kernel positions (the implicit-GEMM view of cuDNN,
+///   Chetlur et al. 2014). x_half = 64 for M and N (the tile edge of a Kepler SGEMM thread block) and
+///   16 for K (one unrolled slice of the reduction): our choice, not from the paper.
+/// - plane_efficiency(): the per-image output plane, the term that tells an image split from an
+///   h/w split of the same size (M alone is the same for both; seed 001 Fig. 1 and Table 3).
+/// 1 for layers without matrix products.
+double kernel_efficiency(const workloads::Layer& layer, const plan::LoopBox& box, bool plane_term = true);
+
+/// Per-image plane term of kernel_efficiency(): a shard whose output plane has P positions per image
+/// runs at 1 - alpha x P^2 / (P^2 + P_half^2) of the rate (bounded in (1 - alpha, 1]; smaller planes
+/// run faster, and planes well above P_half all run alike). Seed 001 §2: the same work split over h
+/// and w trains faster than split over images (Fig. 1: image parallelism is generally not the
+/// fastest split of a convolution; the figure's bars are not given as numbers in our copy of the
+/// paper, only that ordering). The one measured pair is Table 3: VGG-16's conv5 on 4 K80s takes
+/// 63.7 ms as {n=4} (128 images x 14 x 14 per worker) and 54.7 ms as {h=2, w=2} (512 images x 7 x 7);
+/// both have M = 25088, so only the plane differs. P_half = 196 (that 14 x 14 plane) and
+/// alpha = 0.314 give (1 - 0.314 x 2401/40817) / (1 - 0.314 x 1/2) = 0.981529 / 0.843 = 1.1643,
+/// Table 3's 63.7 / 54.7 = 1.1645: calibrated to that pair, not derived from a cuDNN mechanism. The
+/// square (a steep knee) keeps the term from favouring h/w splits of large planes, which the paper's
+/// Fig. 9 and 10 run image-parallel: 56 x 56 and 224 x 224 planes differ by 0.2 %. Table 3's image
+/// rows (32-256 images of 14 x 14 per worker) stay linear in the workers, as the paper's are.
+double plane_efficiency(double positions_per_image);
+inline constexpr double kPlaneAlpha = 0.314;
+inline constexpr double kPlaneHalf = 196;
 
 /// Link loads of a set of point-to-point transfers (one phase), on precomputed routes.
 class LinkLoads {

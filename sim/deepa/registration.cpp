@@ -79,7 +79,9 @@ ModelOptions model_options_from(const planner::StrategyOptions& options) {
     if (d == "h") o.dims.h = true;
     if (d == "w") o.dims.w = true;
   }
-  o.kernel_efficiency = options.text("kernel_efficiency") == "shape";
+  const std::string& efficiency = options.text("kernel_efficiency");
+  o.kernel_efficiency = efficiency != "none";
+  o.plane_term = efficiency == "shape";
   const std::string& space = options.text("space");
   o.space = space == "image" ? Space::image : space == "owt" ? Space::owt : Space::all;
   return o;
@@ -197,9 +199,9 @@ void register_strategies(planner::StrategyRegistry& registry) {
       {"dims", planner::OptionType::words, "all", "dimensions a configuration may split (n images, c channels, h, w)",
        {"n", "c", "h", "w"}},
       {"kernel_efficiency", planner::OptionType::choice, "shape",
-       "compute(c): shape = peak x the shard's GEMM half-performance efficiency (docs/model.md \"DeePa\"), "
-       "none = the device model's peak",
-       {"shape", "none"}},
+       "compute(c): shape = peak x the shard's GEMM half-performance efficiency x the per-image plane term "
+       "(docs/model.md \"DeePa\"), gemm = without the plane term, none = the device model's peak",
+       {"shape", "gemm", "none"}},
       {"space", planner::OptionType::choice, "all",
        "configurations searched: all, image (image parallelism on every device, Fig. 7 purple), owt (conv/pool "
        "image-parallel, fc channel-parallel, Fig. 7 green)",
