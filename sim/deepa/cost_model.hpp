@@ -46,6 +46,9 @@ struct ModelOptions {
   bool kernel_efficiency = true;    // false: the device model's plain peak
   bool plane_term = true;           // false: the GEMM half-performance term alone (plane_efficiency = 1)
   Space space = Space::all;
+  /// true: refuse configurations whose shard does not fit its device's memory (shard_memory),
+  /// and plans whose layers together do not fit (CostModel::check_memory).
+  bool check_memory = true;
 };
 
 /// Kernel efficiency of a shard (<= 1; the shard's primary FLOPs are divided by it), the product of
@@ -106,7 +109,20 @@ struct NodeCost {
   double compute_s = 0;
   double update_s = 0;
   double update_bytes = 0;  // bytes all replicas send in the all-reduce
+  double memory_bytes = 0;  // the largest worker's shard_memory().total(), bytes
 };
+
+/// Device memory one worker's shard of a layer needs, bytes. `held` stays allocated for the whole
+/// step: the weights and the output activations (training keeps them for back-propagation) and in
+/// training the weight gradient. `transient` lives only while back-propagation passes the layer: the
+/// error of its output (training; 0 in inference). Inputs are the producer's outputs (counted there)
+/// and workspace and optimizer state are not counted, so this is a lower bound of a framework's need.
+struct ShardMemory {
+  double held = 0;
+  double transient = 0;
+  double total() const { return held + transient; }
+};
+ShardMemory shard_memory(double weight_bytes, double activation_bytes, plan::Mode mode);
 
 /// An edge's xfer for one configuration pair.
 struct XferCost {
@@ -134,11 +150,23 @@ class CostModel {
   /// The eq. 1 graph: node costs compute + update, edge tables xfer (built once, cached by geometry).
   CostGraph cost_graph() const;
   plan::Sharding sharding(std::size_t layer, int config) const;
+  /// Per device, the memory of the whole plan `choice` (one configuration per layer): the sum over
+  /// layers of the shards' held memory plus the largest transient one (one layer back-propagates at
+  /// a time; eq. 1 runs the layers one after another).
+  std::vector<double> plan_memory_bytes(const std::vector<int>& choice) const;
+  /// Throws InputError when plan_memory_bytes(choice) exceeds a device's memory (seed 001 §7.2:
+  /// VGG-16 and Inception-v3 at minibatch 2048 do not fit 16 K80s). Does nothing when check_memory
+  /// is off.
+  void check_memory(const std::vector<int>& choice) const;
+  /// Configurations refused because their shard alone exceeds device memory, over all layers.
+  std::size_t refused_configurations() const { return refused_; }
 
  private:
   struct LayerBoxes;
   const LayerBoxes& boxes(std::size_t layer, int config) const;
   NodeCost node_cost(std::size_t layer, int config) const;
+  ShardMemory worker_memory(std::size_t layer, int config, std::size_t worker) const;
+  void refuse_oversized(std::size_t layer);
   std::string edge_key(const Edge& e) const;
 
   const topology::SystemSpec& spec_;
@@ -152,6 +180,7 @@ class CostModel {
   std::vector<std::vector<std::unique_ptr<LayerBoxes>>> boxes_;
   std::vector<std::vector<NodeCost>> nodes_;
   std::vector<Edge> edges_;
+  std::size_t refused_ = 0;
   mutable std::unique_ptr<LinkLoads> loads_;
 };
 

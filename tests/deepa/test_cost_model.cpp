@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/common/error.hpp"
 #include "sim/deepa/cost_model.hpp"
 #include "tests/support/platform_yaml.hpp"
 #include "workloads/net_builder.hpp"
@@ -172,4 +173,72 @@ TEST(DeepaCostModel, HeightWidthSplitOfVggConv5BeatsAnImageSplitAsInTable3) {
   // 224 x 224 = 50176 -> 0.686005 (ratio 1.0018).
   EXPECT_NEAR(plane_efficiency(3136), 0.687222, 1e-6);
   EXPECT_NEAR(plane_efficiency(50176), 0.686005, 1e-6);
+}
+
+namespace {
+
+// kStar with `memory` per device.
+topology::SystemSpec star_with_memory(const std::string& memory) {
+  std::string yaml = kStar;
+  yaml.replace(yaml.find("memory: 1GB"), 11, "memory: " + memory);
+  return test::platform_from_yaml(yaml);
+}
+
+}  // namespace
+
+TEST(DeepaCostModel, ShardMemoryHoldsWeightsGradientsAndActivations) {
+  // conv1 of tiny(8) on one worker: weights 76 x 4 B = 304 B, output 8 x 4 x 8 x 8 x 4 B = 8192 B.
+  // Training holds 2 x 304 + 8192 = 8800 B and needs the output's error, 8192 B, while back-propagating.
+  const ShardMemory m = shard_memory(304, 8192, plan::Mode::training);
+  EXPECT_DOUBLE_EQ(m.held, 8800);
+  EXPECT_DOUBLE_EQ(m.transient, 8192);
+  EXPECT_DOUBLE_EQ(m.total(), 16992);
+  // Inference: weights and activations only.
+  EXPECT_DOUBLE_EQ(shard_memory(304, 8192, plan::Mode::inference).total(), 8496);
+}
+
+TEST(DeepaCostModel, ConfigurationsWhoseShardExceedsDeviceMemoryAreRefused) {
+  // Devices of 10000 B, tiny(8), training.
+  // conv1 on 1 worker: 16992 B > 10000 -> refused. On 2 workers, e.g. {n=2}: 2 x 304 + 4096 + 4096
+  // = 8800 B; {c=2}: 2 x 152 + 4096 + 4096 = 8496 B: kept. 15 - 1 = 14 configurations.
+  // fc (params 256 x 16 + 16 = 4112, 16448 B; output 8 x 16 x 4 B = 512 B): {c=4} holds a quarter of
+  // the weights, 2 x 4112 + 128 + 128 = 8480 B, kept; every other configuration replicates at least half
+  // of them: {c=2} 2 x 8224 + 256 + 256 = 16960 B, {n=4} 2 x 16448 + 128 + 128 = 33152 B: refused.
+  const topology::SystemSpec spec = star_with_memory("10000B");
+  const workloads::Graph graph = tiny(8);
+  ModelOptions options;
+  options.kernel_efficiency = false;
+  const CostModel model{spec, graph, plan::Mode::training, options};
+  EXPECT_EQ(model.configurations(1).size(), 14u);
+  for (const auto& c : model.configurations(1)) EXPECT_GT(c.workers(), 1);
+  ASSERT_EQ(model.configurations(4).size(), 1u);
+  EXPECT_EQ(model.configurations(4)[0], (Configuration{1, 4, 1, 1}));
+  EXPECT_GE(model.refused_configurations(), 6u);
+  // memory=ignore keeps them all.
+  options.check_memory = false;
+  EXPECT_EQ((CostModel{spec, graph, plan::Mode::training, options}).configurations(1).size(), 15u);
+}
+
+TEST(DeepaCostModel, PlanMemoryIsTheHeldShardsPlusTheLargestError) {
+  // Every layer on 4 workers, fc as {c=4}: per device
+  //   data {n=4}: 2 images x 2 x 8 x 8 x 4 B = 1024 B (an input: no error)
+  //   conv1 {n=4}: 2 x 304 + 2 x 4 x 64 x 4 B = 608 + 2048 = 2656 B, error 2048 B
+  //   conv2 {n=4}: 2 x 592 + 2048 = 3232 B (148 params), error 2048 B
+  //   flatten {n=4}: 2 x 256 x 4 B = 2048 B, error 2048 B
+  //   fc {c=4}: 2 x 4112 + 8 x 4 x 4 B = 8224 + 128 = 8352 B, error 128 B
+  // held 1024 + 2656 + 3232 + 2048 + 8352 = 17312 B, + the largest error 2048 = 19360 B.
+  const workloads::Graph graph = tiny(8);
+  ModelOptions options;
+  options.kernel_efficiency = false;
+  for (const char* memory : {"19360B", "19359B"}) {
+    const topology::SystemSpec spec = star_with_memory(memory);
+    const CostModel model{spec, graph, plan::Mode::training, options};
+    const std::vector<int> choice{index_of(model, 0, {4, 1, 1, 1}), index_of(model, 1, {4, 1, 1, 1}), index_of(model, 2, {4, 1, 1, 1}),
+                                  index_of(model, 3, {4, 1, 1, 1}), index_of(model, 4, {1, 4, 1, 1})};
+    for (double bytes : model.plan_memory_bytes(choice)) EXPECT_DOUBLE_EQ(bytes, 19360);
+    if (std::string(memory) == "19360B")
+      EXPECT_NO_THROW(model.check_memory(choice));
+    else
+      EXPECT_THROW(model.check_memory(choice), InputError);
+  }
 }
