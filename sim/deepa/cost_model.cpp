@@ -1,6 +1,7 @@
 #include "sim/deepa/cost_model.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <unordered_map>
 
@@ -26,13 +27,34 @@ std::string shape_key(const workloads::Shape& s) {
 
 }  // namespace
 
-double kernel_efficiency(const Layer& layer, const plan::LoopBox& box) {
+double plane_efficiency(double positions_per_image) {
+  const double p2 = positions_per_image * positions_per_image;
+  return 1.0 - kPlaneAlpha * p2 / (p2 + kPlaneHalf * kPlaneHalf);
+}
+
+double kernel_efficiency(const Layer& layer, const plan::LoopBox& box, bool plane_term) {
   if (!layer.q.primary) return 1.0;
-  const double m = static_cast<double>(box.batch.size() * box.height.size() * box.width.size());
+  const double plane = static_cast<double>(box.height.size() * box.width.size());
+  const double m = static_cast<double>(box.batch.size()) * plane;
   const double n = static_cast<double>(box.out_channels.size());
   const double k = static_cast<double>(box.in_channels.size()) * static_cast<double>(std::max<std::int64_t>(1, layer.q.kernel_2d));
-  return half_performance(m, 64) * half_performance(n, 64) * half_performance(k, 16);
+  return half_performance(m, 64) * half_performance(n, 64) * half_performance(k, 16) * (plane_term ? plane_efficiency(plane) : 1.0);
 }
+
+ShardMemory shard_memory(double weight_bytes, double activation_bytes, plan::Mode mode) {
+  if (mode != plan::Mode::training) return {weight_bytes + activation_bytes, 0};
+  return {2 * weight_bytes + activation_bytes, activation_bytes};
+}
+
+namespace {
+
+std::string gigabytes(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GB", bytes / 1e9);
+  return buf;
+}
+
+}  // namespace
 
 // ---- link loads ------------------------------------------------------------------------------------
 
@@ -162,12 +184,81 @@ CostModel::CostModel(const topology::SystemSpec& spec, const workloads::Graph& g
       boxes_[v].push_back(std::move(lb));
     }
     for (std::size_t c = 0; c < configs_[v].size(); ++c) nodes_[v].push_back(node_cost(v, static_cast<int>(c)));
+    if (options_.check_memory) refuse_oversized(v);
     const auto producers = graph.predecessors(v);
     for (std::size_t slot = 0; slot < producers.size(); ++slot) edges_.push_back({producers[slot], v, slot});
   }
 }
 
 CostModel::~CostModel() = default;
+
+void CostModel::refuse_oversized(std::size_t v) {
+  // A configuration's workers may sit on devices of different memory: each worker against its own.
+  double smallest_need = std::numeric_limits<double>::infinity(), memory = 0;
+  std::size_t kept = 0;
+  for (std::size_t c = 0; c < configs_[v].size(); ++c) {
+    bool fits = true;
+    for (std::size_t k = 0; k < boxes_[v][c]->boxes.size(); ++k) {
+      const double have = spec_.device_type(boxes_[v][c]->boxes[k].device).memory_bytes();
+      const double need = worker_memory(v, static_cast<int>(c), k).total();
+      if (need > have) {
+        fits = false;
+        if (need < smallest_need) smallest_need = need, memory = have;
+      }
+    }
+    if (!fits) continue;
+    if (kept != c) {
+      configs_[v][kept] = configs_[v][c];
+      boxes_[v][kept] = std::move(boxes_[v][c]);
+      nodes_[v][kept] = nodes_[v][c];
+    }
+    ++kept;
+  }
+  refused_ += configs_[v].size() - kept;
+  if (kept == 0)
+    throw InputError("deepa: layer '" + graph_.layer(v).name + "' does not fit device memory in any configuration (the smallest shard needs " +
+                     gigabytes(smallest_need) + ", the device has " + gigabytes(memory) + "); lower the minibatch or use option memory=ignore");
+  configs_[v].resize(kept);
+  boxes_[v].resize(kept);
+  nodes_[v].resize(kept);
+}
+
+ShardMemory CostModel::worker_memory(std::size_t v, int config, std::size_t worker) const {
+  const Layer& L = graph_.layer(v);
+  const LayerBoxes& lb = boxes(v, config);
+  const plan::LoopExtent extent = lowering::loop_extent(L, graph_.batch());
+  const double weights = L.q.params > 0 ? static_cast<double>(L.q.params) * lowering::weight_fraction(L, lb.boxes[worker].box, extent) * bpe_ : 0;
+  // A graph input has no error to hold: it counts once, as in inference.
+  return shard_memory(weights, lb.owned[worker].elements() * bpe_, is_input(L) ? plan::Mode::inference : mode_);
+}
+
+std::vector<double> CostModel::plan_memory_bytes(const std::vector<int>& choice) const {
+  const std::size_t devices = static_cast<std::size_t>(spec_.device_count());
+  std::vector<double> held(devices, 0), transient(devices, 0);
+  for (std::size_t v = 0; v < graph_.size(); ++v) {
+    const LayerBoxes& lb = boxes(v, choice[v]);
+    for (std::size_t k = 0; k < lb.boxes.size(); ++k) {
+      const ShardMemory m = worker_memory(v, choice[v], k);
+      const auto d = static_cast<std::size_t>(lb.boxes[k].device);
+      held[d] += m.held;
+      transient[d] = std::max(transient[d], m.transient);
+    }
+  }
+  for (std::size_t d = 0; d < devices; ++d) held[d] += transient[d];
+  return held;
+}
+
+void CostModel::check_memory(const std::vector<int>& choice) const {
+  if (!options_.check_memory) return;
+  const std::vector<double> need = plan_memory_bytes(choice);
+  for (std::size_t d = 0; d < need.size(); ++d) {
+    const double have = spec_.device_type(static_cast<int>(d)).memory_bytes();
+    if (need[d] > have)
+      throw InputError("deepa: the plan needs " + gigabytes(need[d]) + " on device " + std::to_string(d) + ", which has " + gigabytes(have) +
+                       " (weights, weight gradients and activations of every layer and the largest output error, at minibatch " + std::to_string(graph_.batch()) +
+                       "); lower the minibatch or use option memory=ignore");
+  }
+}
 
 plan::Sharding CostModel::sharding(std::size_t layer, int config) const {
   return sharding_of(configs_[layer][static_cast<std::size_t>(config)], order_);
@@ -190,9 +281,10 @@ NodeCost CostModel::node_cost(std::size_t v, int config) const {
     if (needs_input_error) passes.push_back(plan::Pass::bwd);
     passes.push_back(plan::Pass::upd);
   }
+  for (std::size_t k = 0; k < lb.boxes.size(); ++k) cost.memory_bytes = std::max(cost.memory_bytes, worker_memory(v, config, k).total());
   // compute(c): the slowest worker (equal partitioning leaves at most one row of imbalance).
   for (const auto& db : lb.boxes) {
-    const double efficiency = options_.kernel_efficiency ? kernel_efficiency(L, db.box) : 1.0;
+    const double efficiency = options_.kernel_efficiency ? kernel_efficiency(L, db.box, options_.plane_term) : 1.0;
     double t = 0;
     for (plan::Pass pass : passes) {
       devices::ShardWork work = lowering::shard_work(L, db.box, extent, graph_.batch(), pass, bpe_);

@@ -44,16 +44,41 @@ struct ModelOptions {
   int max_workers = 0;              // 0: the device count
   AllowedDims dims;
   bool kernel_efficiency = true;    // false: the device model's plain peak
+  bool plane_term = true;           // false: the GEMM half-performance term alone (plane_efficiency = 1)
   Space space = Space::all;
+  /// true: refuse configurations whose shard does not fit its device's memory (shard_memory),
+  /// and plans whose layers together do not fit (CostModel::check_memory).
+  bool check_memory = true;
 };
 
-/// Half-performance model of a GEMM kernel (Hockney's n_1/2: a dimension of size x runs at
-/// x / (x + x_half) of the peak), per GEMM dimension of the shard: M = images x output positions,
-/// N = output channels, K = input channels x kernel positions (the implicit-GEMM view of cuDNN,
-/// Chetlur et al. 2014). x_half = 64 for M and N (the tile edge of a Kepler SGEMM thread block) and
-/// 16 for K (one unrolled slice of the reduction): our choice, not from the paper. 1 for layers
-/// without matrix products.
-double kernel_efficiency(const workloads::Layer& layer, const plan::LoopBox& box);
+/// Kernel efficiency of a shard (<= 1; the shard's primary FLOPs are divided by it), the product of
+/// two terms:
+/// - Half-performance model of a GEMM kernel (Hockney's n_1/2: a dimension of size x runs at
+///   x / (x + x_half) of the peak), per GEMM dimension of the shard: M = images x output positions,
+///   N = output channels, K = input channels x kernel positions (the implicit-GEMM view of cuDNN,
+///   Chetlur et al. 2014). x_half = 64 for M and N (the tile edge of a Kepler SGEMM thread block) and
+///   16 for K (one unrolled slice of the reduction): our choice, not from the paper.
+/// - plane_efficiency(): the per-image output plane, the term that tells an image split from an
+///   h/w split of the same size (M alone is the same for both; seed 001 Fig. 1 and Table 3).
+/// 1 for layers without matrix products.
+double kernel_efficiency(const workloads::Layer& layer, const plan::LoopBox& box, bool plane_term = true);
+
+/// Per-image plane term of kernel_efficiency(): a shard whose output plane has P positions per image
+/// runs at 1 - alpha x P^2 / (P^2 + P_half^2) of the rate (bounded in (1 - alpha, 1]; smaller planes
+/// run faster, and planes well above P_half all run alike). Seed 001 §2: the same work split over h
+/// and w trains faster than split over images (Fig. 1: image parallelism is generally not the
+/// fastest split of a convolution; the figure's bars are not given as numbers in our copy of the
+/// paper, only that ordering). The one measured pair is Table 3: VGG-16's conv5 on 4 K80s takes
+/// 63.7 ms as {n=4} (128 images x 14 x 14 per worker) and 54.7 ms as {h=2, w=2} (512 images x 7 x 7);
+/// both have M = 25088, so only the plane differs. P_half = 196 (that 14 x 14 plane) and
+/// alpha = 0.314 give (1 - 0.314 x 2401/40817) / (1 - 0.314 x 1/2) = 0.981529 / 0.843 = 1.1643,
+/// Table 3's 63.7 / 54.7 = 1.1645: calibrated to that pair, not derived from a cuDNN mechanism. The
+/// square (a steep knee) keeps the term from favouring h/w splits of large planes, which the paper's
+/// Fig. 9 and 10 run image-parallel: 56 x 56 and 224 x 224 planes differ by 0.2 %. Table 3's image
+/// rows (32-256 images of 14 x 14 per worker) stay linear in the workers, as the paper's are.
+double plane_efficiency(double positions_per_image);
+inline constexpr double kPlaneAlpha = 0.314;
+inline constexpr double kPlaneHalf = 196;
 
 /// Link loads of a set of point-to-point transfers (one phase), on precomputed routes.
 class LinkLoads {
@@ -84,7 +109,20 @@ struct NodeCost {
   double compute_s = 0;
   double update_s = 0;
   double update_bytes = 0;  // bytes all replicas send in the all-reduce
+  double memory_bytes = 0;  // the largest worker's shard_memory().total(), bytes
 };
+
+/// Device memory one worker's shard of a layer needs, bytes. `held` stays allocated for the whole
+/// step: the weights and the output activations (training keeps them for back-propagation) and in
+/// training the weight gradient. `transient` lives only while back-propagation passes the layer: the
+/// error of its output (training; 0 in inference). Inputs are the producer's outputs (counted there)
+/// and workspace and optimizer state are not counted, so this is a lower bound of a framework's need.
+struct ShardMemory {
+  double held = 0;
+  double transient = 0;
+  double total() const { return held + transient; }
+};
+ShardMemory shard_memory(double weight_bytes, double activation_bytes, plan::Mode mode);
 
 /// An edge's xfer for one configuration pair.
 struct XferCost {
@@ -112,11 +150,23 @@ class CostModel {
   /// The eq. 1 graph: node costs compute + update, edge tables xfer (built once, cached by geometry).
   CostGraph cost_graph() const;
   plan::Sharding sharding(std::size_t layer, int config) const;
+  /// Per device, the memory of the whole plan `choice` (one configuration per layer): the sum over
+  /// layers of the shards' held memory plus the largest transient one (one layer back-propagates at
+  /// a time; eq. 1 runs the layers one after another).
+  std::vector<double> plan_memory_bytes(const std::vector<int>& choice) const;
+  /// Throws InputError when plan_memory_bytes(choice) exceeds a device's memory (seed 001 §7.2:
+  /// VGG-16 and Inception-v3 at minibatch 2048 do not fit 16 K80s). Does nothing when check_memory
+  /// is off.
+  void check_memory(const std::vector<int>& choice) const;
+  /// Configurations refused because their shard alone exceeds device memory, over all layers.
+  std::size_t refused_configurations() const { return refused_; }
 
  private:
   struct LayerBoxes;
   const LayerBoxes& boxes(std::size_t layer, int config) const;
   NodeCost node_cost(std::size_t layer, int config) const;
+  ShardMemory worker_memory(std::size_t layer, int config, std::size_t worker) const;
+  void refuse_oversized(std::size_t layer);
   std::string edge_key(const Edge& e) const;
 
   const topology::SystemSpec& spec_;
@@ -130,6 +180,7 @@ class CostModel {
   std::vector<std::vector<std::unique_ptr<LayerBoxes>>> boxes_;
   std::vector<std::vector<NodeCost>> nodes_;
   std::vector<Edge> edges_;
+  std::size_t refused_ = 0;
   mutable std::unique_ptr<LinkLoads> loads_;
 };
 

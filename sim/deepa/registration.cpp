@@ -79,9 +79,12 @@ ModelOptions model_options_from(const planner::StrategyOptions& options) {
     if (d == "h") o.dims.h = true;
     if (d == "w") o.dims.w = true;
   }
-  o.kernel_efficiency = options.text("kernel_efficiency") == "shape";
+  const std::string& efficiency = options.text("kernel_efficiency");
+  o.kernel_efficiency = efficiency != "none";
+  o.plane_term = efficiency == "shape";
   const std::string& space = options.text("space");
   o.space = space == "image" ? Space::image : space == "owt" ? Space::owt : Space::all;
+  o.check_memory = options.text("memory") == "check";
   return o;
 }
 
@@ -95,6 +98,7 @@ DeepaRun run_deepa(const topology::SystemSpec& spec, const workloads::Graph& gra
   start = std::chrono::steady_clock::now();
   run.search = eliminate_and_search(cost_graph);
   run.search_s = seconds_since(start);
+  run.model->check_memory(run.search.choice);
   return run;
 }
 
@@ -133,7 +137,8 @@ plan::Plan make_deepa_plan(const planner::PlanInputs& in) {
                 {"edge_eliminations", run.search.edge_eliminations},
                 {"nodes_left", run.search.nodes_left},
                 {"edges_left", run.search.edges_left},
-                {"enumerated", run.search.enumerated}}},
+                {"enumerated", run.search.enumerated},
+                {"refused_for_memory", run.model->refused_configurations()}}},
               {"data_transferred_bytes", {{"xfer", data.xfer_bytes}, {"update", data.update_bytes}}}};
   return p;
 }
@@ -197,9 +202,13 @@ void register_strategies(planner::StrategyRegistry& registry) {
       {"dims", planner::OptionType::words, "all", "dimensions a configuration may split (n images, c channels, h, w)",
        {"n", "c", "h", "w"}},
       {"kernel_efficiency", planner::OptionType::choice, "shape",
-       "compute(c): shape = peak x the shard's GEMM half-performance efficiency (docs/model.md \"DeePa\"), "
-       "none = the device model's peak",
-       {"shape", "none"}},
+       "compute(c): shape = peak x the shard's GEMM half-performance efficiency x the per-image plane term "
+       "(docs/model.md \"DeePa\"), gemm = without the plane term, none = the device model's peak",
+       {"shape", "gemm", "none"}},
+      {"memory", planner::OptionType::choice, "check",
+       "check = refuse configurations whose shard (weights, activations and their gradients) exceeds device memory, "
+       "and plans that do not fit (seed 001 Fig. 13); ignore = no capacity limit",
+       {"check", "ignore"}},
       {"space", planner::OptionType::choice, "all",
        "configurations searched: all, image (image parallelism on every device, Fig. 7 purple), owt (conv/pool "
        "image-parallel, fc channel-parallel, Fig. 7 green)",

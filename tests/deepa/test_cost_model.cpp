@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/common/error.hpp"
 #include "sim/deepa/cost_model.hpp"
 #include "tests/support/platform_yaml.hpp"
 #include "workloads/net_builder.hpp"
@@ -124,17 +125,120 @@ TEST(DeepaCostModel, ComputeIsTheDeviceModelOverTheShard) {
   EXPECT_NEAR(f.model.node(1, index_of(f.model, 1, {1, 1, 1, 1})).compute_s, conv1, conv1 * 1e-12);
 }
 
-TEST(DeepaCostModel, KernelEfficiencyIsHalfPerformancePerGemmDimension) {
+TEST(DeepaCostModel, KernelEfficiencyIsHalfPerformancePerGemmDimensionTimesThePlaneTerm) {
   workloads::Graph g = tiny(8);
   const workloads::Layer& fc = g.layer(4);
-  // The whole fc: M = 8 images x 1 position, N = 16, K = 256 x 1:
-  // 8/(8+64) x 16/(16+64) x 256/(256+16) = 0.111111 x 0.2 x 0.941176 = 0.0209150
+  // The whole fc: M = 8 images x 1 position, N = 16, K = 256 x 1, plane of 1 position:
+  // 8/(8+64) x 16/(16+64) x 256/(256+16) x (1 - 0.314 x 1/(1 + 196^2))
+  // = 0.111111 x 0.2 x 0.941176 x 0.999992 = 0.0209149
   plan::LoopBox box{{0, 8}, {0, 16}, {0, 256}, {0, 1}, {0, 1}};
-  EXPECT_NEAR(kernel_efficiency(fc, box), 8.0 / 72 * 16.0 / 80 * 256.0 / 272, 1e-12);
-  // conv1 shard of 2 images, all 4 channels, 4 x 8 positions: M = 64, N = 4, K = 2 x 9 = 18:
-  // 64/128 x 4/68 x 18/34 = 0.5 x 0.0588235 x 0.529412 = 0.0155709
+  EXPECT_NEAR(kernel_efficiency(fc, box), 8.0 / 72 * 16.0 / 80 * 256.0 / 272 * (1 - 0.314 / 38417), 1e-12);
+  EXPECT_NEAR(kernel_efficiency(fc, box), 0.0209149, 1e-7);
+  // conv1 shard of 2 images, all 4 channels, 4 x 8 positions: M = 64, N = 4, K = 2 x 9 = 18,
+  // plane 32: 64/128 x 4/68 x 18/34 x (1 - 0.314 x 1024/(1024 + 38416)) = 0.5 x 0.0588235 x 0.529412
+  // x 0.991847 = 0.0154440
   plan::LoopBox conv{{0, 2}, {0, 4}, {0, 2}, {0, 4}, {0, 8}};
-  EXPECT_NEAR(kernel_efficiency(g.layer(1), conv), 0.5 * 4.0 / 68 * 18.0 / 34, 1e-12);
+  EXPECT_NEAR(kernel_efficiency(g.layer(1), conv), 0.0154440, 1e-7);
+  // Without the plane term (kernel_efficiency=gemm): 0.5 x 0.0588235 x 0.529412 = 0.0155709.
+  EXPECT_NEAR(kernel_efficiency(g.layer(1), conv, false), 0.0155709, 1e-7);
   // Layers without matrix products run at the device model's rate.
   EXPECT_DOUBLE_EQ(kernel_efficiency(g.layer(3), box), 1.0);
+}
+
+TEST(DeepaCostModel, HeightWidthSplitOfVggConv5BeatsAnImageSplitAsInTable3) {
+  // VGG-16's conv5_x (Table 1's C2 family: 512 -> 512 channels, 3x3, pad 1) on a 14 x 14 plane,
+  // minibatch 512, on 4 workers (seed 001 Table 3).
+  workloads::NetBuilder b("conv5", "");
+  const std::string x = b.input("data", {512, 14, 14});
+  b.conv("conv5_1", x, 512, 3, 1, 1);
+  const workloads::Graph g = b.build(512);
+  const workloads::Layer& conv = g.layer(1);
+  // {n=4}: 128 images x 14 x 14 per worker. M = 25088 -> 25088/25152 = 0.997455; N = 512 ->
+  // 512/576 = 0.888889; K = 512 x 9 = 4608 -> 4608/4624 = 0.996540; plane 196 -> 1 - 0.314 x 196^2/(2 x 196^2)
+  // = 0.843. Product 0.997455 x 0.888889 x 0.996540 x 0.843 = 0.744840.
+  const plan::LoopBox n4{{0, 128}, {0, 512}, {0, 512}, {0, 14}, {0, 14}};
+  EXPECT_NEAR(kernel_efficiency(conv, n4), 0.744840, 2e-6);
+  // {h=2, w=2}: 512 images x 7 x 7. Same M, N, K; plane 49 -> 1 - 0.314 x 2401/(2401 + 38416)
+  // = 0.981529. Product 0.997455 x 0.888889 x 0.996540 x 0.981529 = 0.867239.
+  const plan::LoopBox hw{{0, 512}, {0, 512}, {0, 512}, {0, 7}, {0, 7}};
+  EXPECT_NEAR(kernel_efficiency(conv, hw), 0.867239, 2e-6);
+  // The same FLOPs, so compute {n=4} / {h=2,w=2} = 0.981529 / 0.843 = 1.16433 (Table 3: 63.7 / 54.7 = 1.1645).
+  EXPECT_NEAR(kernel_efficiency(conv, hw) / kernel_efficiency(conv, n4), 1.16433, 1e-5);
+  // {n=16}: 32 images x 14 x 14: M = 6272 -> 6272/6336 = 0.989899, the rest as {n=4}:
+  // 0.989899 x 0.888889 x 0.996540 x 0.843 = 0.739198. Image rows stay near linear in the workers, as
+  // Table 3's 15.9 / 31.8 / 63.7 / 127.4 ms are: {n=16} does 1/4 of {n=4}'s work at 0.99242 x its rate.
+  const plan::LoopBox n16{{0, 32}, {0, 512}, {0, 512}, {0, 14}, {0, 14}};
+  EXPECT_NEAR(kernel_efficiency(conv, n16), 0.739198, 2e-6);
+  // Large planes run alike: 56 x 56 = 3136 -> 1 - 0.314 x 3136^2/(3136^2 + 196^2) = 0.687222;
+  // 224 x 224 = 50176 -> 0.686005 (ratio 1.0018).
+  EXPECT_NEAR(plane_efficiency(3136), 0.687222, 1e-6);
+  EXPECT_NEAR(plane_efficiency(50176), 0.686005, 1e-6);
+}
+
+namespace {
+
+// kStar with `memory` per device.
+topology::SystemSpec star_with_memory(const std::string& memory) {
+  std::string yaml = kStar;
+  yaml.replace(yaml.find("memory: 1GB"), 11, "memory: " + memory);
+  return test::platform_from_yaml(yaml);
+}
+
+}  // namespace
+
+TEST(DeepaCostModel, ShardMemoryHoldsWeightsGradientsAndActivations) {
+  // conv1 of tiny(8) on one worker: weights 76 x 4 B = 304 B, output 8 x 4 x 8 x 8 x 4 B = 8192 B.
+  // Training holds 2 x 304 + 8192 = 8800 B and needs the output's error, 8192 B, while back-propagating.
+  const ShardMemory m = shard_memory(304, 8192, plan::Mode::training);
+  EXPECT_DOUBLE_EQ(m.held, 8800);
+  EXPECT_DOUBLE_EQ(m.transient, 8192);
+  EXPECT_DOUBLE_EQ(m.total(), 16992);
+  // Inference: weights and activations only.
+  EXPECT_DOUBLE_EQ(shard_memory(304, 8192, plan::Mode::inference).total(), 8496);
+}
+
+TEST(DeepaCostModel, ConfigurationsWhoseShardExceedsDeviceMemoryAreRefused) {
+  // Devices of 10000 B, tiny(8), training.
+  // conv1 on 1 worker: 16992 B > 10000 -> refused. On 2 workers, e.g. {n=2}: 2 x 304 + 4096 + 4096
+  // = 8800 B; {c=2}: 2 x 152 + 4096 + 4096 = 8496 B: kept. 15 - 1 = 14 configurations.
+  // fc (params 256 x 16 + 16 = 4112, 16448 B; output 8 x 16 x 4 B = 512 B): {c=4} holds a quarter of
+  // the weights, 2 x 4112 + 128 + 128 = 8480 B, kept; every other configuration replicates at least half
+  // of them: {c=2} 2 x 8224 + 256 + 256 = 16960 B, {n=4} 2 x 16448 + 128 + 128 = 33152 B: refused.
+  const topology::SystemSpec spec = star_with_memory("10000B");
+  const workloads::Graph graph = tiny(8);
+  ModelOptions options;
+  options.kernel_efficiency = false;
+  const CostModel model{spec, graph, plan::Mode::training, options};
+  EXPECT_EQ(model.configurations(1).size(), 14u);
+  for (const auto& c : model.configurations(1)) EXPECT_GT(c.workers(), 1);
+  ASSERT_EQ(model.configurations(4).size(), 1u);
+  EXPECT_EQ(model.configurations(4)[0], (Configuration{1, 4, 1, 1}));
+  EXPECT_GE(model.refused_configurations(), 6u);
+  // memory=ignore keeps them all.
+  options.check_memory = false;
+  EXPECT_EQ((CostModel{spec, graph, plan::Mode::training, options}).configurations(1).size(), 15u);
+}
+
+TEST(DeepaCostModel, PlanMemoryIsTheHeldShardsPlusTheLargestError) {
+  // Every layer on 4 workers, fc as {c=4}: per device
+  //   data {n=4}: 2 images x 2 x 8 x 8 x 4 B = 1024 B (an input: no error)
+  //   conv1 {n=4}: 2 x 304 + 2 x 4 x 64 x 4 B = 608 + 2048 = 2656 B, error 2048 B
+  //   conv2 {n=4}: 2 x 592 + 2048 = 3232 B (148 params), error 2048 B
+  //   flatten {n=4}: 2 x 256 x 4 B = 2048 B, error 2048 B
+  //   fc {c=4}: 2 x 4112 + 8 x 4 x 4 B = 8224 + 128 = 8352 B, error 128 B
+  // held 1024 + 2656 + 3232 + 2048 + 8352 = 17312 B, + the largest error 2048 = 19360 B.
+  const workloads::Graph graph = tiny(8);
+  ModelOptions options;
+  options.kernel_efficiency = false;
+  for (const char* memory : {"19360B", "19359B"}) {
+    const topology::SystemSpec spec = star_with_memory(memory);
+    const CostModel model{spec, graph, plan::Mode::training, options};
+    const std::vector<int> choice{index_of(model, 0, {4, 1, 1, 1}), index_of(model, 1, {4, 1, 1, 1}), index_of(model, 2, {4, 1, 1, 1}),
+                                  index_of(model, 3, {4, 1, 1, 1}), index_of(model, 4, {1, 4, 1, 1})};
+    for (double bytes : model.plan_memory_bytes(choice)) EXPECT_DOUBLE_EQ(bytes, 19360);
+    if (std::string(memory) == "19360B")
+      EXPECT_NO_THROW(model.check_memory(choice));
+    else
+      EXPECT_THROW(model.check_memory(choice), InputError);
+  }
 }
