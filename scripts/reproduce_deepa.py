@@ -219,7 +219,15 @@ p("|---|---|---|---|---|")
 for net in ["alexnet", "vgg16"]:
     for batch in [64, 256, 1024, 2048]:
         dp = simrun(K80, simplan(K80, net, batch, "dp"))["simulated_iteration_s"]
-        de = simrun(K80, simplan(K80, net, batch, "deepa"))["simulated_iteration_s"]
+        try:
+            de = simrun(K80, simplan(K80, net, batch, "deepa"))["simulated_iteration_s"]
+        except subprocess.CalledProcessError as e:
+            if e.returncode != 2 or "memory" not in e.stderr:
+                raise
+            # deepa's memory check (option memory=check) refuses it, as the paper's frameworks failed
+            # at 2048; dp's plans are not checked for memory.
+            p(f"| {net} | {batch} | {batch / dp:.0f} | does not fit: {e.stderr.strip().splitlines()[-1]} | - |")
+            continue
         p(f"| {net} | {batch} | {batch / dp:.0f} | {batch / de:.0f} | {dp / de:.2f} |")
 p("")
 
