@@ -22,7 +22,7 @@ using partsim::test::run_command;
 namespace {
 
 const std::string kBin = std::string(PARTSIM_BIN_DIR) + "/";
-const std::string kConfig = std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf.yaml";
+const std::string kConfig = std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/torus_8pf.yaml";
 
 nlohmann::json make_plan(const fs::path& dir, const std::string& strategy) {
   const fs::path file = dir / (strategy + ".json");

@@ -13,7 +13,7 @@ using partsim::test::run_command;
 namespace {
 
 const std::string kBin = std::string(PARTSIM_BIN_DIR) + "/";
-const std::string kConfig = std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf.yaml";
+const std::string kConfig = std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/torus_8pf.yaml";
 
 struct Case {
   std::string command;  // program and arguments

@@ -16,7 +16,7 @@ using partsim::test::run_command;
 namespace {
 
 const std::string kBin = std::string(PARTSIM_BIN_DIR) + "/";
-const std::string kK80 = std::string(PARTSIM_SOURCE_DIR) + "/configs/k80_16gpu.yaml";
+const std::string kK80 = std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/k80_16gpu.yaml";
 
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);

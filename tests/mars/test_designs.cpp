@@ -96,7 +96,7 @@ TEST(MarsDesigns, ShardTimeIsCyclesAtTheClockOrMemory) {
 }
 
 TEST(MarsDesigns, PlatformNamesDesignsAndChecksTheirKeys) {
-  const auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/f1_16xlarge.yaml");
+  const auto spec = topology::load_system(std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/f1_16xlarge.yaml");
   EXPECT_EQ(spec.device_count(), 8);
   EXPECT_EQ(spec.device_types.size(), 3u);
   for (const auto& [name, type] : spec.device_types) EXPECT_TRUE(std::holds_alternative<topology::FpgaDesign>(type.model)) << name;
@@ -119,7 +119,7 @@ TEST(MarsDesigns, PlatformNamesDesignsAndChecksTheirKeys) {
 
 // --dump-config writes a design as `kind: design` with its own tiles only, and reads back identical.
 TEST(MarsDesigns, DumpConfigRoundTrips) {
-  const auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/f1_16xlarge.yaml");
+  const auto spec = topology::load_system(std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/f1_16xlarge.yaml");
   const std::string text = topology::system_to_yaml(spec);
   EXPECT_NE(text.find("kind: design"), std::string::npos);
   EXPECT_NE(text.find("design: winograd"), std::string::npos);

@@ -21,7 +21,7 @@ using plan::ShardDim;
 
 namespace {
 
-topology::SystemSpec f1() { return topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/f1_16xlarge.yaml"); }
+topology::SystemSpec f1() { return topology::load_system(std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/f1_16xlarge.yaml"); }
 
 mars::SearchOptions small(std::uint64_t seed) {
   mars::SearchOptions o;
@@ -146,7 +146,7 @@ TEST(MarsSearch, BaselineOptionExplainAndErrors) {
   EXPECT_NE(text.find("4 x f1_winograd"), std::string::npos);
   EXPECT_NE(text.find("ES = {"), std::string::npos);
   // A platform without accelerator designs.
-  const auto tpu = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/tpu_v2v3_256.yaml");
+  const auto tpu = topology::load_system(std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/tpu_v2v3_256.yaml");
   const auto big = workloads::build_zoo("alexnet", 1);
   EXPECT_THROW(r.make_plan("mars", planner::PlanInputs(tpu, big, "alexnet", plan::Mode::inference, {}, 1)), InputError);
   EXPECT_THROW(r.make_plan("mars", planner::PlanInputs(spec, g, "alexnet", plan::Mode::inference, {"mutation=2"}, 1)),

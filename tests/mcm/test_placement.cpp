@@ -110,7 +110,7 @@ TEST(Solver, SampleAlwaysGivesStaticallyValidPlacements) {
 }
 
 TEST(Solver, AgreesWithTheCheckerOnRandomGraphsOf36Chips) {
-  const topology::SystemSpec ring = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/mcm_ring36.yaml");
+  const topology::SystemSpec ring = topology::load_system(std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/mcm_ring36.yaml");
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
     const workloads::Graph g = workloads::random_dag({seed, 20, 120, 1});
     const PlacementProblem p = make_problem(ring, g);
@@ -173,7 +173,7 @@ TEST(Solver, InfeasibleInstancesAreReported) {
 }
 
 TEST(Problem, NonRingPlatformsAreRefused) {
-  const topology::SystemSpec torus = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf.yaml");
+  const topology::SystemSpec torus = topology::load_system(std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/torus_8pf.yaml");
   const workloads::Graph g = test::diamond();
   EXPECT_THROW(make_problem(torus, g), InputError);
 }
