@@ -15,20 +15,15 @@
 #include "sim/common/error.hpp"
 #include "tests/support/run_command.hpp"
 
+#include "tests/support/text_file.hpp"
+
 namespace fs = std::filesystem;
 using partsim::test::run_command;
 
 namespace {
 
 const std::string kBin = std::string(PARTSIM_BIN_DIR) + "/";
-const std::string kConfig = std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf.yaml";
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+const std::string kConfig = std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/torus_8pf.yaml";
 
 // A fresh, empty directory for one test.
 fs::path scratch(const std::string& name) {
@@ -70,8 +65,8 @@ TEST(OutputSet, NothingIsInPlaceBeforeCommitAndNoTemporaryFileAfter) {
   EXPECT_FALSE(fs::exists(dir / "a.json"));
   EXPECT_FALSE(fs::exists(dir / "b.csv"));
   outputs.commit();
-  EXPECT_EQ(slurp(dir / "a.json"), "a");
-  EXPECT_EQ(slurp(dir / "b.csv"), "b");
+  EXPECT_EQ(partsim::test::read_text_file(dir / "a.json"), "a");
+  EXPECT_EQ(partsim::test::read_text_file(dir / "b.csv"), "b");
   EXPECT_EQ(entries(dir), 2u);
   fs::remove_all(dir);
 }
@@ -95,7 +90,7 @@ TEST(OutputSet, ASymbolicLinkIsFollowed) {
   outputs.add((dir / "link.json").string(), std::string("plan"));
   outputs.commit();
   EXPECT_TRUE(fs::is_symlink(dir / "link.json"));
-  EXPECT_EQ(slurp(dir / "real" / "plan.json"), "plan");
+  EXPECT_EQ(partsim::test::read_text_file(dir / "real" / "plan.json"), "plan");
   EXPECT_EQ(entries(dir / "real"), 1u);
   fs::remove_all(dir);
 }
@@ -110,7 +105,7 @@ TEST(OutputSet, AFifoIsWrittenInPlaceNotReplaced) {
                               "simrun --config " + kConfig + " --dump-config " + fifo.string() + "; wait";
   ASSERT_EQ(run_command(command, &out), 0) << out;
   EXPECT_EQ(fs::status(fifo).type(), fs::file_type::fifo) << "the FIFO was replaced by a regular file";
-  EXPECT_NE(slurp(dir / "read.yaml").find("system:"), std::string::npos);
+  EXPECT_NE(partsim::test::read_text_file(dir / "read.yaml").find("system:"), std::string::npos);
   fs::remove_all(dir);
 }
 

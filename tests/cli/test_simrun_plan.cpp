@@ -12,19 +12,14 @@
 
 #include "tests/support/run_command.hpp"
 
+#include "tests/support/text_file.hpp"
+
 using partsim::test::run_command;
 
 namespace {
 
 const std::string kBin = std::string(PARTSIM_BIN_DIR) + "/";
 const std::string kConfigs = std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // A dsm plan of alexnet at batch 256 on torus_8pf, written once per test process.
 std::string dsm_plan(const std::string& config = "torus_8pf") {
@@ -59,8 +54,8 @@ TEST(SimrunPlan, ChangedPlatformNeedsAllowConfigChange) {
   const std::string results = testing::TempDir() + "simrun_changed.json";
   ASSERT_EQ(run_command(base + " --allow-config-change --out " + results, &out), 0) << out;
   // The prediction reported is the plan's own (made for 80 GB/s), kept as written.
-  const auto j = nlohmann::json::parse(slurp(results));
-  const auto p = nlohmann::json::parse(slurp(plan));
+  const auto j = nlohmann::json::parse(partsim::test::read_text_file(results));
+  const auto p = nlohmann::json::parse(partsim::test::read_text_file(plan));
   EXPECT_DOUBLE_EQ(j["predicted_iteration_s"].get<double>(), p["predicted"]["iteration_s"].get<double>());
 }
 
@@ -76,7 +71,7 @@ TEST(SimrunPlan, PredictedTimesDoNotReachTheReplay) {
                           &out),
               0)
         << out;
-    auto j = nlohmann::json::parse(slurp(plan));
+    auto j = nlohmann::json::parse(partsim::test::read_text_file(plan));
     const std::function<void(nlohmann::json&)> scale = [&](nlohmann::json& v) {
       if (!v.is_object()) return;
       for (auto& [key, value] : v.items()) {
@@ -96,7 +91,7 @@ TEST(SimrunPlan, PredictedTimesDoNotReachTheReplay) {
     const std::string base = kBin + "simrun --config " + kConfigs + "torus_8pf.yaml --reproducible --plan ";
     ASSERT_EQ(run_command(base + plan + " --out " + a, &out), 0) << out;
     ASSERT_EQ(run_command(base + scaled + " --out " + b, &out), 0) << out;
-    const auto ra = nlohmann::json::parse(slurp(a)), rb = nlohmann::json::parse(slurp(b));
+    const auto ra = nlohmann::json::parse(partsim::test::read_text_file(a)), rb = nlohmann::json::parse(partsim::test::read_text_file(b));
     EXPECT_DOUBLE_EQ(rb["predicted_iteration_s"].get<double>(), 7 * ra["predicted_iteration_s"].get<double>());
     EXPECT_EQ(ra["closed_form_iteration_s"], rb["closed_form_iteration_s"]) << strategy;
     EXPECT_EQ(ra["simulated_iteration_s"], rb["simulated_iteration_s"]) << strategy;
@@ -111,9 +106,9 @@ TEST(SimrunPlan, ReproducibleRunsWriteByteIdenticalResults) {
   std::string out;
   ASSERT_EQ(run_command(base + " --out " + a, &out), 0) << out;
   ASSERT_EQ(run_command(base + " --out " + b, &out), 0) << out;
-  const std::string first = slurp(a);
+  const std::string first = partsim::test::read_text_file(a);
   EXPECT_GT(first.size(), 1000u);
-  EXPECT_EQ(first, slurp(b));
+  EXPECT_EQ(first, partsim::test::read_text_file(b));
 }
 
 TEST(SimrunPlan, ResultsJsonHasTheDocumentedFieldsAndConsistentTimes) {
@@ -127,7 +122,7 @@ TEST(SimrunPlan, ResultsJsonHasTheDocumentedFieldsAndConsistentTimes) {
             0)
       << out;
   EXPECT_NE(out.find("iteration: predicted"), std::string::npos) << out;
-  const auto j = nlohmann::json::parse(slurp(results));
+  const auto j = nlohmann::json::parse(partsim::test::read_text_file(results));
   for (const char* key : {"schema", "predicted_iteration_s", "closed_form_iteration_s", "simulated_iteration_s",
                           "utilization", "activities", "wall_s", "layers", "links", "cross_check"})
     EXPECT_TRUE(j.contains(key)) << key;
@@ -147,7 +142,7 @@ TEST(SimrunPlan, ResultsJsonHasTheDocumentedFieldsAndConsistentTimes) {
     EXPECT_GE(row["simulated_s"].get<double>(), 0);
   }
   // The CSV has a header and one line per row of results.json.
-  const std::string table = slurp(csv);
+  const std::string table = partsim::test::read_text_file(csv);
   size_t lines = 0;
   for (char c : table) lines += c == '\n';
   EXPECT_EQ(lines, j["layers"].size() + 1);

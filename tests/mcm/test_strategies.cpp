@@ -13,19 +13,14 @@
 #include "topology/system_parser.hpp"
 #include "workloads/zoo.hpp"
 
+#include "tests/support/text_file.hpp"
+
 namespace partsim::mcm {
 namespace {
 
 using test::run_command;
 const std::string kBin = std::string(PARTSIM_BIN_DIR) + "/";
-const std::string kRing = std::string(PARTSIM_SOURCE_DIR) + "/configs/mcm_ring36.yaml";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+const std::string kRing = std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/mcm_ring36.yaml";
 
 TEST(Greedy, SplitsByEqualComputeThenRepairs) {
   const workloads::Graph g = test::diamond();
@@ -74,15 +69,15 @@ TEST(Strategies, SimplanWritesAPlanSimrunReplays) {
   std::string out;
   ASSERT_EQ(run_command(base + plan, &out), 0) << out;
   ASSERT_EQ(run_command(base + again, &out), 0) << out;
-  EXPECT_EQ(slurp(plan), slurp(again));  // seeded
-  const auto j = nlohmann::json::parse(slurp(plan));
+  EXPECT_EQ(partsim::test::read_text_file(plan), partsim::test::read_text_file(again));  // seeded
+  const auto j = nlohmann::json::parse(partsim::test::read_text_file(plan));
   EXPECT_EQ(j["family"]["samples"].get<int>(), 4);
   ASSERT_EQ(j["layers"].size(), 224u);
   for (const auto& layer : j["layers"]) EXPECT_EQ(layer["sharding"]["devices"].size(), 1u);
 
   const std::string results = testing::TempDir() + "mcm_random_results.json";
   ASSERT_EQ(run_command(kBin + "simrun --config " + kRing + " --plan " + plan + " --out " + results, &out), 0) << out;
-  const auto r = nlohmann::json::parse(slurp(results));
+  const auto r = nlohmann::json::parse(partsim::test::read_text_file(results));
   EXPECT_GT(r["simulated_iteration_s"].get<double>(), 0);
   // One inference runs every chip's share one after the other: at least the slowest chip's
   // compute, which the analytical latency includes.
@@ -99,7 +94,7 @@ TEST(Strategies, AHandEditedPlanBreakingEq2IsRefused) {
                         &out),
             0)
       << out;
-  auto j = nlohmann::json::parse(slurp(plan));
+  auto j = nlohmann::json::parse(partsim::test::read_text_file(plan));
   j["layers"][0]["sharding"]["devices"] = {35};  // the first input on the last chip
   const std::string bad = testing::TempDir() + "mcm_bad_plan.json";
   std::ofstream(bad) << j.dump(2);

@@ -13,6 +13,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/text_file.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -22,13 +24,6 @@ struct Result {
   std::string out;
   std::string err;
 };
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 fs::path temp_dir() {
   const fs::path dir = fs::temp_directory_path() / ("partsim_simplan_" + std::to_string(::getpid()));
@@ -42,7 +37,7 @@ Result simplan(const std::string& args, const fs::path& cwd = fs::current_path()
   const std::string cmd = "cd '" + cwd.string() + "' && '" + std::string(PARTSIM_BIN_DIR) + "/simplan' " + args + " >'" +
                           (dir / "out").string() + "' 2>'" + (dir / "err").string() + "'";
   const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "out"), slurp(dir / "err")};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, partsim::test::read_text_file(dir / "out"), partsim::test::read_text_file(dir / "err")};
 }
 
 }  // namespace
@@ -52,7 +47,7 @@ TEST(SimplanDescribe, Vgg16Json) {
   const Result r = simplan("--workload vgg16 --describe --batch 2 --json '" + json.string() + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("conv5_3"), std::string::npos);
-  const nlohmann::json j = nlohmann::json::parse(slurp(json));
+  const nlohmann::json j = nlohmann::json::parse(partsim::test::read_text_file(json));
   EXPECT_EQ(j["workload"], "vgg16");
   EXPECT_EQ(j["batch"], 2);
   // Published: 138.36 M parameters (0.5 %); seed 004 Table III: 15.5 G MACs per image (2 %).
