@@ -257,7 +257,7 @@ DsmResult NetworkSearch::run_dp(bool match_producer) {
           own = with_producer(l, st, false, producer, match_producer);
         }
         for (std::size_t p : net_.groups[l].producers) {
-          if (p >= l || (st.reuse_in && p + 1 == l)) continue;  // producers precede (network.hpp)
+          if (p >= l || (st.reuse_in && p + 1 == l)) continue;  // producers precede (group_chain.hpp)
           t += edge_cost(l, p, split_of(p), st.split);
         }
         std::vector<ChipSplit> live;

@@ -40,7 +40,7 @@
 #include "sim/common/text.hpp"
 #include "sim/dsm/hardware.hpp"
 #include "sim/dsm/layer_model.hpp"
-#include "sim/dsm/network.hpp"
+#include "sim/dsm/group_chain.hpp"
 #include "sim/dsm/search.hpp"
 #include "sim/dsm/transfers.hpp"
 #include "sim/dsm/plan_fields.hpp"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "sim/dsm/hardware.hpp"
-#include "sim/dsm/network.hpp"
+#include "sim/dsm/group_chain.hpp"
 #include "sim/dsm/transfers.hpp"
 #include "sim/plan/plan.hpp"
 

@@ -1,4 +1,4 @@
-#include "sim/dsm/network.hpp"
+#include "sim/dsm/group_chain.hpp"
 
 #include <algorithm>
 #include <map>
@@ -104,7 +104,7 @@ GroupChain build_group_chain(const workloads::Graph& graph) {
     for (std::size_t p : preds) join_group = std::max(join_group, group_of[p]);
     const double steps = std::max<double>(1.0, static_cast<double>(layer.q.N_ts));
     if (layer.q.primary) {
-      NetworkGroup g;
+      ChainGroup g;
       g.layer = primary_layer(layer);
       g.layer.first = !preds.empty() && std::all_of(preds.begin(), preds.end(),
                                                     [&](std::size_t p) { return is_input[p]; });
@@ -118,7 +118,7 @@ GroupChain build_group_chain(const workloads::Graph& graph) {
     } else if (join_group >= 0) {
       // Joining the latest producing group keeps groups in dependency order (a residual add runs
       // after both its operands, e.g. after ResNet's down-sampling short-cut conv).
-      NetworkGroup& g = net.groups[static_cast<std::size_t>(join_group)];
+      ChainGroup& g = net.groups[static_cast<std::size_t>(join_group)];
       const double gsteps = static_cast<double>(g.layer.ts);
       g.members.push_back(layer.name);
       add_aux(g.layer, layer, 1.0 / gsteps);
@@ -127,7 +127,7 @@ GroupChain build_group_chain(const workloads::Graph& graph) {
       group_of[i] = join_group;
     } else {
       // Auxiliary layer fed by graph inputs only (an embedding lookup): its own group.
-      NetworkGroup g;
+      ChainGroup g;
       g.layer.name = layer.name;
       g.layer.primary = false;
       g.layer.mb = std::max<long long>(1, layer.q.N_mb);

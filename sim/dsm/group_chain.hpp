@@ -18,7 +18,7 @@
 
 namespace partsim::dsm {
 
-struct NetworkGroup {
+struct ChainGroup {
   DsmLayer layer;
   std::vector<std::string> members;     // workload layer names, primary first
   std::vector<std::size_t> producers;   // groups whose outputs this group reads (ascending)
@@ -33,7 +33,7 @@ struct NetworkGroup {
 /// group; `producers` keep the DAG edges that cross groups).
 struct GroupChain {
   std::string name;
-  std::vector<NetworkGroup> groups;
+  std::vector<ChainGroup> groups;
 };
 
 GroupChain build_group_chain(const workloads::Graph& graph);

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "sim/dsm/layer_model.hpp"
-#include "sim/dsm/network.hpp"
+#include "sim/dsm/group_chain.hpp"
 #include "sim/plan/plan.hpp"
 
 namespace partsim::dsm {

@@ -25,7 +25,7 @@ DsmLayer matmul(const std::string& name, long long in, long long out, long long 
 GroupChain chain(std::vector<DsmLayer> layers) {
   GroupChain net;
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    NetworkGroup g;
+    ChainGroup g;
     g.layer = layers[i];
     g.members = {layers[i].name};
     if (i > 0) {
