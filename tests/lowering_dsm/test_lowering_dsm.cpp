@@ -1,13 +1,10 @@
 // Lowering of DeepSpatialMatrix plans (seed 003) on a tiny platform written here.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <stdexcept>
 #include <utility>
@@ -23,6 +20,7 @@
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "sim/replay/program_replay.hpp"
+#include "tests/support/platform_yaml.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/net_builder.hpp"
 #include "workloads/workload_file.hpp"
@@ -55,16 +53,6 @@ std::string tiny_yaml(const std::string& c2c_latency = "0ns", const std::string&
          "    bidirectional: false\n";
 }
 
-topology::SystemSpec load_platform(const std::string& yaml) {
-  const auto path = std::filesystem::temp_directory_path() / ("partsim_lowering_dsm_" + std::to_string(::getpid()) + ".yaml");
-  {
-    std::ofstream out(path);
-    out << yaml;
-  }
-  topology::SystemSpec spec = topology::load_system(path.string());
-  std::filesystem::remove(path);
-  return spec;
-}
 
 // conv (1 -> 2 channels, 3x3, pad 1, on a 4x4 image, no bias) -> flatten -> fc (32 -> 64, no bias),
 // batch 8. No auxiliary FLOPs, so AuxComp = 0 and every term below is a PE-array or a link time.
@@ -190,7 +178,7 @@ void expect_two_layer_spans_by_hand(const std::map<std::pair<std::string, plan::
 //   UPD (CoreD: out over 2 cores): PriComp ceil(8/4) * ceil(8/4) * 32 + 8 = 136 ns; memory 176 ns;
 //     rotation 192 ns overlapped: 192 ns; no gradient reduction (model parallel).
 TEST(LoweringDsm, TwoLayerSpansComputedByHand) {
-  const auto spec = load_platform(tiny_yaml());
+  const auto spec = test::platform_from_yaml(tiny_yaml());
   const Lowered r = lower_and_time(spec, conv_fc(), "opt=none");
   // The planner's choices the arithmetic above assumes.
   EXPECT_EQ(pass_of(r.plan, "conv", Pass::fwd).chip_split, dsm::ChipSplit::data);
@@ -210,7 +198,7 @@ TEST(LoweringDsm, TwoLayerSpansComputedByHand) {
 // Latency: every merged ring step keeps the latencies of the steps it stands for. With 10 ns per
 // chip-to-chip link the closed form must still equal the planner pass by pass.
 TEST(LoweringDsm, LinkLatencyKeptWhenStepsAreMerged) {
-  const auto spec = load_platform(tiny_yaml("0ns", "10ns"));
+  const auto spec = test::platform_from_yaml(tiny_yaml("0ns", "10ns"));
   const Lowered r = lower_and_time(spec, conv_fc(), "opt=none");
   ASSERT_EQ(pass_of(r.plan, "fc", Pass::upd).chip_split, dsm::ChipSplit::model);
   ASSERT_EQ(pass_of(r.plan, "conv", Pass::upd).chip_split, dsm::ChipSplit::data);
@@ -225,7 +213,7 @@ TEST(LoweringDsm, LinkLatencyKeptWhenStepsAreMerged) {
 // AuxComp): the plan's choices decode to the costs the planner charged, so the closed form equals
 // the planner per pass on this platform (memory latency 0, no all-to-all over more than 2 chips).
 TEST(LoweringDsm, AllOptimizationsMatchThePlanner) {
-  const auto spec = load_platform(tiny_yaml("1ns", "100ns"));
+  const auto spec = test::platform_from_yaml(tiny_yaml("1ns", "100ns"));
   for (std::int64_t batch : {8, 64}) {
     workloads::NetBuilder b("three_layers", "");
     std::string x = b.input("x", {2, 8, 8});
@@ -245,7 +233,7 @@ TEST(LoweringDsm, AllOptimizationsMatchThePlanner) {
 // direction's first step fetches the weights, the later ones hold them, so the lowering replays two
 // (first, later) runs per pass, and the closed form still equals the planner pass by pass.
 TEST(LoweringDsm, BidirectionalLstmDirectionsInTurnMatchThePlanner) {
-  const auto spec = load_platform(tiny_yaml("1ns", "100ns"));
+  const auto spec = test::platform_from_yaml(tiny_yaml("1ns", "100ns"));
   workloads::NetBuilder b("bilstm", "");
   std::string x = b.input("x", {4, 6, 1});  // 4 features, 6 timesteps
   x = b.lstm("bi", x, 4, /*bidirectional=*/true);
@@ -332,7 +320,7 @@ TEST(LoweringDsm, InferencePlansMatchThePlanner) {
 // closed-form span of the group's pass (first start to last finish over both layers) equals the sum
 // of the shares.
 TEST(LoweringDsm, PipelinedLstmGroupSpansThePlannersPassTime) {
-  const auto spec = load_platform(tiny_yaml("1ns", "10ns"));
+  const auto spec = test::platform_from_yaml(tiny_yaml("1ns", "10ns"));
   workloads::NetBuilder b("two_lstm", "");
   std::string x = b.input("x", {8, 8, 1});  // 8 features, 8 timesteps
   x = b.lstm("l1", x, 8);
@@ -362,7 +350,7 @@ TEST(LoweringDsm, PipelinedLstmGroupSpansThePlannersPassTime) {
 // Program size: at chip granularity one compute task per chip and segment; at core granularity one
 // per core; collectives are chip-pair transfers at both (module comment of dsm_lowering.cpp).
 TEST(LoweringDsm, TaskCountsAtChipAndCoreGranularity) {
-  const auto spec = load_platform(tiny_yaml());
+  const auto spec = test::platform_from_yaml(tiny_yaml());
   const Lowered chip = lower_and_time(spec, conv_fc(), "opt=none", topology::Granularity::chip);
   const Lowered core = lower_and_time(spec, conv_fc(), "opt=none", topology::Granularity::core);
   // 5 passes, one segment each (one iteration), 4 chips, no AuxComp: 5 x 4 = 20 compute tasks at
@@ -396,7 +384,7 @@ TEST(LoweringDsm, TaskCountsAtChipAndCoreGranularity) {
 }
 
 TEST(LoweringDsm, PlanWhosePassesDoNotMatchTheWorkloadIsRefused) {
-  const auto spec = load_platform(tiny_yaml());
+  const auto spec = test::platform_from_yaml(tiny_yaml());
   const auto g = conv_fc();
   const topology::TopologyGraph topo(spec);
   const plan::Plan good =
@@ -456,7 +444,7 @@ Replayed lower_and_replay(const topology::SystemSpec& spec, const workloads::Gra
 // once (X and Y rings of 2 chips, unidirectional; the all-to-all of p = 2 is one hop; rotation
 // sends each chip's chunk to one neighbour), so the simulated spans are the hand-computed ones.
 TEST(LoweringDsmReplay, TwoLayerPlanSimulatedTimeByHand) {
-  const Replayed r = lower_and_replay(load_platform(tiny_yaml()), conv_fc(), "opt=none");
+  const Replayed r = lower_and_replay(test::platform_from_yaml(tiny_yaml()), conv_fc(), "opt=none");
   ASSERT_EQ(pass_of(r.lowered.plan, "conv", Pass::fwd).chip_split, dsm::ChipSplit::data);
   ASSERT_EQ(pass_of(r.lowered.plan, "fc", Pass::fwd).chip_split, dsm::ChipSplit::model);
   expect_two_layer_spans_by_hand(r.span, r.sim.makespan_s, 1e-6 * 1032.25 * ns);
@@ -474,7 +462,7 @@ TEST(LoweringDsmReplay, TwoLayerPlanSimulatedTimeByHand) {
 // SimGrid shares each X link max-min among its k flows, all equal, so shift k takes k x 4 ns: the
 // simulation lands on the planner (the direction the model predicts), 12 ns above the closed form.
 TEST(LoweringDsmReplay, ContendedRelayoutIsSlowerThanTheClosedFormByTheSharedShifts) {
-  const Replayed r = lower_and_replay(load_platform(tiny_yaml("0ns", "0ns", 4)), conv_fc(), "opt=none");
+  const Replayed r = lower_and_replay(test::platform_from_yaml(tiny_yaml("0ns", "0ns", 4)), conv_fc(), "opt=none");
   const double tol = 1e-6 * 1000 * ns;
   for (Pass pass : {Pass::fwd, Pass::bwd}) {
     const auto& pp = pass_of(r.lowered.plan, "fc", pass);
