@@ -37,26 +37,22 @@ Bypassed bypassed_nodes(const PlacementProblem& p) {
 
 /// eq. 4 as a Gecode propagator (see solver.hpp). Reads the problem's edges through a pointer:
 /// the problem outlives every space of its solver.
-class TriangleDependency : public Propagator {
+// Gecode's NaryPropagator keeps the view array `x` (subscribing, copying, disposing).
+class TriangleDependency : public NaryPropagator<Int::IntView, Int::PC_INT_VAL> {
  public:
   TriangleDependency(Home home, ViewArray<Int::IntView>& y, const PlacementProblem* problem, const Bypassed* bypassed)
-      : Propagator(home), y_(y), problem_(problem), bypassed_(bypassed) {
-    y_.subscribe(home, *this, Int::PC_INT_VAL);
-  }
+      : NaryPropagator(home, y), problem_(problem), bypassed_(bypassed) {}
   TriangleDependency(Space& home, TriangleDependency& other)
-      : Propagator(home, other), problem_(other.problem_), bypassed_(other.bypassed_) {
-    y_.update(home, other.y_);
-  }
+      : NaryPropagator(home, other), problem_(other.problem_), bypassed_(other.bypassed_) {}
   static ExecStatus post(Home home, ViewArray<Int::IntView>& y, const PlacementProblem* problem, const Bypassed* bypassed) {
     (void)new (home) TriangleDependency(home, y, problem, bypassed);
     return ES_OK;
   }
   Propagator* copy(Space& home) override { return new (home) TriangleDependency(home, *this); }
-  PropCost cost(const Space&, const ModEventDelta&) const override { return PropCost::quadratic(PropCost::HI, y_.size()); }
-  void reschedule(Space& home) override { y_.reschedule(home, *this, Int::PC_INT_VAL); }
+  PropCost cost(const Space&, const ModEventDelta&) const override { return PropCost::quadratic(PropCost::HI, x.size()); }
+  // The base returns its own size; the space recycles what this one takes.
   std::size_t dispose(Space& home) override {
-    y_.cancel(home, *this, Int::PC_INT_VAL);
-    (void)Propagator::dispose(home);
+    (void)NaryPropagator::dispose(home);
     return sizeof(*this);
   }
 
@@ -65,8 +61,8 @@ class TriangleDependency : public Propagator {
     const auto at = [C](int a, int b) { return static_cast<std::size_t>(a * C + b); };
     std::vector<char> direct(static_cast<std::size_t>(C * C), 0);
     for (const Edge& e : problem_->edges) {
-      if (!y_[e.from].assigned() || !y_[e.to].assigned()) continue;
-      const int a = y_[e.from].val(), b = y_[e.to].val();
+      if (!x[e.from].assigned() || !x[e.to].assigned()) continue;
+      const int a = x[e.from].val(), b = x[e.to].val();
       if (a < b) direct[at(a, b)] = 1;  // a > b is eq. 2's to fail
     }
     // Longest chip-graph path a -> b; chip order is topological.
@@ -85,17 +81,17 @@ class TriangleDependency : public Propagator {
     // would be a longer chip path than the direct dependency).
     for (std::size_t k = 0; k < problem_->edges.size(); ++k) {
       const Edge& e = problem_->edges[k];
-      if ((*bypassed_)[k].empty() || !y_[e.from].assigned() || !y_[e.to].assigned()) continue;
-      const int a = y_[e.from].val(), b = y_[e.to].val();
+      if ((*bypassed_)[k].empty() || !x[e.from].assigned() || !x[e.to].assigned()) continue;
+      const int a = x[e.from].val(), b = x[e.to].val();
       for (int w : (*bypassed_)[k])
         for (int c = a + 1; c < b; ++c)
-          if (y_[w].in(c)) {
-            GECODE_ME_CHECK(y_[w].nq(home, c));
+          if (x[w].in(c)) {
+            GECODE_ME_CHECK(x[w].nq(home, c));
             pruned = true;
           }
     }
     for (const Edge& e : problem_->edges) {
-      Int::IntView from = y_[e.from], to = y_[e.to];
+      Int::IntView from = x[e.from], to = x[e.to];
       if (from.assigned() && !to.assigned()) {
         const int a = from.val();
         for (int b = a + 1; b < C; ++b)
@@ -115,11 +111,10 @@ class TriangleDependency : public Propagator {
     // A prune may have assigned a variable: run again (the check above must see it) before
     // declaring the propagator subsumed.
     if (pruned) return ES_NOFIX;
-    return y_.assigned() ? home.ES_SUBSUMED(*this) : ES_FIX;
+    return x.assigned() ? home.ES_SUBSUMED(*this) : ES_FIX;
   }
 
  private:
-  ViewArray<Int::IntView> y_;
   const PlacementProblem* problem_;
   const Bypassed* bypassed_;
 };
@@ -130,31 +125,28 @@ class TriangleDependency : public Propagator {
 /// the greedy interval matching: chips in ascending order, each takes the free node covering it
 /// whose upper bound is smallest. Then on the domains: a chip in 0..M no domain holds fails, a chip
 /// only one node can take is assigned to it.
-class NoSkippedChip : public Propagator {
+class NoSkippedChip : public NaryPropagator<Int::IntView, Int::PC_INT_DOM> {
  public:
-  NoSkippedChip(Home home, ViewArray<Int::IntView>& y) : Propagator(home), y_(y) {
-    y_.subscribe(home, *this, Int::PC_INT_DOM);
-  }
-  NoSkippedChip(Space& home, NoSkippedChip& other) : Propagator(home, other) { y_.update(home, other.y_); }
+  NoSkippedChip(Home home, ViewArray<Int::IntView>& y) : NaryPropagator(home, y) {}
+  NoSkippedChip(Space& home, NoSkippedChip& other) : NaryPropagator(home, other) {}
   static ExecStatus post(Home home, ViewArray<Int::IntView>& y) {
     (void)new (home) NoSkippedChip(home, y);
     return ES_OK;
   }
   Propagator* copy(Space& home) override { return new (home) NoSkippedChip(home, *this); }
-  PropCost cost(const Space&, const ModEventDelta&) const override { return PropCost::linear(PropCost::HI, y_.size()); }
-  void reschedule(Space& home) override { y_.reschedule(home, *this, Int::PC_INT_DOM); }
+  PropCost cost(const Space&, const ModEventDelta&) const override { return PropCost::linear(PropCost::HI, x.size()); }
+  // The base returns its own size; the space recycles what this one takes.
   std::size_t dispose(Space& home) override {
-    y_.cancel(home, *this, Int::PC_INT_DOM);
-    (void)Propagator::dispose(home);
+    (void)NaryPropagator::dispose(home);
     return sizeof(*this);
   }
   ExecStatus propagate(Space& home, const ModEventDelta&) override {
     int highest_min = 0;
-    for (int v = 0; v < y_.size(); ++v) highest_min = std::max(highest_min, y_[v].min());
+    for (int v = 0; v < x.size(); ++v) highest_min = std::max(highest_min, x[v].min());
     // Nodes by lower bound; a heap of the upper bounds of those that cover the current chip.
     std::vector<std::pair<int, int>> by_min;
-    by_min.reserve(static_cast<std::size_t>(y_.size()));
-    for (int v = 0; v < y_.size(); ++v) by_min.push_back({y_[v].min(), y_[v].max()});
+    by_min.reserve(static_cast<std::size_t>(x.size()));
+    for (int v = 0; v < x.size(); ++v) by_min.push_back({x[v].min(), x[v].max()});
     std::sort(by_min.begin(), by_min.end());
     std::vector<int> open;  // min-heap of upper bounds
     const auto later = [](int a, int b) { return a > b; };
@@ -177,23 +169,21 @@ class NoSkippedChip : public Propagator {
     bool pruned = false;
     for (int chip = 0; chip <= highest_min; ++chip) {
       int supporters = 0, last = -1;
-      for (int v = 0; v < y_.size() && supporters < 2; ++v)
-        if (y_[v].in(chip)) {
+      for (int v = 0; v < x.size() && supporters < 2; ++v)
+        if (x[v].in(chip)) {
           ++supporters;
           last = v;
         }
       if (supporters == 0) return ES_FAILED;
-      if (supporters == 1 && !y_[last].assigned()) {
-        GECODE_ME_CHECK(y_[last].eq(home, chip));
+      if (supporters == 1 && !x[last].assigned()) {
+        GECODE_ME_CHECK(x[last].eq(home, chip));
         pruned = true;
       }
     }
     if (pruned) return ES_NOFIX;
-    return y_.assigned() ? home.ES_SUBSUMED(*this) : ES_FIX;
+    return x.assigned() ? home.ES_SUBSUMED(*this) : ES_FIX;
   }
 
- private:
-  ViewArray<Int::IntView> y_;
 };
 
 }  // namespace
