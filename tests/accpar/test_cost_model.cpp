@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+#include <string>
+
 #include "sim/accpar/cost_model.hpp"
 
 using namespace partsim::accpar;
@@ -49,6 +52,15 @@ struct Table5Case {
   double side_a, side_b;
 };
 
+const char* table5_type_name(Type t) { return t == Type::I ? "I" : t == Type::II ? "II" : "III"; }
+
+void PrintTo(const Table5Case& c, std::ostream* os) { *os << table5_type_name(c.from) << " -> " << table5_type_name(c.to); }
+
+// "I_to_II": the test's name in ctest and gtest output.
+std::string table5_case_name(const ::testing::TestParamInfo<Table5Case>& info) {
+  return std::string(table5_type_name(info.param.from)) + "_to_" + table5_type_name(info.param.to);
+}
+
 class Table5 : public ::testing::TestWithParam<Table5Case> {};
 
 TEST_P(Table5, InterLayerElements) {
@@ -66,7 +78,8 @@ INSTANTIATE_TEST_SUITE_P(AllNine, Table5,
                                            Table5Case{Type::II, Type::III, 0, 0},      // (f)
                                            Table5Case{Type::III, Type::I, 7.5, 7.5},   // (g) ab(F+E)
                                            Table5Case{Type::III, Type::II, 0, 0},      // (h)
-                                           Table5Case{Type::III, Type::III, 15, 5}));  // (i) bF
+                                           Table5Case{Type::III, Type::III, 15, 5}),   // (i) bF
+                         table5_case_name);
 
 TEST(Table5Inference, OnlyTheForwardConversion) {
   // I->II: alpha*beta*A(F) = 0.1875*20 = 3.75; II->I: the E part only, so 0; I->III: beta*A(F) = 15.

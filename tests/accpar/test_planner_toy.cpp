@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+#include <string>
+
 #include "sim/accpar/accpar_planner.hpp"
 #include "sim/accpar/search.hpp"
 #include "sim/common/error.hpp"
@@ -383,6 +386,11 @@ void expect_layer_work_reproduces_the_plan(const Hierarchy& h, const std::string
 
 }  // namespace
 
+namespace partsim::accpar {
+// What gtest prints for the parameter (found by argument-dependent lookup).
+void PrintTo(BandwidthReading r, std::ostream* os) { *os << (r == BandwidthReading::cut ? "cut" : "device"); }
+}  // namespace partsim::accpar
+
 class LayerWorkOnTheTpuArray : public ::testing::TestWithParam<BandwidthReading> {};
 
 TEST_P(LayerWorkOnTheTpuArray, ReproducesThePlannedTime) {
@@ -393,4 +401,7 @@ TEST_P(LayerWorkOnTheTpuArray, ReproducesThePlannedTime) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BothReadings, LayerWorkOnTheTpuArray,
-                         ::testing::Values(BandwidthReading::cut, BandwidthReading::device));
+                         ::testing::Values(BandwidthReading::cut, BandwidthReading::device),
+                         [](const ::testing::TestParamInfo<BandwidthReading>& param_info) {
+                           return std::string(param_info.param == BandwidthReading::cut ? "cut" : "device");
+                         });

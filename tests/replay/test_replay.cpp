@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 #include <set>
+#include <string>
 
 #include "sim/collectives/collectives.hpp"
 #include "sim/replay/replay.hpp"
@@ -74,6 +76,11 @@ struct Case {
   std::string group;
   double bytes;
 };
+
+// What ctest and gtest print for a case (without it, gtest dumps the struct's bytes).
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.config << " " << c.collective << " axis=" << c.axis << " group=" << c.group << " " << c.bytes << " B";
+}
 
 std::string case_name(const testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
