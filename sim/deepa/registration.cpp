@@ -65,10 +65,7 @@ void check_deepa_plan(const plan::Plan& plan, const topology::SystemSpec& spec, 
 ModelOptions model_options_from(const planner::StrategyOptions& options) {
   ModelOptions o;
   if (options.text("max_workers") != "all") {
-    const long long m = options.integer("max_workers");
-    if (m < 1 || m > 1'000'000)
-      throw InputError("strategy deepa: option max_workers=" + options.text("max_workers") +
-                       " must be a whole number >= 1 or all (all = the device count)");
+    const long long m = options.integer("max_workers");  // in the declared 1..1000000
     o.max_workers = static_cast<int>(m);  // above the device count: the device count
   }
   const auto dims = options.words("dims", {"n", "c", "h", "w"});
@@ -198,7 +195,8 @@ void register_strategies(planner::StrategyRegistry& registry) {
   info.description = "DeePa: per-layer degrees over n, c, h, w on a device subset, node/edge elimination on eq. 1 (seed 001)";
   info.options = {
       {"max_workers", planner::OptionType::integer, "all",
-       "most workers of one configuration (powers of two up to it, and it); all = the device count", {"all"}},
+       "most workers of one configuration (powers of two up to it, and it); all = the device count", {"all"},
+       {1, 1'000'000}},
       {"dims", planner::OptionType::words, "all", "dimensions a configuration may split (n images, c channels, h, w)",
        {"n", "c", "h", "w"}},
       {"kernel_efficiency", planner::OptionType::choice, "shape",

@@ -15,23 +15,16 @@ void require_inference(const planner::PlanInputs& in, const std::string& name) {
 
 SearchOptions search_options(const planner::PlanInputs& in) {
   SearchOptions o;
-  auto positive = [&](const char* key) {
-    const long long v = in.resolved.integer(key);
-    if (v < 1 || v > 100000) throw InputError(std::string("option ") + key + ": must be in 1..100000 (got " + std::to_string(v) + ")");
-    return static_cast<int>(v);
-  };
-  auto rate = [&](const char* key) {
-    const double v = in.resolved.number(key);
-    if (!(v >= 0 && v <= 1)) throw InputError(std::string("option ") + key + ": must be in [0, 1]");
-    return v;
-  };
-  o.population = std::max(2, positive("population"));
+  // The declared ranges (register_strategies) hold already.
+  auto count = [&](const char* key) { return static_cast<int>(in.resolved.integer(key)); };
+  auto rate = [&](const char* key) { return in.resolved.number(key); };
+  o.population = std::max(2, count("population"));
   o.generations = static_cast<int>(in.resolved.integer("generations"));
   o.mutation = rate("mutation");
-  o.inner_population = std::max(2, positive("inner_population"));
+  o.inner_population = std::max(2, count("inner_population"));
   o.inner_generations = static_cast<int>(in.resolved.integer("inner_generations"));
   o.inner_mutation = rate("inner_mutation");
-  o.max_sets = positive("max_sets");
+  o.max_sets = count("max_sets");
   o.seed = in.seed.value_or(1);
   return o;
 }
@@ -133,15 +126,18 @@ void register_strategies(planner::StrategyRegistry& registry) {
       "MARS: accelerator sets and designs, contiguous layer sets and per-layer ES/SS by a two-level genetic "
       "algorithm, inference (seed 004 §IV-§V)";
   mars.stochastic = true;
+  const planner::OptionRange kCount{1, 100000};        // populations, sets
+  const planner::OptionRange kGenerations{0, 100000};  // 0: the initial generation only
+  const planner::OptionRange kRate{0, 1};              // probabilities
   mars.options = {
-      OptionSpec{"population", OptionType::integer, "16", "first-level GA: mappings per generation", {}},
-      OptionSpec{"generations", OptionType::integer, "20", "first-level GA: generations after the initial one", {}},
-      OptionSpec{"mutation", OptionType::number, "0.1", "first-level GA: probability that a gene is redrawn", {}},
+      OptionSpec{"population", OptionType::integer, "16", "first-level GA: mappings per generation", {}, kCount},
+      OptionSpec{"generations", OptionType::integer, "20", "first-level GA: generations after the initial one", {}, kGenerations},
+      OptionSpec{"mutation", OptionType::number, "0.1", "first-level GA: probability that a gene is redrawn", {}, kRate},
       OptionSpec{"inner_population", OptionType::integer, "12",
-                 "second-level GA (per set, design and layer set): strategy vectors per generation", {}},
-      OptionSpec{"inner_generations", OptionType::integer, "15", "second-level GA: generations", {}},
-      OptionSpec{"inner_mutation", OptionType::number, "0.1", "second-level GA: probability that a gene is redrawn", {}},
-      OptionSpec{"max_sets", OptionType::integer, "4", "most accelerator sets (layer sets) in a mapping", {}},
+                 "second-level GA (per set, design and layer set): strategy vectors per generation", {}, kCount},
+      OptionSpec{"inner_generations", OptionType::integer, "15", "second-level GA: generations", {}, kGenerations},
+      OptionSpec{"inner_mutation", OptionType::number, "0.1", "second-level GA: probability that a gene is redrawn", {}, kRate},
+      OptionSpec{"max_sets", OptionType::integer, "4", "most accelerator sets (layer sets) in a mapping", {}, kCount},
       OptionSpec{"mapping", OptionType::choice, "search",
                  "search = the two-level GA; baseline = §VI-A's baseline (the two groups, half the layers each, the "
                  "fastest design per set, ES along each layer's two longest dimensions; the GA options are unused)",

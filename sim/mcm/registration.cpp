@@ -1,5 +1,7 @@
 #include "sim/mcm/registration.hpp"
 
+#include <limits>
+
 #include "sim/common/error.hpp"
 #include "sim/mcm/constraints.hpp"
 #include "sim/mcm/searches.hpp"
@@ -22,10 +24,6 @@ SearchOptions search_options(const planner::PlanInputs& in, Search search) {
     o.move_fraction = in.resolved.number("move_fraction");
     o.sharpness = in.resolved.number("sharpness");
   }
-  if (o.samples < 1) throw InputError("option samples: must be at least 1, got " + std::to_string(o.samples));
-  if (o.move_fraction <= 0 || o.move_fraction > 1)
-    throw InputError("option move_fraction: must be in (0, 1], got " + std::to_string(o.move_fraction));
-  if (o.cooling <= 0 || o.cooling > 1) throw InputError("option cooling: must be in (0, 1], got " + std::to_string(o.cooling));
   return o;
 }
 
@@ -94,7 +92,9 @@ void register_strategies(planner::StrategyRegistry& registry) {
                               "solver backtracks per placement, restarts included, before it gives up", {}};
   const OptionSpec restarts{"restart_backtracks", OptionType::integer, "20",
                             "solver backtracks before it restarts with a new random node order", {}};
-  const OptionSpec samples{"samples", OptionType::integer, "200", "placements drawn and evaluated", {}};
+  const OptionSpec samples{"samples", OptionType::integer, "200", "placements drawn and evaluated", {}, {1}};
+  const planner::OptionRange positive{0, std::numeric_limits<double>::infinity(), true};
+  const planner::OptionRange fraction{0, 1, true};  // (0, 1]
   struct Entry {
     Search search;
     std::string name, description;
@@ -110,9 +110,9 @@ void register_strategies(planner::StrategyRegistry& registry) {
       {Search::annealing, "mcm_sa",
        "MCM placement, simulated annealing over per-node distributions (seed 002 §5.1), SAMPLE-mode solver",
        {samples, weights_fit, backtracks, restarts,
-        {"t0", OptionType::number, "0.05", "initial temperature, relative to the first valid latency", {}},
-        {"cooling", OptionType::number, "0.98", "temperature factor per sample, in (0, 1]", {}},
-        {"move_fraction", OptionType::number, "0.1", "probability a node gets a new distribution per step", {}},
+        {"t0", OptionType::number, "0.05", "initial temperature, relative to the first valid latency", {}, positive},
+        {"cooling", OptionType::number, "0.98", "temperature factor per sample", {}, fraction},
+        {"move_fraction", OptionType::number, "0.1", "probability a node gets a new distribution per step", {}, fraction},
         {"sharpness", OptionType::number, "8", "exponent on the uniform weights of a new distribution (peakedness)", {}}}},
   };
   for (const Entry& e : entries) {

@@ -38,12 +38,30 @@ std::vector<std::string> split_words(const std::string& text) {
   return out;
 }
 
+/// A bound as written in messages: integers without a decimal point.
+std::string bound_text(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+/// ">= 0", "in 1..100000", "in (0, 1]".
+std::string range_text(const OptionRange& r, bool whole) {
+  const bool unbounded = std::isinf(r.max);
+  if (unbounded) return (r.min_open ? "> " : ">= ") + bound_text(r.min);
+  if (whole && !r.min_open && !r.max_open) return "in " + bound_text(r.min) + ".." + bound_text(r.max);
+  return std::string("in ") + (r.min_open ? "(" : "[") + bound_text(r.min) + ", " + bound_text(r.max) +
+         (r.max_open ? ")" : "]");
+}
+
 /// What values an option allows, for messages and --list-strategies.
 std::string allowed_values(const OptionSpec& o) {
   switch (o.type) {
     case OptionType::integer:
-      return "a whole number >= 0" + (o.choices.empty() ? std::string() : " or " + joined(o.choices, " or "));
-    case OptionType::number: return "a number";
+      return "a whole number " + range_text(o.range, true) +
+             (o.choices.empty() ? std::string() : " or " + joined(o.choices, " or "));
+    case OptionType::number: return "a number " + range_text(o.range, false);
     case OptionType::boolean: return "true or false";
     case OptionType::choice: return joined(o.choices, " | ");
     case OptionType::words: return "comma-separated " + joined(o.choices, ",") + ", or all, or none";
@@ -62,12 +80,12 @@ std::string check_value(const std::string& strategy, const OptionSpec& o, const 
     case OptionType::integer: {
       long long v = 0;
       if (is_choice) return value;
-      if (!parse_integer(value, v) || v < 0) return bad();
+      if (!parse_integer(value, v) || !o.range.contains(static_cast<double>(v))) return bad();
       return value;
     }
     case OptionType::number: {
       double v = 0;
-      if (!parse_number(value, v)) return bad();
+      if (!parse_number(value, v) || !o.range.contains(v)) return bad();
       return value;
     }
     case OptionType::boolean:

@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -28,11 +29,22 @@ namespace partsim::planner {
 
 /// The kind of value an option takes (what --list-strategies prints and --option checks).
 enum class OptionType {
-  integer,  // a whole number >= 0 (or one of `choices`, e.g. "all")
-  number,   // a finite number
+  integer,  // a whole number in `range` (or one of `choices`, e.g. "all")
+  number,   // a finite number in `range`
   boolean,  // true | false
   choice,   // one of `choices`
   words,    // a comma-separated subset of `choices`, or "all" or "none"
+};
+
+/// The values an integer or number option allows: min..max, an open end excluding its bound.
+/// Checked when the options are resolved, so a strategy never sees a value outside it, and printed
+/// by --list-strategies.
+struct OptionRange {
+  double min = 0;
+  double max = std::numeric_limits<double>::infinity();
+  bool min_open = false;  // (min, ...: min itself is not allowed
+  bool max_open = false;
+  bool contains(double v) const { return (min_open ? v > min : v >= min) && (max_open ? v < max : v <= max); }
 };
 
 /// One declared option of a strategy.
@@ -42,6 +54,7 @@ struct OptionSpec {
   std::string default_value;
   std::string description;
   std::vector<std::string> choices;  // choice / words: the allowed values; integer: allowed words
+  OptionRange range = {};            // integer / number: the allowed values (default >= 0)
 };
 
 /// A strategy's options after resolution: every declared key, with its default where not given.

@@ -112,6 +112,39 @@ TEST(Registry, MessagesNameTheAllowedKeysAndValues) {
   EXPECT_NE(r.list_table().find("--option ratio=<level | layer> (default level)"), std::string::npos);
 }
 
+TEST(Registry, DeclaredRangesAreCheckedAndListed) {
+  planner::StrategyRegistry r;
+  planner::StrategyInfo info;
+  info.name = "toy";
+  info.description = "ranges only";
+  info.options = {{"count", planner::OptionType::integer, "2", "a count", {}, {1, 10}},
+                  {"rate", planner::OptionType::number, "0.5", "a rate", {}, {0, 1, true}},
+                  {"any", planner::OptionType::number, "3", "default range", {}}};
+  info.plan = [](const planner::PlanInputs&) { return plan::Plan{}; };
+  r.add(info);
+  const auto error = [&](const std::string& kv) {
+    try {
+      r.resolve_options("toy", {kv});
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("<no error>");
+  };
+  // Both ends of a closed whole-number range are allowed, one past them is not.
+  EXPECT_EQ(error("count=1"), "<no error>");
+  EXPECT_EQ(error("count=10"), "<no error>");
+  EXPECT_EQ(error("count=0"), "strategy toy: option count='0' is not allowed (allowed: a whole number in 1..10)");
+  EXPECT_EQ(error("count=11"), "strategy toy: option count='11' is not allowed (allowed: a whole number in 1..10)");
+  // (0, 1]: 0 is out, 1 and 1e-9 are in.
+  EXPECT_EQ(error("rate=0"), "strategy toy: option rate='0' is not allowed (allowed: a number in (0, 1])");
+  EXPECT_EQ(error("rate=1"), "<no error>");
+  EXPECT_EQ(error("rate=1e-9"), "<no error>");
+  EXPECT_EQ(error("any=-0.5"), "strategy toy: option any='-0.5' is not allowed (allowed: a number >= 0)");
+  EXPECT_NE(r.list_table().find("--option count=<a whole number in 1..10> (default 2)"), std::string::npos);
+  // The shipped strategies declare theirs: MARS populations start at 1.
+  EXPECT_NE(planner::builtin_strategies().list_table().find("population=<a whole number in 1..100000>"), std::string::npos);
+}
+
 TEST(MakePlan, HeaderAndLayers) {
   const auto p = make("accpar");
   EXPECT_EQ(p.schema, plan::kSchemaVersion);
