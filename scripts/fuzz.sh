@@ -2,12 +2,13 @@
 # Fuzzes the parsers of user input (issue 21) with libFuzzer: builds the harnesses of fuzz/ with clang
 # (ASan + UBSan) in build-fuzz/ and runs each for the given time, one after the other.
 #
-#   scripts/fuzz.sh [--seconds N] [harness...]     harnesses: platform workload units set (default: all)
+#   scripts/fuzz.sh [--seconds N] [harness...]     harnesses: platform workload units set plan (default: all)
 #
 # Each harness keeps its corpus in build-fuzz/corpus/<harness>/inputs (grown run after run) and writes
 # the inputs that crash, hang, leak or break the parser's contract to build-fuzz/corpus/<harness>/artifacts.
 # Seeds: configs/*.yaml, workloads/examples/*.yaml and tests/data (platform and workload files, the
-# quantities they contain, --set assignments made from them). Exit code 1 when any harness found
+# quantities they contain, --set assignments made from them) and fuzz/seeds/plan (plans simplan wrote
+# for each strategy on small platforms). Exit code 1 when any harness found
 # something; reproduce a finding with build-fuzz/bin/fuzz_<harness> <artifact>.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,12 +19,12 @@ harnesses=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    platform|workload|units|set) harnesses+=("$1"); shift ;;
-    *) echo "fuzz.sh: unknown argument '$1' (harnesses: platform workload units set)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    platform|workload|units|set|plan) harnesses+=("$1"); shift ;;
+    *) echo "fuzz.sh: unknown argument '$1' (harnesses: platform workload units set plan)" >&2; exit 2 ;;
   esac
 done
-[[ ${#harnesses[@]} -gt 0 ]] || harnesses=(platform workload units set)
+[[ ${#harnesses[@]} -gt 0 ]] || harnesses=(platform workload units set plan)
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: --seconds takes a whole number" >&2; exit 2; }
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (apt-get install clang)" >&2; exit 2; }
 
@@ -49,6 +50,8 @@ cp workloads/examples/*.yaml tests/data/bad/workload_*.yaml "$workload_seeds"/
 units_seeds=$(seed_dir units)
 grep -ohE '[-+]?[0-9][0-9.eE+-]*[ ]?[A-Za-z/µ]*' configs/*.yaml workloads/examples/*.yaml tests/data/bad/*.yaml |
   sort -u | head -500 | awk -v d="$units_seeds" '{ f = d "/q" NR; printf "%s", $0 > f; close(f) }'
+plan_seeds=$(seed_dir plan)
+cp fuzz/seeds/plan/*.json "$plan_seeds"/
 set_seeds=$(seed_dir set)
 # "system.a.b=value" for every scalar of every config (the file picked by the first byte).
 i=0
@@ -83,6 +86,7 @@ for h in "${harnesses[@]}"; do
   case "$h" in
     platform|workload) args+=(-max_len=16384 -dict=fuzz/yaml.dict) ;;
     set) args+=(-max_len=512 -dict=fuzz/yaml.dict) ;;
+    plan) args+=(-max_len=32768 -dict=fuzz/plan.dict) ;;
     units) args+=(-max_len=128) ;;
   esac
   log="$build/corpus/$h/last_run.log"

@@ -25,10 +25,11 @@ JsonReader JsonReader::at(const std::string& key) const {
 
 void JsonReader::only_keys(std::initializer_list<const char*> allowed) const {
   if (!value_.is_object()) fail("expected an object");
-  for (const auto& [key, v] : value_.items()) {
+  for (const auto& item : value_.items()) {
+    const std::string& key = item.key();  // not a structured binding: clang 14 cannot capture one
     if (std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; })) continue;
     std::vector<std::string> names(allowed.begin(), allowed.end());
-    JsonReader(v, pointer_ + "/" + key, file_).fail("unknown key (allowed: " + join_names(names) + ")");
+    JsonReader(item.value(), pointer_ + "/" + key, file_).fail("unknown key (allowed: " + join_names(names) + ")");
   }
 }
 

@@ -229,9 +229,13 @@ Plan load_plan(const std::string& file) {
   if (!in) throw InputError(file + ": cannot open plan file");
   std::stringstream text;
   text << in.rdbuf();
+  return plan_from_text(text.str(), file);
+}
+
+Plan plan_from_text(const std::string& text, const std::string& file) {
   json root;
   try {
-    root = json::parse(text.str());
+    root = json::parse(text);
   } catch (const json::exception& e) {
     throw InputError(file + ": not valid JSON: " + e.what());
   }

@@ -20,7 +20,9 @@ Plan plan_from_json(const nlohmann::json& json, const std::string& file);
 
 /// Serialised text (2-space indent, trailing newline).
 std::string plan_to_text(const Plan& plan);
-/// Reads and parses a plan file; a syntax error names the file and byte offset.
+/// Parses plan text; `file` names it in errors (a syntax error gives the byte offset).
+Plan plan_from_text(const std::string& text, const std::string& file);
+/// Reads and parses a plan file.
 Plan load_plan(const std::string& file);
 
 }  // namespace partsim::plan
