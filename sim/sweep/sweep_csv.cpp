@@ -7,7 +7,7 @@
 
 #include "sim/common/error.hpp"
 #include "sim/common/text.hpp"
-#include "sim/sweep/si_value.hpp"
+#include "sim/sweep/si_quantity.hpp"
 
 namespace partsim::sweep {
 namespace {

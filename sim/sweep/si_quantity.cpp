@@ -1,4 +1,4 @@
-#include "sim/sweep/si_value.hpp"
+#include "sim/sweep/si_quantity.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 namespace partsim::sweep {
 
-std::optional<double> si_value(std::string_view text) {
+std::optional<double> si_quantity(std::string_view text) {
   // A plain number first, then every dimension with a unit; a unit belongs to one dimension only
   // ("B" bytes, "B/s" bandwidth, "s" time, "Hz" frequency, "FLOP/s" compute rate).
   for (auto dimension : {units::Dimension::count, units::Dimension::bytes, units::Dimension::bandwidth,
@@ -29,7 +29,7 @@ std::string si_number_text(double value) {
 }
 
 std::string si_text(std::string_view text) {
-  const auto value = si_value(text);
+  const auto value = si_quantity(text);
   return value ? si_number_text(*value) : std::string();
 }
 
