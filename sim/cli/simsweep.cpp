@@ -221,6 +221,8 @@ int merge_mode(const Options& o, const std::vector<sweep::SweepAxis>& axes, cons
   outputs.check({o.out});
   std::vector<sweep::ShardFile> shards;
   for (size_t s = 0; s < o.merge.size(); ++s) {
+    std::error_code ec;
+    if (!fs::is_regular_file(o.merge[s], ec)) throw InputError("--merge " + o.merge[s] + ": no such file");
     const auto range = sweep::shard_range(points.size(), {s, o.merge.size()});
     shards.push_back({o.merge[s], read_file(o.merge[s]),
                       std::vector<sweep::SweepPoint>(points.begin() + static_cast<long>(range.begin),
@@ -324,7 +326,12 @@ int run(int argc, char** argv) {
   cli::parse(app, argc, argv);
 
   std::vector<sweep::SweepAxis> axes;
-  for (const auto& v : o.vary) axes.push_back(sweep::parse_vary(v));
+  for (const auto& v : o.vary) {
+    axes.push_back(sweep::parse_vary(v));
+    for (size_t a = 0; a + 1 < axes.size(); ++a)
+      if (axes[a].key == axes.back().key)
+        throw InputError("--vary " + axes.back().key + " is given twice (list every value in one --vary)");
+  }
   const auto points = sweep::sweep_points(axes);
   if (!o.merge.empty()) return merge_mode(o, axes, points);
   const sweep::Shard shard = sweep::parse_shard(o.shard);

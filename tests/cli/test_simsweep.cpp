@@ -130,6 +130,7 @@ TEST(Simsweep, BadInputIsRefusedBeforeAnyPoint) {
       {"--config " + config + good + " --vary option.opt=all,bogus", "--vary option.opt=bogus: "},
       {"--config " + config + " --workload vgg16 --strategy dsm" + vary, "--workload, --batch and --strategy are required"},
       {"--config " + config + good + vary + " --shard 2/2", "--shard 2/2: I must be below N"},
+      {"--config " + config + good + " --vary batch=8 --vary batch=16", "--vary batch is given twice"},
   };
   // A dsm plan whose passes the lowering refuses (training passes in an inference plan).
   const std::string plan = (dir / "dsm.json").string();
@@ -282,6 +283,12 @@ TEST(Simsweep, ShardsMergeIntoTheLocalCsv) {
                         &output),
             2);
   EXPECT_NE(output.find("part1.csv: 3 rows, but its shard of this sweep has 2 points"), std::string::npos) << output;
+  EXPECT_FALSE(fs::exists(dir / "wrong.csv"));
+  EXPECT_EQ(run_command(sweep + " --merge " + (dir / "part0.csv").string() + " " + (dir / "part9.csv").string() +
+                            " --out " + (dir / "wrong.csv").string(),
+                        &output),
+            2);
+  EXPECT_NE(output.find("--merge " + (dir / "part9.csv").string() + ": no such file"), std::string::npos) << output;
   EXPECT_FALSE(fs::exists(dir / "wrong.csv"));
   fs::remove_all(dir);
 }
