@@ -43,6 +43,12 @@ void write_stand_ins(const fs::path& dir) {
                "printf '{\"predicted_iteration_s\": %s, \"closed_form_iteration_s\": 1, \"simulated_iteration_s\": 2, "
                "\"utilization\": 0.5}' $b > \"$out\"\n");
 }
+
+// A simsweep command line of lenet on the test platform with the stand-ins of `dir`, varying `vary`.
+std::string stand_in_sweep(const fs::path& dir, const std::string& vary) {
+  return kSimsweep + " --config " + kConfig + " --workload lenet --batch 4 --strategy dsm " + vary +
+         " -j 2 --bin-dir " + (dir / "bin").string();
+}
 }  // namespace
 
 TEST(Simsweep, RunsEveryPointAndWritesTheCsv) {
@@ -205,9 +211,7 @@ TEST(Simsweep, EveryPointsResultsRecordItsOverrides) {
 TEST(Simsweep, ResumeRerunsOnlyMissingPoints) {
   const fs::path dir = test_dir("simsweep_resume");
   write_stand_ins(dir);
-  const std::string cmd = kSimsweep + " --config " + kConfig + " --workload lenet --batch 4 --strategy dsm" +
-                          " --vary batch=1,2,3,4 -j 2 --bin-dir " + (dir / "bin").string() + " --out " +
-                          (dir / "sweep.csv").string();
+  const std::string cmd = stand_in_sweep(dir, "--vary batch=1,2,3,4") + " --out " + (dir / "sweep.csv").string();
   std::string output;
   ASSERT_EQ(run_command(cmd, &output), 0) << output;
   const std::string first = read(dir / "sweep.csv");
@@ -234,10 +238,9 @@ TEST(Simsweep, ResumeRerunsOnlyMissingPoints) {
 TEST(Simsweep, ListPoints) {
   const fs::path dir = test_dir("simsweep_list");
   write_stand_ins(dir);
-  const std::string cmd = kSimsweep + " --config " + kConfig + " --workload lenet --batch 4 --strategy dsm" +
-                          " --vary system.device_types.dsm_chip.core.scratchpad=512KiB,1MiB,2MiB --vary strategy=dsm,dp" +
-                          " --bin-dir " + (dir / "bin").string() + " --out " + (dir / "sweep.csv").string() +
-                          " --list-points";
+  const std::string cmd =
+      stand_in_sweep(dir, "--vary system.device_types.dsm_chip.core.scratchpad=512KiB,1MiB,2MiB --vary strategy=dsm,dp") +
+      " --out " + (dir / "sweep.csv").string() + " --list-points";
   std::string output;
   ASSERT_EQ(run_command(cmd, &output), 0) << output;
   const std::string header =
@@ -260,8 +263,7 @@ TEST(Simsweep, ListPoints) {
 TEST(Simsweep, ShardsMergeIntoTheLocalCsv) {
   const fs::path dir = test_dir("simsweep_shards");
   write_stand_ins(dir);
-  const std::string sweep = kSimsweep + " --config " + kConfig + " --workload lenet --batch 4 --strategy dsm" +
-                            " --vary batch=1..5+1 -j 2 --bin-dir " + (dir / "bin").string();
+  const std::string sweep = stand_in_sweep(dir, "--vary batch=1..5+1");
   std::string output;
   ASSERT_EQ(run_command(sweep + " --out " + (dir / "local.csv").string(), &output), 0) << output;
   for (int s = 0; s < 2; ++s)
