@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -206,6 +207,19 @@ std::pair<std::string, std::string> checked_record(const std::string& record, co
   return {key, value};
 }
 
+// A plan whose memory use its planner reckoned (dsm), replayed on a platform with less external
+// memory per device than it needs (e.g. simsweep --fixed-plan shrinking the memory): replayed all
+// the same, with the warning simplan gives when it makes such a plan, so a sweep marks the point.
+void warn_if_over_memory(const plan::Plan& plan, const topology::SystemSpec& spec) {
+  if (!plan.memory || spec.device_type_of.empty()) return;
+  double smallest = spec.device_type(0).memory_bytes();
+  for (int d = 1; d < static_cast<int>(spec.device_type_of.size()); ++d)
+    smallest = std::min(smallest, spec.device_type(d).memory_bytes());
+  if (smallest <= 0 || plan.memory->per_device_bytes <= smallest) return;
+  std::fprintf(stderr, "simrun: warning: the plan needs %.3g GB of external memory per device but %s has %.3g GB\n",
+               plan.memory->per_device_bytes / 1e9, spec.name.c_str(), smallest / 1e9);
+}
+
 int plan_mode(const Options& o) {
   if (!o.collective.empty()) throw InputError("--plan and --collective are separate modes: give one");
   const auto t0 = std::chrono::steady_clock::now();
@@ -219,6 +233,7 @@ int plan_mode(const Options& o) {
   for (const auto& assignment : o.platform.overrides) overrides.push_back(key_value(assignment));
   for (const auto& record : o.records) overrides.push_back(checked_record(record, plan, o.plan_file));
   const topology::TopologyGraph graph(spec, topology::parse_granularity(o.granularity));
+  warn_if_over_memory(plan, spec);
 
   const program::Program program = cli::lower_replay_inputs(loaded, graph, o.plan_file);
   const program::Evaluation closed = program::ClosedFormEvaluator(program::uncontended_transfer_time(graph)).evaluate(program);

@@ -321,3 +321,29 @@ void expect_mpi_csv_matches_local(int ranks, const std::string& extra) {
 
 TEST(Simsweep, MpiTwoRanksGiveTheLocalCsv) { expect_mpi_csv_matches_local(2, ""); }
 TEST(Simsweep, MpiFourRanksOversubscribedGiveTheLocalCsv) { expect_mpi_csv_matches_local(4, "--oversubscribe"); }
+
+// A fixed plan replayed on a platform with less memory than it needs: simrun warns as simplan
+// would, and the sweep's status says `warning` instead of `ok` (the "the CSV says ok").
+// lenet's 61.7 k weights in fp16 alone are 123 kB per chip (the plan keeps them whole), far over
+// 1 KiB and far under 8 GiB.
+TEST(Simsweep, FixedPlanOverMemoryIsAWarning) {
+  const fs::path dir = test_dir("simsweep_memory");
+  const std::string plan = (dir / "lenet.json").string();
+  std::string output;
+  ASSERT_EQ(run_command(std::string(PARTSIM_BIN_DIR) + "/simplan --config " + kConfig +
+                            " --workload lenet --batch 8 --strategy dsm -o " + plan,
+                        &output),
+            0)
+      << output;
+  ASSERT_EQ(run_command(kSimsweep + " --config " + kConfig + " --fixed-plan " + plan +
+                            " --vary system.device_types.dsm_chip.chip.memory=1KiB,8GiB --out " +
+                            (dir / "sweep.csv").string(),
+                        &output),
+            0)
+      << output;
+  const std::string csv = read(dir / "sweep.csv");
+  EXPECT_NE(csv.find("\n1KiB,1024,warning,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",,simrun: warning: the plan needs "), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n8GiB,8589934592,ok,"), std::string::npos) << csv;
+  fs::remove_all(dir);
+}
