@@ -16,6 +16,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -169,16 +171,25 @@ std::vector<std::vector<std::string>> check_inputs(const Options& o, const std::
   check_axis_values(o, axes);
 
   std::vector<std::vector<std::string>> hashes;
+  std::set<std::string> checked_planning;              // workload, batch, strategy, options already loaded
+  std::map<std::string, std::string> workload_hashes;  // workload -> file_hash
   for (size_t i = 0; i < points.size(); ++i) {
     const sweep::PointInputs in = sweep::point_inputs(o.base, axes, points[i]);
     const cli::PlatformOptions platform{o.base.config, in.sets, ""};
     try {
+      // The workload, strategy and options do not depend on the platform: loaded once per distinct
+      // combination (a 1000-point bandwidth sweep loads its workload once, not 1000 times).
+      std::string planning_key = in.workload + '\n' + std::to_string(in.batch) + '\n' + in.strategy;
+      for (const auto& option : in.options) planning_key += '\n' + option;
       if (!o.base.fixed_plan.empty()) {
         hashes.push_back({topology::content_hash(cli::load_platform(platform, unused)), plan_hash});
+      } else if (!checked_planning.insert(planning_key).second) {
+        hashes.push_back({topology::content_hash(cli::load_platform(platform, unused)), workload_hashes.at(in.workload)});
       } else {
         const cli::PlanningInputs planning =
             cli::load_planning_inputs(platform, in.workload, in.batch, in.strategy, in.options, unused);
-        hashes.push_back({topology::content_hash(planning.spec), file_hash(in.workload)});
+        workload_hashes.emplace(in.workload, file_hash(in.workload));
+        hashes.push_back({topology::content_hash(planning.spec), workload_hashes.at(in.workload)});
       }
     } catch (const InputError& e) {
       throw InputError("point " + std::to_string(i) + " (" + point_text(points[i]) + "): " + e.what());
