@@ -296,19 +296,24 @@ TEST(Simsweep, ShardsMergeIntoTheLocalCsv) {
 }
 
 namespace {
+// `mpirun -n ranks EXTRA ` for a test: as root, Open MPI needs the two OMPI_ALLOW_RUN_AS_ROOT
+// variables (the commands give stdin /dev/null: CI has none). Open MPI's own allocations at
+// MPI_Init are not freed by MPI_Finalize, so LeakSanitizer (sanitizer build) is off for the ranks.
+std::string mpirun_command(int ranks, const std::string& extra) {
+  return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+         "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 mpirun -n " +
+         std::to_string(ranks) + " " + extra + " ";
+}
+
 // The same sweep (4 lenet points, real simplan and simrun) locally and under `mpirun -n ranks`:
-// the CSVs must be byte-identical. As root, Open MPI needs the two OMPI_ALLOW_RUN_AS_ROOT
-// variables; stdin is /dev/null (CI has none). Open MPI's own allocations at MPI_Init are not
-// freed by MPI_Finalize, so LeakSanitizer (sanitizer build) is off for the MPI ranks only.
+// the CSVs must be byte-identical.
 void expect_mpi_csv_matches_local(int ranks, const std::string& extra) {
   const fs::path dir = test_dir("simsweep_mpi" + std::to_string(ranks));
   const std::string sweep = kSimsweep + " --config " + kConfig + " --workload lenet --batch 4 --strategy dsm" +
                             " --vary batch=8,16 --vary system.torus.bandwidth=20GB/s,40GB/s -j 1";
   std::string output;
   ASSERT_EQ(run_command(sweep + " --out " + (dir / "local.csv").string(), &output), 0) << output;
-  const std::string mpirun = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                             "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 mpirun -n " +
-                             std::to_string(ranks) + " " + extra + " ";
+  const std::string mpirun = mpirun_command(ranks, extra);
   ASSERT_EQ(run_command(mpirun + sweep + " --out " + (dir / "mpi.csv").string() + " </dev/null", &output), 0) << output;
   const std::string local = read(dir / "local.csv");
   EXPECT_EQ(std::count(local.begin(), local.end(), '\n'), 5) << local;  // header + 4 points
@@ -345,5 +350,27 @@ TEST(Simsweep, FixedPlanOverMemoryIsAWarning) {
   EXPECT_NE(csv.find("\n1KiB,1024,warning,"), std::string::npos) << csv;
   EXPECT_NE(csv.find(",,simrun: warning: the plan needs "), std::string::npos) << csv;
   EXPECT_NE(csv.find("\n8GiB,8589934592,ok,"), std::string::npos) << csv;
+  fs::remove_all(dir);
+}
+
+// Bad input under mpirun: every rank refuses it before any point runs, the error is printed once
+// (by rank 0, the lowest that found it), the job exits 2 and writes nothing.
+TEST(Simsweep, MpiBadInputIsOneLineAndExitTwo) {
+  const fs::path dir = test_dir("simsweep_mpi_bad");
+  write_stand_ins(dir);
+  std::string output;
+  EXPECT_EQ(run_command(mpirun_command(2, "") + stand_in_sweep(dir, "--vary batch=8,0") + " --out " +
+                            (dir / "sweep.csv").string() + " </dev/null",
+                        &output),
+            2)
+      << output;
+  size_t errors = 0;
+  for (size_t at = output.find("simsweep: error: "); at != std::string::npos; at = output.find("simsweep: error: ", at + 1))
+    ++errors;
+  EXPECT_EQ(errors, 1u) << output;
+  EXPECT_NE(output.find("simsweep: error: --vary batch=0: '0' is not a whole number"), std::string::npos) << output;
+  EXPECT_FALSE(fs::exists(dir / "sweep.csv"));
+  EXPECT_FALSE(fs::exists(dir / "sweep.csv.d"));
+  EXPECT_FALSE(fs::exists(dir / "runs.txt"));
   fs::remove_all(dir);
 }
