@@ -15,6 +15,7 @@ packages=(
   python3-matplotlib      # scripts/plot_*.py
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer harnesses of the parsers (fuzz/)
   libgecode-dev           # sim/mcm: the placement constraint solver (seed 002)
+  libopenmpi-dev openmpi-bin  # simsweep under mpirun/srun: points spread over MPI ranks (sim/sweep/mpi_world.*)
 )
 
 missing=()

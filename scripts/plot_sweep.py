@@ -44,19 +44,21 @@ def main():
         sys.exit(f"plot_sweep.py: {args.csv}: {e.strerror}")
     if not rows:
         sys.exit(f"plot_sweep.py: {args.csv}: no rows")
-    keys = [k for k in rows[0].keys() if k not in FIXED_COLUMNS]
+    # <axis>_si beside <axis> (docs/sweeps.md) is the same axis in SI units, not another axis.
+    keys = [k for k in rows[0].keys() if k not in FIXED_COLUMNS and not (k.endswith("_si") and k[:-3] in rows[0])]
     if not keys:
         sys.exit(f"plot_sweep.py: {args.csv}: no varied column (is this a simsweep CSV?)")
     x_key, series_key = keys[0], (keys[1] if len(keys) > 1 else None)
-    ok = [r for r in rows if r["status"] == "ok"]
+    ok = [r for r in rows if r["status"] in ("ok", "warning")]  # warning: it ran, with warnings
     failed = len(rows) - len(ok)
     if not ok:
         sys.exit(f"plot_sweep.py: {args.csv}: every point failed")
 
-    unit = split_value(ok[0][x_key])[1]
+    si = f"{x_key}_si" if f"{x_key}_si" in rows[0] else None  # values in mixed units on one scale
+    unit = "SI base unit" if si else split_value(ok[0][x_key])[1]
     groups = {}
     for r in ok:
-        x, _ = split_value(r[x_key])
+        x, _ = split_value(r[si] if si else r[x_key])
         if x is None:
             sys.exit(f"plot_sweep.py: {args.csv}: value '{r[x_key]}' of {x_key} is not a number")
         groups.setdefault(r[series_key] if series_key else "", []).append((x, r))

@@ -5,6 +5,7 @@
 # scripts/sweep_scratchpad.sh (use those).
 # Usage: scripts/sweep_figure.sh NAME KEY=RANGE "TITLE" [BUILD_DIR] [OUT]
 #   PARTSIM_GRANULARITY=core for core-granularity replays (slower); PARTSIM_JOBS = parallel points.
+#   Run again after an interruption: simsweep --resume keeps the points already done (docs/sweeps.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name=${1:?NAME}
@@ -20,7 +21,8 @@ mkdir -p "$out"
 for workload in vgg16 resnet50; do
   csv="$out/sweep_${name}_$workload.csv"
   "$build/bin/simsweep" --config configs/torus_8pf.yaml --workload "$workload" --batch 512 --strategy dsm \
-    --vary "$vary" --granularity "$granularity" --jobs "$jobs" --out "$csv" --work-dir "$build/sweeps/${name}_$workload"
+    --vary "$vary" --granularity "$granularity" --jobs "$jobs" --out "$csv" --work-dir "$build/sweeps/${name}_$workload" \
+    --resume
   /usr/bin/python3 scripts/plot_sweep.py "$csv" -o "$out/sweep_${name}_$workload.png" --log-x \
     --title "$workload b512, dsm on torus_8pf: $title ($granularity replay)"
 done

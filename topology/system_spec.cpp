@@ -1,8 +1,6 @@
 #include "topology/system_spec.hpp"
 
-#include <cstdint>
-#include <cstdio>
-
+#include "sim/common/content_hash.hpp"
 #include "topology/system_writer.hpp"
 
 namespace partsim::topology {
@@ -35,17 +33,7 @@ int SystemSpec::device_index(const std::string& device_name) const {
   return -1;
 }
 
-std::string content_hash(const SystemSpec& spec) {
-  // FNV-1a, 64 bit.
-  std::uint64_t h = 14695981039346656037ULL;
-  for (unsigned char c : system_to_yaml(spec)) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
+std::string content_hash(const SystemSpec& spec) { return fnv1a64_hex(system_to_yaml(spec)); }
 
 }  // namespace partsim::topology
 

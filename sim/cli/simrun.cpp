@@ -5,6 +5,7 @@
 //                                                      one collective: simulated vs closed-form time
 //   simrun --config C --plan P [--granularity chip|core] [--out results.json] [--csv layers.csv]
 //          [--timeline trace.json] [--allow-config-change] [--reproducible] [--set k=v ...]
+//          [--record k=v ...]
 //                                                      replay a plan: predicted vs closed form vs simulated
 //   simrun --config C [--set k=v ...] --dump-config F  validate a platform, write it fully resolved
 // Each mode is one small function; the logic lives in the libraries.
@@ -12,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -60,6 +62,7 @@ struct Options {
   std::string timeline_file;       // --timeline trace.json
   bool allow_config_change = false;
   bool reproducible = false;       // results.json without wall-clock figures (byte-identical reruns)
+  std::vector<std::string> records;  // --record KEY=VALUE: planning inputs a sweep varied
   std::size_t worst = 5;           // --worst N rows in the disagreement list
   std::vector<std::string> simgrid_config;  // --simgrid-cfg key:value (repeatable)
   cli::PlatformOptions platform;   // --config, --set, --dump-config
@@ -172,6 +175,51 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+std::pair<std::string, std::string> key_value(const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) return {assignment, ""};
+  return {assignment.substr(0, eq), assignment.substr(eq + 1)};
+}
+
+// A --record KEY=VALUE (what simsweep varied besides the platform), checked against the plan so
+// that results.json's overrides cannot claim an input the plan was not made with.
+std::pair<std::string, std::string> checked_record(const std::string& record, const plan::Plan& plan,
+                                                   const std::string& plan_file) {
+  const auto [key, value] = key_value(record);
+  auto differs = [&](const std::string& planned) {
+    return InputError("--record " + record + ": " + plan_file + " was made with " + key + " " + planned);
+  };
+  if (key == "batch") {
+    if (value != std::to_string(plan.workload.batch)) throw differs(std::to_string(plan.workload.batch));
+  } else if (key == "workload") {
+    if (value != plan.workload.name) throw differs("'" + plan.workload.name + "'");
+  } else if (key == "strategy") {
+    if (value != plan.strategy) throw differs("'" + plan.strategy + "'");
+  } else if (key.starts_with("option.") && plan.options.count(key.substr(7)) > 0) {
+    const std::string name = key.substr(7);
+    // The value as the strategy resolves it ("all" and the list it stands for compare equal).
+    const auto resolved = planner::builtin_strategies().resolve_options(plan.strategy, {name + "=" + value});
+    if (resolved.text(name) != plan.options.at(name)) throw differs("'" + plan.options.at(name) + "'");
+  } else {
+    throw InputError("--record " + record + ": not KEY=VALUE with KEY batch, workload, strategy or option.NAME (an option of " +
+                     plan.strategy + ")");
+  }
+  return {key, value};
+}
+
+// A plan whose memory use its planner reckoned (dsm), replayed on a platform with less external
+// memory per device than it needs (e.g. simsweep --fixed-plan shrinking the memory): replayed all
+// the same, with the warning simplan gives when it makes such a plan, so a sweep marks the point.
+void warn_if_over_memory(const plan::Plan& plan, const topology::SystemSpec& spec) {
+  if (!plan.memory || spec.device_type_of.empty()) return;
+  double smallest = spec.device_type(0).memory_bytes();
+  for (int d = 1; d < static_cast<int>(spec.device_type_of.size()); ++d)
+    smallest = std::min(smallest, spec.device_type(d).memory_bytes());
+  if (smallest <= 0 || plan.memory->per_device_bytes <= smallest) return;
+  std::fprintf(stderr, "simrun: warning: the plan needs %.3g GB of external memory per device but %s has %.3g GB\n",
+               plan.memory->per_device_bytes / 1e9, spec.name.c_str(), smallest / 1e9);
+}
+
 int plan_mode(const Options& o) {
   if (!o.collective.empty()) throw InputError("--plan and --collective are separate modes: give one");
   const auto t0 = std::chrono::steady_clock::now();
@@ -181,7 +229,11 @@ int plan_mode(const Options& o) {
   const plan::Plan& plan = loaded.plan;
   const topology::SystemSpec& spec = loaded.spec;
   const workloads::Graph& workload = loaded.graph;
+  std::vector<std::pair<std::string, std::string>> overrides;  // results.json's, checked before the replay
+  for (const auto& assignment : o.platform.overrides) overrides.push_back(key_value(assignment));
+  for (const auto& record : o.records) overrides.push_back(checked_record(record, plan, o.plan_file));
   const topology::TopologyGraph graph(spec, topology::parse_granularity(o.granularity));
+  warn_if_over_memory(plan, spec);
 
   const program::Program program = cli::lower_replay_inputs(loaded, graph, o.plan_file);
   const program::Evaluation closed = program::ClosedFormEvaluator(program::uncontended_transfer_time(graph)).evaluate(program);
@@ -192,6 +244,7 @@ int plan_mode(const Options& o) {
   const double useful_flops = plan.workload.mode == plan::Mode::inference ? totals.flops.fwd : totals.flops.total();
   report::Report report = report::build_report(plan, program, closed, simulated, useful_flops, spec.peak_flops());
   report.granularity = topology::to_string(graph.granularity());
+  report.overrides = overrides;
   // Which links each transfer crossed: busy fractions per link, the cause of the largest gaps, and
   // the link tracks of the timeline all come from the same routes.
   const report::TransferRoutes routes(program, graph);
@@ -250,6 +303,9 @@ int body(int argc, char** argv) {
   app.add_option("--timeline", o.timeline_file, "--plan: write a Chrome-trace timeline (Perfetto, chrome://tracing)");
   app.add_flag("--allow-config-change", o.allow_config_change,
                "--plan: replay a plan on a platform of the same name whose parameters changed (sweeps)");
+  app.add_option("--record", o.records,
+                 "--plan: record KEY=VALUE in results.json's overrides (batch, workload, strategy, option.NAME: what "
+                 "simsweep varied; checked against the plan; repeatable)");
   app.add_flag("--reproducible", o.reproducible, "--plan: write wall-clock figures as 0, so reruns are byte-identical");
   app.add_option("--worst", o.worst, "--plan: how many of the largest disagreements to explain (default 5; 0 to 1000000)")
       ->check(CLI::Range(0, 1'000'000));

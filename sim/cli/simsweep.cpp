@@ -1,23 +1,38 @@
-// simsweep: re-plans and replays a workload at every point of a parameter sweep, in parallel
-// processes, and writes one CSV row per point (varied values, predicted, closed form, simulated,
-// utilization). Every point's plan.json, results.json and log stay in the work directory.
+// simsweep: plans and replays a workload at every point of a parameter sweep, in parallel processes,
+// and writes one CSV row per point (sim/sweep/sweep_csv.hpp: the varied values as written and in SI
+// units, status, predicted, closed form, simulated, utilization, error, warnings). Every point's
+// point.json (its definition), plan.json, results.json and log stay in the work directory.
+//   simsweep --config C --workload W --batch B --strategy S --vary KEY=VALUES ... --out sweep.csv
+//            [--resume] [--shard I/N] [--list-points]      also under mpirun -n N / srun (ranks)
+//   simsweep ... --merge part0.csv part1.csv ... --out sweep.csv   the shards' CSVs, checked, as one
 
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/inputs.hpp"
+#include "sim/common/content_hash.hpp"
 #include "sim/common/error.hpp"
+#include "sim/planner/builtin_strategies.hpp"
+#include "sim/sweep/mpi_world.hpp"
+#include "sim/sweep/point_setup.hpp"
 #include "sim/sweep/process_pool.hpp"
 #include "sim/sweep/sweep_axis.hpp"
+#include "sim/sweep/sweep_csv.hpp"
+#include "sim/sweep/work_split.hpp"
+#include "workloads/workload_file.hpp"
 
 namespace fs = std::filesystem;
 using namespace partsim;
@@ -25,18 +40,15 @@ using namespace partsim;
 namespace {
 
 struct Options {
-  std::string config;
-  std::string workload;
-  long long batch = 0;
-  std::string strategy;
+  sweep::SweepBase base;
   std::vector<std::string> vary;
-  std::vector<std::string> fixed_sets;  // --set applied at every point
-  std::string fixed_plan;
-  std::string granularity = "chip";
-  std::vector<std::string> simplan_args;
   std::string out;
   std::string work_dir;
   std::string bin_dir;
+  std::string shard = "0/1";
+  std::vector<std::string> merge;  // --merge: the shards' CSVs, in shard order
+  bool resume = false;
+  bool list_points = false;
   int jobs = 0;
 };
 
@@ -46,195 +58,333 @@ fs::path self_dir() {
   return ec ? fs::path(".") : exe.parent_path();
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
-std::string number(double v) {
-  std::ostringstream os;
-  os.precision(9);
-  os << v;
-  return os.str();
-}
-
-// The last non-empty line of a point's log: the one-line error the program printed.
-std::string last_log_line(const fs::path& log) {
-  std::ifstream in(log);
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty()) last = line;
-  return last;
-}
-
-// The warnings a point's programs printed (simplan's "prediction cannot hold", a plan over the
-// chip's memory, ...), one CSV field: "program: warning: ..." lines joined by " | ".
-std::string warnings_in(const fs::path& log) {
-  std::ifstream in(log);
-  std::string line, all;
-  while (std::getline(in, line))
-    if (line.find(": warning: ") != std::string::npos) all += (all.empty() ? "" : " | ") + line;
-  return all;
+// A file's fingerprint for a point's definition ("" when the name is no file: a zoo workload).
+std::string file_hash(const std::string& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec) ? fnv1a64_hex(read_file(path)) : std::string();
 }
 
 class Progress {
  public:
-  explicit Progress(size_t total) : total_(total), tty_(::isatty(STDERR_FILENO) != 0) {}
+  Progress(size_t total, std::string who) : total_(total), who_(std::move(who)), tty_(::isatty(STDERR_FILENO) != 0) {}
   void step(bool failed) {
     ++done_;
     failed_ += failed ? 1 : 0;
     if (tty_) {
       const size_t width = 30, filled = total_ ? done_ * width / total_ : width;
-      std::cerr << "\r[" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << done_ << "/"
-                << total_ << " points" << (failed_ ? ", " + std::to_string(failed_) + " failed" : "") << std::flush;
+      std::cerr << "\r" << who_ << "[" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << done_
+                << "/" << total_ << " points" << (failed_ ? ", " + std::to_string(failed_) + " failed" : "") << std::flush;
       if (done_ == total_) std::cerr << "\n";
     } else {
-      std::cerr << "simsweep: " << done_ << "/" << total_ << " points done" << (failed ? " (this one failed)" : "") << "\n";
+      std::cerr << "simsweep" << who_ << ": " << done_ << "/" << total_ << " points done"
+                << (failed ? " (this one failed)" : "") << "\n";
     }
   }
 
  private:
   size_t total_, done_ = 0, failed_ = 0;
+  std::string who_;
   bool tty_;
 };
 
-// Everything a point's simplan and simrun would refuse, checked once up front with the same
-// loaders they use (cli/inputs.hpp): the platform with the fixed --set overrides and with every
-// value of every axis, the workload and strategy (or the fixed plan against the platform).
-void check_inputs(const Options& o, const std::vector<sweep::SweepAxis>& axes) {
+// "--set K=V: ..." from the platform, about a value that came from --vary: "--vary K=V: ...".
+InputError as_vary_error(const InputError& e, const std::string& key) {
+  const std::string message = e.what();
+  return InputError(message.rfind("--set ", 0) == 0 ? "--vary " + message.substr(6) : "--vary " + key + ": " + message);
+}
+
+// Every value of every axis on its own, so a bad value is named as the --vary value it is.
+void check_axis_values(const Options& o, const std::vector<sweep::SweepAxis>& axes) {
   cli::OutputSet unused;  // nothing is written: --dump-config is not a simsweep option
-  cli::PlatformOptions platform{o.config, o.fixed_sets, ""};
-  if (o.fixed_plan.empty())
-    cli::load_planning_inputs(platform, o.workload, o.batch, o.strategy, {}, unused);
-  else {
-    // The lowering makes the strategy's own checks of the plan (dsm passes against the chip).
-    const cli::ReplayInputs fixed = cli::load_replay_inputs(platform, o.fixed_plan, /*allow_config_change=*/true, unused);
-    const topology::TopologyGraph graph(fixed.spec, topology::parse_granularity(o.granularity));
-    cli::lower_replay_inputs(fixed, graph, o.fixed_plan);
-  }
+  const auto& registry = planner::builtin_strategies();
+  std::vector<std::string> strategies;  // every strategy the sweep plans with
   for (const auto& axis : axes)
+    if (axis.kind == sweep::AxisKind::strategy) strategies = axis.values;
+  if (strategies.empty()) strategies.push_back(o.base.strategy);
+  for (const auto& axis : axes) {
+    if (axis.kind != sweep::AxisKind::platform && !o.base.fixed_plan.empty())
+      throw InputError("--vary " + axis.key + ": only platform keys can be varied with --fixed-plan (" + axis.key +
+                       " needs a plan made at every point)");
     for (const auto& value : axis.values) {
-      cli::PlatformOptions point = platform;
-      point.overrides.push_back(axis.key + "=" + value);
+      const std::string assignment = axis.key + "=" + value;
       try {
-        cli::load_platform(point, unused);
+        switch (axis.kind) {
+          case sweep::AxisKind::platform: {
+            cli::PlatformOptions platform{o.base.config, o.base.sets, ""};
+            platform.overrides.push_back(assignment);
+            try {
+              cli::load_platform(platform, unused);
+            } catch (const InputError& e) {
+              throw as_vary_error(e, axis.key);
+            }
+            break;
+          }
+          case sweep::AxisKind::batch: sweep::parse_batch(value); break;
+          case sweep::AxisKind::workload: workloads::load_workload(value, 1); break;
+          case sweep::AxisKind::strategy: registry.find(value); break;
+          case sweep::AxisKind::strategy_option:
+            for (const auto& strategy : strategies)
+              registry.resolve_options(strategy, {sweep::option_name(axis.key) + "=" + value});
+            break;
+        }
       } catch (const InputError& e) {
-        // The platform names the assignment ("--set KEY=VALUE: ..."): here it came from --vary.
         const std::string message = e.what();
-        throw InputError(message.rfind("--set ", 0) == 0 ? "--vary " + message.substr(6) : "--vary " + axis.key + ": " + message);
+        if (message.rfind("--vary ", 0) == 0) throw;
+        throw InputError("--vary " + assignment + ": " + message);
       }
     }
+  }
+}
+
+// "batch=8, workload=lenet": a point's values for messages.
+std::string point_text(const sweep::SweepPoint& point) {
+  std::string text;
+  for (const auto& [key, value] : point) text += (text.empty() ? "" : ", ") + key + "=" + value;
+  return text;
+}
+
+// Everything a point's simplan and simrun would refuse, checked up front with the loaders they use
+// (cli/inputs.hpp): the fixed inputs, every axis value, then every point's combination (a strategy
+// option of another strategy, a workload at a batch). Returns each point's input fingerprints (the
+// resolved platform, the workload or fixed plan file), part of its definition for --resume.
+std::vector<std::vector<std::string>> check_inputs(const Options& o, const std::vector<sweep::SweepAxis>& axes,
+                                                   const std::vector<sweep::SweepPoint>& points) {
+  cli::OutputSet unused;
+  const cli::PlatformOptions fixed{o.base.config, o.base.sets, ""};
+  std::string plan_hash;
+  if (!o.base.fixed_plan.empty()) {
+    // The lowering makes the strategy's own checks of the plan (dsm passes against the chip).
+    const cli::ReplayInputs replay = cli::load_replay_inputs(fixed, o.base.fixed_plan, /*allow_config_change=*/true, unused);
+    const topology::TopologyGraph graph(replay.spec, topology::parse_granularity(o.base.granularity));
+    cli::lower_replay_inputs(replay, graph, o.base.fixed_plan);
+    plan_hash = file_hash(o.base.fixed_plan);
+  } else {
+    cli::load_platform(fixed, unused);
+  }
+  check_axis_values(o, axes);
+
+  std::vector<std::vector<std::string>> hashes;
+  std::set<std::string> checked_planning;              // workload, batch, strategy, options already loaded
+  std::map<std::string, std::string> workload_hashes;  // workload -> file_hash
+  for (size_t i = 0; i < points.size(); ++i) {
+    const sweep::PointInputs in = sweep::point_inputs(o.base, axes, points[i]);
+    const cli::PlatformOptions platform{o.base.config, in.sets, ""};
+    try {
+      // The workload, strategy and options do not depend on the platform: loaded once per distinct
+      // combination (a 1000-point bandwidth sweep loads its workload once, not 1000 times).
+      std::string planning_key = in.workload + '\n' + std::to_string(in.batch) + '\n' + in.strategy;
+      for (const auto& option : in.options) planning_key += '\n' + option;
+      if (!o.base.fixed_plan.empty()) {
+        hashes.push_back({topology::content_hash(cli::load_platform(platform, unused)), plan_hash});
+      } else if (!checked_planning.insert(planning_key).second) {
+        hashes.push_back({topology::content_hash(cli::load_platform(platform, unused)), workload_hashes.at(in.workload)});
+      } else {
+        const cli::PlanningInputs planning =
+            cli::load_planning_inputs(platform, in.workload, in.batch, in.strategy, in.options, unused);
+        workload_hashes.emplace(in.workload, file_hash(in.workload));
+        hashes.push_back({topology::content_hash(planning.spec), workload_hashes.at(in.workload)});
+      }
+    } catch (const InputError& e) {
+      throw InputError("point " + std::to_string(i) + " (" + point_text(points[i]) + "): " + e.what());
+    }
+  }
+  return hashes;
+}
+
+// Runs `body` on every rank; when it throws InputError on any, every rank ends with exit code 2 and
+// only the lowest failing rank prints its message (one line, as without MPI).
+template <class Body>
+void on_every_rank(sweep::MpiWorld& world, const Body& body) {
+  std::exception_ptr error;
+  try {
+    body();
+  } catch (const InputError&) {
+    error = std::current_exception();
+  }
+  const int failed = world.lowest_failed_rank(error != nullptr);
+  if (failed < 0) return;
+  if (failed == world.rank()) std::rethrow_exception(error);
+  throw cli::ExitRequest{2};
+}
+
+int list_points_mode(const std::vector<sweep::SweepAxis>& axes, const std::vector<sweep::SweepPoint>& points,
+                     sweep::PointRange range) {
+  std::string header = "point";
+  for (const auto& axis : axes) header += "," + sweep::csv_field(axis.key) + "," + sweep::csv_field(axis.key + "_si");
+  std::cout << header << "\n";
+  for (size_t i = range.begin; i < range.end; ++i) {
+    std::string columns = sweep::csv_axis_columns(axes, points[i]);
+    columns.pop_back();  // its last comma
+    std::cout << i << "," << columns << "\n";
+  }
+  return 0;
+}
+
+int merge_mode(const Options& o, const std::vector<sweep::SweepAxis>& axes, const std::vector<sweep::SweepPoint>& points) {
+  cli::OutputSet outputs;
+  outputs.check({o.out});
+  std::vector<sweep::ShardFile> shards;
+  for (size_t s = 0; s < o.merge.size(); ++s) {
+    std::error_code ec;
+    if (!fs::is_regular_file(o.merge[s], ec)) throw InputError("--merge " + o.merge[s] + ": no such file");
+    const auto range = sweep::shard_range(points.size(), {s, o.merge.size()});
+    shards.push_back({o.merge[s], read_file(o.merge[s]),
+                      std::vector<sweep::SweepPoint>(points.begin() + static_cast<long>(range.begin),
+                                                     points.begin() + static_cast<long>(range.end))});
+  }
+  outputs.add(o.out, sweep::merge_shards(shards, axes));
+  outputs.commit();
+  std::cerr << "simsweep: wrote " << o.out << " (" << points.size() << " points from " << shards.size() << " shards)\n";
+  return 0;
+}
+
+// The points a rank runs and how each went, in the rank's order.
+struct RankRows {
+  std::vector<std::string> rows;
+  size_t failed = 0;
+};
+
+RankRows run_points(const Options& o, const std::vector<sweep::SweepAxis>& axes,
+                    const std::vector<sweep::SweepPoint>& points, const std::vector<std::vector<std::string>>& hashes,
+                    const std::vector<size_t>& mine, const sweep::MpiWorld& world) {
+  const fs::path bin = o.bin_dir.empty() ? self_dir() : fs::path(o.bin_dir);
+  const fs::path work = o.work_dir.empty() ? fs::path(o.out + ".d") : fs::path(o.work_dir);
+  fs::create_directories(work);
+  // Cores shared by the ranks on this machine, unless --jobs says otherwise.
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int jobs = o.jobs > 0 ? o.jobs : std::max(1, cores / world.local_size());
+
+  std::vector<std::vector<sweep::Command>> chains;
+  std::vector<size_t> chain_of(mine.size(), SIZE_MAX);  // my k-th point -> its chain, SIZE_MAX: results reused
+  std::vector<fs::path> dirs;
+  for (size_t k = 0; k < mine.size(); ++k) {
+    const size_t i = mine[k];
+    const fs::path dir = work / ("point-" + std::to_string(i));
+    dirs.push_back(dir);
+    fs::create_directories(dir);
+    auto commands = sweep::point_commands(o.base, sweep::point_inputs(o.base, axes, points[i]), bin, dir);
+    const std::string definition = sweep::point_definition(commands, hashes[i]);
+    // --resume: a point whose definition is unchanged and whose results.json is complete stands
+    // (simrun writes it whole or not at all, after its replay).
+    if (o.resume && read_file(dir / "point.json") == definition && sweep::results_totals(dir / "results.json")) continue;
+    for (const char* stale : {"results.json", "log.txt", "plan.json"}) fs::remove(dir / stale);
+    cli::OutputSet point_file;
+    point_file.add((dir / "point.json").string(), definition);
+    point_file.commit();
+    chain_of[k] = chains.size();
+    chains.push_back(std::move(commands));
+  }
+  const std::string who = world.size() > 1 ? "[rank " + std::to_string(world.rank()) + "]" : "";
+  if (o.resume)
+    std::cerr << "simsweep" << who << ": --resume: " << mine.size() - chains.size() << " of " << mine.size()
+              << " points already done, running " << chains.size() << "\n";
+  Progress progress(chains.size(), who);
+  const auto results = sweep::run_chains(chains, jobs, [&](size_t, const sweep::ChainResult& r) {
+    progress.step(r.exit_code != 0);
+  });
+
+  RankRows out;
+  for (size_t k = 0; k < mine.size(); ++k) {
+    const int exit_code = chain_of[k] == SIZE_MAX ? 0 : results[chain_of[k]].exit_code;
+    const sweep::PointOutcome outcome = sweep::read_outcome(dirs[k], exit_code);
+    out.failed += outcome.status == "failed" ? 1 : 0;
+    out.rows.push_back(sweep::csv_row(axes, points[mine[k]], outcome));
+  }
+  return out;
 }
 
 int run(int argc, char** argv) {
   Options o;
   CLI::App app{"simsweep: plan and replay a workload at every point of a parameter sweep (CSV out)", "simsweep"};
-  app.add_option("--config", o.config, "Platform YAML file")->required()->check(CLI::ExistingFile);
-  app.add_option("--workload", o.workload, "Zoo name or workload YAML file (simplan --list)");
-  app.add_option("--batch", o.batch, "Minibatch size (1 to 1000000000)")->check(CLI::Range(1LL, 1'000'000'000LL));
-  app.add_option("--strategy", o.strategy, "Partitioning strategy (simplan --list-strategies)");
+  app.add_option("--config", o.base.config, "Platform YAML file")->required()->check(CLI::ExistingFile);
+  app.add_option("--workload", o.base.workload, "Zoo name or workload YAML file (simplan --list)");
+  app.add_option("--batch", o.base.batch, "Minibatch size (1 to 1000000000)")->check(CLI::Range(1LL, 1'000'000'000LL));
+  app.add_option("--strategy", o.base.strategy, "Partitioning strategy (simplan --list-strategies)");
+  app.add_option("--option", o.base.options, "Strategy option NAME=VALUE at every point (repeatable)");
   app.add_option("--vary", o.vary,
-                 "KEY=V1,V2,... or KEY=A..B*FACTOR or KEY=A..B+STEP, e.g. "
-                 "system.torus.bandwidth[0]=30GB/s..240GB/s*2 (repeatable: the cartesian product is swept)")
+                 "AXIS=V1,V2,... or AXIS=A..B*FACTOR or AXIS=A..B+STEP; AXIS is a platform key (e.g. "
+                 "system.torus.bandwidth[0]=30GB/s..240GB/s*2), batch, workload, strategy or option.NAME "
+                 "(repeatable: the cartesian product is swept, the last axis fastest)")
       ->required();
-  app.add_option("--set", o.fixed_sets, "Platform override applied at every point (repeatable)");
-  app.add_option("--fixed-plan", o.fixed_plan, "Replay this plan at every point instead of re-planning")
+  app.add_option("--set", o.base.sets, "Platform override applied at every point (repeatable)");
+  app.add_option("--fixed-plan", o.base.fixed_plan, "Replay this plan at every point instead of re-planning")
       ->check(CLI::ExistingFile);
-  app.add_option("--granularity", o.granularity, "Replay granularity")->check(CLI::IsMember({"chip", "core"}));
-  app.add_option("--simplan-arg", o.simplan_args, "Extra argument passed to simplan, e.g. --simplan-arg=--opt=none");
-  app.add_option("--jobs,-j", o.jobs, "Points run at once (default: the number of cores; 1 to 1024)")
+  app.add_option("--granularity", o.base.granularity, "Replay granularity")->check(CLI::IsMember({"chip", "core"}));
+  app.add_option("--simplan-arg", o.base.simplan_args, "Extra argument passed to simplan, e.g. --simplan-arg=--mode=inference");
+  app.add_option("--jobs,-j", o.jobs,
+                 "Points run at once (default: the number of cores, shared by the MPI ranks on a machine; 1 to 1024)")
       ->check(CLI::Range(1, 1024));
-  app.add_option("--out", o.out, "CSV file to write")->required();
-  app.add_option("--work-dir", o.work_dir, "Where each point's plan, results and log go (default: OUT.d)");
+  app.add_option("--out", o.out, "CSV file to write (with --shard: this shard's rows)")->required();
+  app.add_option("--work-dir", o.work_dir, "Where each point's definition, plan, results and log go (default: OUT.d)");
   app.add_option("--bin-dir", o.bin_dir, "Where simplan and simrun are (default: beside simsweep)");
+  app.add_flag("--resume", o.resume,
+               "Keep the points of the work directory whose results.json is complete and whose definition "
+               "(point.json) is this sweep's; run the others");
+  app.add_option("--shard", o.shard, "I/N: run only the I-th of N contiguous blocks of points (job arrays; 0-based)");
+  app.add_option("--merge", o.merge,
+                 "The shards' CSVs in shard order (0, 1, ...): checked against this sweep and written as one CSV; "
+                 "nothing is run")
+      ->excludes("--shard")
+      ->excludes("--resume");
+  app.add_flag("--list-points", o.list_points, "Print the points (of --shard) as CSV and exit; nothing is run");
   cli::parse(app, argc, argv);
 
-  if (o.fixed_plan.empty() && (o.workload.empty() || o.strategy.empty() || o.batch == 0))
-    throw InputError("--workload, --batch and --strategy are required unless --fixed-plan is given");
-
   std::vector<sweep::SweepAxis> axes;
-  for (const auto& v : o.vary) axes.push_back(sweep::parse_vary(v));
+  for (const auto& v : o.vary) {
+    axes.push_back(sweep::parse_vary(v));
+    for (size_t a = 0; a + 1 < axes.size(); ++a)
+      if (axes[a].key == axes.back().key)
+        throw InputError("--vary " + axes.back().key + " is given twice (list every value in one --vary)");
+  }
   const auto points = sweep::sweep_points(axes);
+  if (!o.merge.empty()) return merge_mode(o, axes, points);
+  const sweep::Shard shard = sweep::parse_shard(o.shard);
+  const sweep::PointRange range = sweep::shard_range(points.size(), shard);
+
+  sweep::MpiWorld world;
+  std::vector<std::vector<std::string>> hashes;
   cli::OutputSet outputs;
-  outputs.check({o.out});
-  check_inputs(o, axes);  // before the work folder exists and before the first point runs
-
-  const fs::path bin = o.bin_dir.empty() ? self_dir() : fs::path(o.bin_dir);
-  const fs::path work = o.work_dir.empty() ? fs::path(o.out + ".d") : fs::path(o.work_dir);
-  fs::create_directories(work);
-  const int jobs = o.jobs > 0 ? o.jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-
-  std::vector<std::vector<sweep::Command>> chains;
-  std::vector<fs::path> point_dirs;
-  for (size_t i = 0; i < points.size(); ++i) {
-    const fs::path dir = work / ("point-" + std::to_string(i));
-    fs::create_directories(dir);
-    fs::remove(dir / "log.txt");
-    fs::remove(dir / "results.json");
-    point_dirs.push_back(dir);
-    std::vector<std::string> sets;
-    for (const auto& s : o.fixed_sets) sets.insert(sets.end(), {"--set", s});
-    for (const auto& [key, value] : points[i]) sets.insert(sets.end(), {"--set", key + "=" + value});
-
-    std::vector<sweep::Command> chain;
-    std::string plan_file = o.fixed_plan;
-    if (plan_file.empty()) {
-      plan_file = (dir / "plan.json").string();
-      std::vector<std::string> plan_argv{(bin / "simplan").string(), "--config", o.config, "--workload", o.workload,
-                                         "--batch", std::to_string(o.batch), "--strategy", o.strategy, "-o", plan_file};
-      plan_argv.insert(plan_argv.end(), sets.begin(), sets.end());
-      plan_argv.insert(plan_argv.end(), o.simplan_args.begin(), o.simplan_args.end());
-      chain.push_back({plan_argv, (dir / "log.txt").string()});
-    }
-    std::vector<std::string> run_argv{(bin / "simrun").string(), "--config", o.config, "--plan", plan_file,
-                                      "--granularity", o.granularity, "--out", (dir / "results.json").string()};
-    if (!o.fixed_plan.empty()) run_argv.push_back("--allow-config-change");
-    run_argv.insert(run_argv.end(), sets.begin(), sets.end());
-    chain.push_back({run_argv, (dir / "log.txt").string()});
-    chains.push_back(std::move(chain));
-  }
-
-  Progress progress(chains.size());
-  const auto results = sweep::run_chains(chains, jobs, [&](size_t, const sweep::ChainResult& r) {
-    progress.step(r.exit_code != 0);
+  // Before the work folder exists and before the first point runs, on every rank alike.
+  on_every_rank(world, [&] {
+    auto given_or_varied = [&](bool given, sweep::AxisKind kind) {
+      return given || std::any_of(axes.begin(), axes.end(), [&](const auto& a) { return a.kind == kind; });
+    };
+    if (o.base.fixed_plan.empty() && !(given_or_varied(!o.base.workload.empty(), sweep::AxisKind::workload) &&
+                                       given_or_varied(o.base.batch > 0, sweep::AxisKind::batch) &&
+                                       given_or_varied(!o.base.strategy.empty(), sweep::AxisKind::strategy)))
+      throw InputError("--workload, --batch and --strategy are required (or varied: --vary workload=..., batch=..., "
+                       "strategy=...) unless --fixed-plan is given");
+    if (world.rank() == 0 && !o.list_points) outputs.check({o.out});
+    hashes = check_inputs(o, axes, points);
   });
+  if (o.list_points) return world.rank() == 0 ? list_points_mode(axes, points, range) : 0;
 
-  std::ostringstream csv;
-  for (const auto& axis : axes) csv << csv_field(axis.key) << ",";
-  csv << "status,predicted_s,closed_form_s,simulated_s,utilization,error,warnings\n";
-  size_t failed = 0;
-  for (size_t i = 0; i < points.size(); ++i) {
-    for (const auto& [key, value] : points[i]) csv << csv_field(value) << ",";
-    std::string status = "ok", error;
-    double predicted = 0, closed = 0, simulated = 0, utilization = 0;
-    if (results[i].exit_code != 0) {
-      status = "failed";
-      error = last_log_line(point_dirs[i] / "log.txt");
-    } else {
-      try {
-        std::ifstream in(point_dirs[i] / "results.json");
-        const auto j = nlohmann::json::parse(in);
-        predicted = j.at("predicted_iteration_s").get<double>();
-        closed = j.at("closed_form_iteration_s").get<double>();
-        simulated = j.at("simulated_iteration_s").get<double>();
-        utilization = j.at("utilization").get<double>();
-      } catch (const std::exception& e) {
-        status = "failed";
-        error = "unreadable results.json: " + std::string(e.what());
-      }
-    }
-    if (status != "ok") ++failed;
-    csv << status << "," << (status == "ok" ? number(predicted) + "," + number(closed) + "," + number(simulated) + "," +
-                                                  number(utilization)
-                                            : std::string(",,,"))
-        << "," << csv_field(error) << "," << csv_field(warnings_in(point_dirs[i] / "log.txt")) << "\n";
+  const std::vector<size_t> mine = sweep::rank_points(range, world.rank(), world.size());
+  const RankRows rows = run_points(o, axes, points, hashes, mine, world);
+  const auto gathered = world.gather_to_root(rows.rows);
+  const long long failed = world.sum_over_ranks(static_cast<long long>(rows.failed));
+  if (world.rank() != 0) return failed == 0 ? 0 : 1;
+
+  // Rank r's k-th row is the point rank_points(range, r, size)[k]: back into the sweep's order.
+  std::vector<std::string> ordered(range.size());
+  for (size_t r = 0; r < gathered.size(); ++r) {
+    const auto indices = sweep::rank_points(range, static_cast<int>(r), world.size());
+    for (size_t k = 0; k < indices.size(); ++k) ordered[indices[k] - range.begin] = gathered[r][k];
   }
-  outputs.add(o.out, csv.str());
+  std::string csv = sweep::csv_header(axes);
+  for (const auto& row : ordered) csv += row;
+  outputs.add(o.out, csv);
   outputs.commit();
-  std::cerr << "simsweep: wrote " << o.out << " (" << points.size() << " points, " << failed << " failed; work in "
-            << work.string() << ")\n";
+  std::cerr << "simsweep: wrote " << o.out << " (" << range.size() << " points"
+            << (shard.count > 1 ? " of shard " + o.shard : std::string()) << ", " << failed << " failed; work in "
+            << (o.work_dir.empty() ? o.out + ".d" : o.work_dir) << ")\n";
   return failed == 0 ? 0 : 1;
 }
 

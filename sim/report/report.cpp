@@ -155,6 +155,8 @@ nlohmann::ordered_json report_json(const Report& report) {
   j["workload"] = report.workload;
   j["batch"] = report.batch;
   j["granularity"] = report.granularity;
+  j["overrides"] = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : report.overrides) j["overrides"][key] = value;
   j["predicted_iteration_s"] = report.predicted_iteration_s;
   j["closed_form_iteration_s"] = report.closed_form_iteration_s;
   j["simulated_iteration_s"] = report.simulated_iteration_s;

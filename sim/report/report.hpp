@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/plan/plan.hpp"
@@ -64,6 +65,10 @@ struct Report {
   std::string workload;
   long long batch = 0;
   std::string granularity;
+  /// What the run changed from its inputs' files, in order (key -> value as written): every --set
+  /// platform key, then what a sweep varied besides the platform (batch, workload, strategy,
+  /// option.NAME; simrun --record). A key given twice keeps its first place and its last value.
+  std::vector<std::pair<std::string, std::string>> overrides;
   double predicted_iteration_s = 0;
   double closed_form_iteration_s = 0;
   double simulated_iteration_s = 0;

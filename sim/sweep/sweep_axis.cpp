@@ -62,7 +62,29 @@ bool convert(double& number, const std::string& from, const std::string& to) {
   return true;
 }
 
+constexpr std::string_view kOptionPrefix = "option.";
+
 }  // namespace
+
+AxisKind axis_kind(std::string_view key) {
+  if (key == "batch") return AxisKind::batch;
+  if (key == "workload") return AxisKind::workload;
+  if (key == "strategy") return AxisKind::strategy;
+  if (key.starts_with(kOptionPrefix)) {
+    if (key.size() == kOptionPrefix.size())
+      throw InputError("--vary " + std::string(key) + ": no option name (write option.NAME, e.g. option.opt; "
+                       "simplan --list-strategies lists each strategy's options)");
+    return AxisKind::strategy_option;
+  }
+  if (key.starts_with("system.")) return AxisKind::platform;
+  throw InputError("--vary " + std::string(key) +
+                   ": unknown axis (allowed: batch, workload, strategy, option.NAME, or a platform key "
+                   "system.... as --set takes, configs/README.md)");
+}
+
+std::string option_name(std::string_view key) {
+  return key.starts_with(kOptionPrefix) ? std::string(key.substr(kOptionPrefix.size())) : std::string();
+}
 
 SweepAxis parse_vary(std::string_view text) {
   auto bad = [&](const std::string& why) {
@@ -73,6 +95,7 @@ SweepAxis parse_vary(std::string_view text) {
   if (eq == std::string_view::npos || eq == 0) throw bad("missing KEY=");
   SweepAxis axis;
   axis.key = std::string(text.substr(0, eq));
+  axis.kind = axis_kind(axis.key);
   const std::string_view rhs = text.substr(eq + 1);
   if (rhs.empty()) throw bad("no values");
 

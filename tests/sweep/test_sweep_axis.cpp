@@ -8,39 +8,53 @@ using namespace partsim::sweep;
 TEST(SweepAxis, ListsAndRanges) {
   auto list = parse_vary("system.torus.bandwidth[0]=30GB/s,60GB/s");
   EXPECT_EQ(list.key, "system.torus.bandwidth[0]");
+  EXPECT_EQ(list.kind, AxisKind::platform);
   EXPECT_EQ(list.values, (std::vector<std::string>{"30GB/s", "60GB/s"}));
 
   // 30 * 2^i up to 240: 30, 60, 120, 240 (the example).
-  EXPECT_EQ(parse_vary("k=30GB/s..240GB/s*2").values,
+  EXPECT_EQ(parse_vary("system.k=30GB/s..240GB/s*2").values,
             (std::vector<std::string>{"30GB/s", "60GB/s", "120GB/s", "240GB/s"}));
   // Arithmetic: 0.5, 1, 1.5, ..., 4 MiB (seed 003 Fig. 15's scratchpad range).
-  auto spad = parse_vary("k=0.5MiB..4MiB+0.5MiB").values;
+  auto spad = parse_vary("system.k=0.5MiB..4MiB+0.5MiB").values;
   ASSERT_EQ(spad.size(), 8u);
   EXPECT_EQ(spad.front(), "0.5MiB");
   EXPECT_EQ(spad.back(), "4MiB");
   // The end is the start's unit when left out; 3 does not reach past 10 by *3 beyond 9.
-  EXPECT_EQ(parse_vary("k=1..10*3").values, (std::vector<std::string>{"1", "3", "9"}));
+  EXPECT_EQ(parse_vary("system.k=1..10*3").values, (std::vector<std::string>{"1", "3", "9"}));
   // Ends in different units of one kind: in the start's unit (4 MiB = 4096 KiB; 1 us = 1000 ns).
-  EXPECT_EQ(parse_vary("k=512KiB..4MiB*2").values,
+  EXPECT_EQ(parse_vary("system.k=512KiB..4MiB*2").values,
             (std::vector<std::string>{"512KiB", "1024KiB", "2048KiB", "4096KiB"}));
-  EXPECT_EQ(parse_vary("k=1ns..1us*10").values, (std::vector<std::string>{"1ns", "10ns", "100ns", "1000ns"}));
+  EXPECT_EQ(parse_vary("system.k=1ns..1us*10").values, (std::vector<std::string>{"1ns", "10ns", "100ns", "1000ns"}));
   // A step in another unit of the kind: 0.5 MiB + 512 KiB steps up to 2 MiB = 0.5, 1, 1.5, 2 MiB.
-  EXPECT_EQ(parse_vary("k=0.5MiB..2MiB+512KiB").values,
+  EXPECT_EQ(parse_vary("system.k=0.5MiB..2MiB+512KiB").values,
             (std::vector<std::string>{"0.5MiB", "1MiB", "1.5MiB", "2MiB"}));
 }
 
 TEST(SweepAxis, RejectsMalformedArguments) {
-  for (const char* bad : {"noequals", "=1,2", "k=", "k=1,,2", "k=1..8", "k=1GB/s..8MB/s*2", "k=1GB/s..8MiB*2",
-                          "k=1MiB..8MiB+1ns", "k=1MiB..8MiB*2KiB", "k=8..1*2", "k=1..8*1",
-                          "k=0..8*2", "k=1..8+0", "k=a..8*2", "k=1..1e9+1e-3"}) {
+  for (const char* bad : {"noequals", "=1,2", "system.k=", "system.k=1,,2", "system.k=1..8", "system.k=1GB/s..8MB/s*2",
+                          "system.k=1GB/s..8MiB*2", "system.k=1MiB..8MiB+1ns", "system.k=1MiB..8MiB*2KiB",
+                          "system.k=8..1*2", "system.k=1..8*1", "system.k=0..8*2", "system.k=1..8+0", "system.k=a..8*2",
+                          "system.k=1..1e9+1e-3", "nosuchkey=1,2", "option.=1", "Batch=1"}) {
     EXPECT_THROW(parse_vary(bad), partsim::InputError) << bad;
   }
 }
 
 TEST(SweepAxis, CartesianProductLastAxisFastest) {
-  auto points = sweep_points({parse_vary("a=1,2"), parse_vary("b=x,y,z")});
+  auto points = sweep_points({parse_vary("batch=1,2"), parse_vary("workload=x,y,z")});
   ASSERT_EQ(points.size(), 6u);
-  EXPECT_EQ(points[1], (SweepPoint{{"a", "1"}, {"b", "y"}}));
-  EXPECT_EQ(points[3], (SweepPoint{{"a", "2"}, {"b", "x"}}));
+  EXPECT_EQ(points[1], (SweepPoint{{"batch", "1"}, {"workload", "y"}}));
+  EXPECT_EQ(points[3], (SweepPoint{{"batch", "2"}, {"workload", "x"}}));
   EXPECT_TRUE(sweep_points({}).empty());
+}
+
+TEST(SweepAxis, KindsOfAxes) {
+  EXPECT_EQ(axis_kind("batch"), AxisKind::batch);
+  EXPECT_EQ(axis_kind("workload"), AxisKind::workload);
+  EXPECT_EQ(axis_kind("strategy"), AxisKind::strategy);
+  EXPECT_EQ(axis_kind("option.opt"), AxisKind::strategy_option);
+  EXPECT_EQ(option_name("option.opt"), "opt");
+  EXPECT_EQ(axis_kind("system.device_types.dsm_chip.core.scratchpad"), AxisKind::platform);
+  // A batch range: 8 * 2^i up to 64.
+  EXPECT_EQ(parse_vary("batch=8..64*2").values, (std::vector<std::string>{"8", "16", "32", "64"}));
+  EXPECT_EQ(parse_vary("strategy=dp,accpar").kind, AxisKind::strategy);
 }

@@ -1,0 +1,64 @@
+#include <gtest/gtest.h>
+
+#include "sim/common/error.hpp"
+#include "sim/sweep/sweep_csv.hpp"
+#include "tests/support/input_errors.hpp"
+
+using namespace partsim::sweep;
+
+namespace {
+std::vector<SweepAxis> two_axes() {
+  return {parse_vary("system.device_types.c.core.scratchpad=512KiB,1MiB"), parse_vary("strategy=dsm,dp")};
+}
+}  // namespace
+
+// The contract the plots rely on: <axis>, <axis>_si for every axis, then the fixed columns.
+TEST(SweepCsv, HeaderAndRows) {
+  const auto axes = two_axes();
+  EXPECT_EQ(csv_header(axes),
+            "system.device_types.c.core.scratchpad,system.device_types.c.core.scratchpad_si,strategy,strategy_si,"
+            "status,predicted_s,closed_form_s,simulated_s,utilization,error,warnings\n");
+  const auto points = sweep_points(axes);
+  PointOutcome ok{"ok", 0.5, 0.25, 0.125, 0.75, "", {}};
+  EXPECT_EQ(csv_row(axes, points[0], ok), "512KiB,524288,dsm,,ok,0.5,0.25,0.125,0.75,,\n");
+  // Warnings: status warning, "; "-separated; a comma in them quotes the field (RFC 4180).
+  PointOutcome warned{"warning", 1, 1, 2, 0.5, "", {"simplan: warning: a", "simplan: warning: b, c"}};
+  EXPECT_EQ(csv_row(axes, points[3], warned),
+            "1MiB,1048576,dp,,warning,1,1,2,0.5,,\"simplan: warning: a; simplan: warning: b, c\"\n");
+  PointOutcome failed{"failed", 0, 0, 0, 0, "simrun: error: \"x\"", {}};
+  EXPECT_EQ(csv_row(axes, points[1], failed), "512KiB,524288,dp,,failed,,,,,\"simrun: error: \"\"x\"\"\",\n");
+}
+
+TEST(SweepCsv, WarningLinesOfALog) {
+  const std::string log =
+      "dsm on torus_8pf: predicted 1 s\n"
+      "simplan: warning: the plan needs 9 GB\n"
+      "[0.000000] [xbt_cfg/WARNING] option x is deprecated\n"
+      "simrun: error: nothing\n";
+  EXPECT_EQ(warning_lines(log), (std::vector<std::string>{"simplan: warning: the plan needs 9 GB",
+                                                          "[0.000000] [xbt_cfg/WARNING] option x is deprecated"}));
+}
+
+// Shards 0 and 1 of the 4 points (2 each) merge into the header and the four rows in order; a
+// shard that did not finish or files out of order are refused naming the file.
+TEST(SweepCsv, MergesShardsInOrderAndChecksThem) {
+  const auto axes = two_axes();
+  const auto points = sweep_points(axes);
+  const PointOutcome ok{"ok", 1, 1, 1, 1, "", {}};
+  std::string rows[4];
+  for (int i = 0; i < 4; ++i) rows[i] = csv_row(axes, points[static_cast<size_t>(i)], ok);
+  const std::string header = csv_header(axes);
+  const std::vector<SweepPoint> first(points.begin(), points.begin() + 2), second(points.begin() + 2, points.end());
+  EXPECT_EQ(merge_shards({{"a.csv", header + rows[0] + rows[1], first}, {"b.csv", header + rows[2] + rows[3], second}}, axes),
+            header + rows[0] + rows[1] + rows[2] + rows[3]);
+  using partsim::test::input_error_of;
+  EXPECT_NE(input_error_of([&] { merge_shards({{"a.csv", header + rows[0], first}}, axes); })
+                .find("a.csv: 1 rows, but its shard of this sweep has 2 points"),
+            std::string::npos);
+  EXPECT_NE(input_error_of([&] { merge_shards({{"b.csv", header + rows[2] + rows[3], first}}, axes); })
+                .find("b.csv: row 2 is not the shard's point 1"),
+            std::string::npos);
+  EXPECT_NE(input_error_of([&] { merge_shards({{"c.csv", "x,y\n" + rows[0] + rows[1], first}}, axes); })
+                .find("c.csv: not a shard of this sweep"),
+            std::string::npos);
+}
