@@ -2,13 +2,14 @@
 # Fuzzes the parsers of user input (issue 21) with libFuzzer: builds the harnesses of fuzz/ with clang
 # (ASan + UBSan) in build-fuzz/ and runs each for the given time, one after the other.
 #
-#   scripts/fuzz.sh [--seconds N] [harness...]     harnesses: platform workload units set plan (default: all)
+#   scripts/fuzz.sh [--seconds N] [harness...]     harnesses: platform workload units set plan vary (default: all)
 #
 # Each harness keeps its corpus in build-fuzz/corpus/<harness>/inputs (grown run after run) and writes
 # the inputs that crash, hang, leak or break the parser's contract to build-fuzz/corpus/<harness>/artifacts.
 # Seeds: configs/*.yaml, workloads/examples/*.yaml and tests/data (platform and workload files, the
 # quantities they contain, --set assignments made from them) and fuzz/seeds/plan (plans simplan wrote
-# for each strategy on small platforms). Exit code 1 when any harness found
+# for each strategy on small platforms), and for --vary the lists and ranges of the docs and tests.
+# Exit code 1 when any harness found
 # something; reproduce a finding with build-fuzz/bin/fuzz_<harness> <artifact>.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,12 +20,12 @@ harnesses=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    platform|workload|units|set|plan) harnesses+=("$1"); shift ;;
-    *) echo "fuzz.sh: unknown argument '$1' (harnesses: platform workload units set plan)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    platform|workload|units|set|plan|vary) harnesses+=("$1"); shift ;;
+    *) echo "fuzz.sh: unknown argument '$1' (harnesses: platform workload units set plan vary)" >&2; exit 2 ;;
   esac
 done
-[[ ${#harnesses[@]} -gt 0 ]] || harnesses=(platform workload units set plan)
+[[ ${#harnesses[@]} -gt 0 ]] || harnesses=(platform workload units set plan vary)
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: --seconds takes a whole number" >&2; exit 2; }
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (apt-get install clang)" >&2; exit 2; }
 
@@ -50,6 +51,10 @@ cp workloads/examples/*.yaml tests/data/bad/workload_*.yaml "$workload_seeds"/
 units_seeds=$(seed_dir units)
 grep -ohE '[-+]?[0-9][0-9.eE+-]*[ ]?[A-Za-z/µ]*' configs/*.yaml workloads/examples/*.yaml tests/data/bad/*.yaml |
   sort -u | head -500 | awk -v d="$units_seeds" '{ f = d "/q" NR; printf "%s", $0 > f; close(f) }'
+vary_seeds=$(seed_dir vary)
+# The --vary arguments the README, docs and tests write (one file each).
+grep -ohE -- "--vary [^ '\"]+" README.md docs/*.md tests/cli/*.cpp tests/sweep/*.cpp scripts/*.sh 2>/dev/null |
+  sed 's/^--vary //' | sort -u | head -300 | awk -v d="$vary_seeds" '{ f = d "/v" NR; printf "%s", $0 > f; close(f) }'
 plan_seeds=$(seed_dir plan)
 cp fuzz/seeds/plan/*.json "$plan_seeds"/
 set_seeds=$(seed_dir set)
@@ -87,6 +92,7 @@ for h in "${harnesses[@]}"; do
     platform|workload) args+=(-max_len=16384 -dict=fuzz/yaml.dict) ;;
     set) args+=(-max_len=512 -dict=fuzz/yaml.dict) ;;
     plan) args+=(-max_len=32768 -dict=fuzz/plan.dict) ;;
+    vary) args+=(-max_len=256 -dict=fuzz/yaml.dict) ;;
     units) args+=(-max_len=128) ;;
   esac
   log="$build/corpus/$h/last_run.log"
