@@ -9,20 +9,18 @@
 namespace partsim::workloads {
 namespace {
 
-// The largest value a preset parameter takes (the same bound as a whole number in a YAML file).
-constexpr std::int64_t kMaxValue = 1'000'000'000;
-
 // Values with the defaults filled in; unknown or missing keys are InputErrors naming the preset.
 PresetValues complete(const TransformerPreset& preset, const PresetValues& given) {
   for (const auto& [key, value] : given) {
-    bool known = false;
-    for (const PresetParameter& p : preset.parameters) known |= p.key == key;
-    if (!known)
+    const PresetParameter* declared = nullptr;
+    for (const PresetParameter& p : preset.parameters)
+      if (p.key == key) declared = &p;
+    if (declared == nullptr)
       throw InputError("preset " + preset.name + ": unknown parameter '" + key + "' (allowed: " +
                        preset_parameter_keys(preset) + ")");
-    if (value <= 0 || value > kMaxValue)
+    if (value <= 0 || value > declared->max_value)
       throw InputError("preset " + preset.name + ": " + key + " must be a whole number in [1, " +
-                       std::to_string(kMaxValue) + "] (got " + std::to_string(value) + ")");
+                       std::to_string(declared->max_value) + "] (got " + std::to_string(value) + ")");
   }
   PresetValues values = given;
   for (const PresetParameter& p : preset.parameters) {
@@ -120,7 +118,7 @@ std::int64_t parse_value(std::string_view text, std::string_view spec, std::stri
 const std::vector<TransformerPreset>& transformer_presets() {
   static const std::vector<TransformerPreset> presets = {
       {"gpt", "GPT-2/3-style pre-LN decoder: learned positions, GELU MLP, LayerNorm",
-       {{"layers", "decoder blocks L", true, 0, ""},
+       {{"layers", "decoder blocks L", true, 0, "", kMaxPresetBlocks},
         {"width", "model width E", true, 0, ""},
         {"heads", "attention heads (divide width)", true, 0, ""},
         {"sequence", "tokens per sample S", false, 1024, ""},
@@ -129,7 +127,7 @@ const std::vector<TransformerPreset>& transformer_presets() {
         {"positions", "rows of the position table P", false, 0, "sequence"}},
        gpt},
       {"llama", "Llama-style pre-norm decoder: RMSNorm, SwiGLU MLP, no biases, rotary positions, grouped-query attention",
-       {{"layers", "decoder blocks L", true, 0, ""},
+       {{"layers", "decoder blocks L", true, 0, "", kMaxPresetBlocks},
         {"width", "model width E", true, 0, ""},
         {"heads", "query heads (divide width)", true, 0, ""},
         {"kv_heads", "key/value heads (divide heads)", false, 0, "heads"},
@@ -188,7 +186,9 @@ Graph build_preset_spec(std::string_view text, std::int64_t batch) {
     if (values.count(key) != 0) throw InputError("--workload " + std::string(text) + ": " + key + " is given twice");
     values[key] = parse_value(item.substr(eq + 1), text, key);
   }
-  return build_preset(name, values, name, batch);
+  // Named by the whole text, as a zoo model is by its zoo name: a plan records it and a replay
+  // rebuilds the same workload from it.
+  return build_preset(name, values, std::string(text), batch);
 }
 
 }  // namespace partsim::workloads

@@ -28,7 +28,12 @@ struct PresetParameter {
   bool required = false;
   std::int64_t default_value = 0;  // 0: derived, see `fallback`
   std::string fallback;
+  std::int64_t max_value = 1'000'000'000;  // values are whole numbers in [1, max_value]
 };
+
+/// The most blocks a preset builds: about 11 layers each, so a preset stays within the layer count
+/// a 4 MiB workload file can hold (docs/robustness.md, "File size: the memory bound").
+inline constexpr std::int64_t kMaxPresetBlocks = 8192;
 
 /// Parameter values by key (whole numbers > 0).
 using PresetValues = std::map<std::string, std::int64_t, std::less<>>;
@@ -56,7 +61,7 @@ Graph build_preset(std::string_view name, const PresetValues& values, const std:
 
 /// A preset written on the command line: "gpt:layers=12,width=768,heads=12". is_preset_spec()
 /// says whether `text` names a preset before a ':'; build_preset_spec() builds it (the graph is
-/// named after the preset) or throws InputError naming the bad item and the allowed keys.
+/// named `text`, which a plan records) or throws InputError naming the bad item and the allowed keys.
 bool is_preset_spec(std::string_view text);
 Graph build_preset_spec(std::string_view text, std::int64_t batch);
 

@@ -230,9 +230,10 @@ struct WorkloadReader {
     const std::vector<yaml::ConfigNode> body = layers.elements();
     map.finish();
     if (body.empty()) layers.fail("a repeat block needs at least one layer");
-    if (static_cast<double>(count) * static_cast<double>(body.size()) > static_cast<double>(kMaxRepeatedLayers))
-      node.fail("repeat " + std::to_string(count) + " x " + std::to_string(body.size()) + " layers is more than " +
-                std::to_string(kMaxRepeatedLayers) + " layers");
+    const double total = static_cast<double>(nodes.layer.size()) + static_cast<double>(count) * static_cast<double>(body.size());
+    if (total > static_cast<double>(kMaxLayers))
+      node.fail("repeat " + std::to_string(count) + " x " + std::to_string(body.size()) + " layers: the workload would have more than " +
+                std::to_string(kMaxLayers) + " layers");
     for (const yaml::ConfigNode& entry : body) {
       if (entry.is_map() && entry.node()["repeat"]) entry.fail("repeat blocks do not nest (write the inner block out)");
       // A name without {i} would be the same in every copy.
@@ -253,8 +254,10 @@ struct WorkloadReader {
     }
   }
 
+  // A repeat block may not build more layers than a 4 MiB file of one-line layers holds (about
+  // 90000), which keeps the memory bound of docs/robustness.md ("File size: the memory bound").
   static constexpr long long kMaxRepeat = 100'000;
-  static constexpr long long kMaxRepeatedLayers = 1'000'000;
+  static constexpr long long kMaxLayers = 100'000;
 };
 
 // `preset: {model: gpt, layers: 12, ...}`: the whole workload from a transformer preset.
@@ -266,7 +269,7 @@ Graph read_preset(const yaml::ConfigNode& node, const std::string& name, std::in
   const TransformerPreset& preset = find_transformer_preset(model);
   PresetValues values;
   for (const PresetParameter& p : preset.parameters)
-    if (auto n = map.optional(p.key)) values[p.key] = n->as_int(1, yaml::ConfigNode::kMaxPositiveInt);
+    if (auto n = map.optional(p.key)) values[p.key] = n->as_int(1, p.max_value);
   map.finish();
   try {
     return build_preset(model, values, name, batch);

@@ -19,25 +19,13 @@ using namespace partsim;
 using partsim::fixtures::kFwdFlops;
 using partsim::fixtures::kUpdFlops;
 using partsim::fixtures::kWeightBytes;
+using partsim::fixtures::plan_of;
 using plan::ShardDim;
 
 namespace {
 
 constexpr double us = 1e-6;
 
-/// A plan of the given shardings, one per layer (the strategy name is only a label here).
-plan::Plan plan_of(const workloads::Graph& g, const std::vector<plan::Sharding>& shardings) {
-  plan::Plan p;
-  p.strategy = "hand";
-  p.workload = {g.name(), g.batch(), plan::Mode::training};
-  for (std::size_t i = 0; i < g.size(); ++i) {
-    plan::LayerPlan l;
-    l.name = g.layer(i).name;
-    l.sharding = shardings.at(i);
-    p.layers.push_back(l);
-  }
-  return p;
-}
 
 struct Timed {
   program::Program program;

@@ -3,6 +3,7 @@
 // whose every time is easy to compute by hand.
 
 #include <string>
+#include <vector>
 
 #include "sim/plan/plan.hpp"
 #include "tests/support/platform_yaml.hpp"
@@ -42,6 +43,22 @@ inline workloads::Graph two_fc() {
   }
   g.finalize(64);
   return g;
+}
+
+/// A plan of the given shardings, one per layer in the graph's order (the strategy name is only a
+/// label here).
+inline plan::Plan plan_of(const workloads::Graph& g, const std::vector<plan::Sharding>& shardings,
+                          plan::Mode mode = plan::Mode::training) {
+  plan::Plan p;
+  p.strategy = "hand";
+  p.workload = {g.name(), g.batch(), mode};
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    plan::LayerPlan l;
+    l.name = g.layer(i).name;
+    l.sharding = shardings.at(i);
+    p.layers.push_back(l);
+  }
+  return p;
 }
 
 constexpr double kFwdFlops = 65536.0 * 2047;

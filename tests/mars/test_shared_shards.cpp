@@ -27,15 +27,9 @@ struct Lowered {
 Lowered lower_fc1(const plan::Sharding& fc1, const plan::Sharding& rest) {
   const auto g = fixtures::two_fc();
   const auto spec = fixtures::star(2);
-  plan::Plan p;
-  p.strategy = "hand";
-  p.workload = {g.name(), g.batch(), plan::Mode::inference};
-  for (std::size_t i = 0; i < g.size(); ++i) {
-    plan::LayerPlan l;
-    l.name = g.layer(i).name;
-    l.sharding = l.name == "fc1" ? fc1 : rest;
-    p.layers.push_back(l);
-  }
+  std::vector<plan::Sharding> shardings;
+  for (const auto& layer : g.layers()) shardings.push_back(layer.name == "fc1" ? fc1 : rest);
+  const plan::Plan p = fixtures::plan_of(g, shardings, plan::Mode::inference);
   const topology::TopologyGraph topo(spec);
   const program::Program program = lowering::lower_sharding({p, spec, g, topo});
   Lowered out;

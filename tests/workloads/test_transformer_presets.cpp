@@ -81,7 +81,7 @@ TEST(TransformerPresets, CommandLineFormEqualsTheNamedPreset) {
   EXPECT_EQ(a.size(), b.size());
   EXPECT_EQ(a.totals().params, b.totals().params);
   EXPECT_DOUBLE_EQ(a.totals().flops.total(), b.totals().flops.total());
-  EXPECT_EQ(a.name(), "gpt");
+  EXPECT_EQ(a.name(), "gpt:layers=12,width=768,heads=12");  // what a plan records and a replay reloads
 }
 
 TEST(TransformerPresets, BadValuesNameTheKeyAndWhatIsAllowed) {
@@ -99,7 +99,7 @@ TEST(TransformerPresets, BadValuesNameTheKeyAndWhatIsAllowed) {
   EXPECT_EQ(message("gpt:layers=2,width=64,heads=5"), "preset gpt: heads (5) must divide width (64)");
   EXPECT_EQ(message("llama:layers=2,width=64,heads=4,kv_heads=3"), "preset llama: kv_heads (3) must divide heads (4)");
   EXPECT_EQ(message("gpt:layers=x"), "--workload gpt:layers=x: layers must be a whole number (got 'x')");
-  EXPECT_EQ(message("gpt:layers=0,width=64,heads=4"), "preset gpt: layers must be a whole number in [1, 1000000000] (got 0)");
+  EXPECT_EQ(message("gpt:layers=0,width=64,heads=4"), "preset gpt: layers must be a whole number in [1, 8192] (got 0)");
   EXPECT_EQ(message("gpt:layers"), "--workload gpt:layers: expected key=value, got 'layers' (keys: layers, width, heads, "
                                    "sequence, vocab, ffn, positions)");
 }
