@@ -15,6 +15,7 @@ packages=(
   python3-matplotlib      # scripts/plot_*.py
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer harnesses of the parsers (fuzz/)
   libgecode-dev           # sim/mcm: the placement constraint solver (seed 002)
+  protobuf-compiler libprotobuf-dev  # sim/export: Chakra execution traces for ASTRA-sim (simrun --export-chakra)
 )
 
 missing=()
