@@ -40,6 +40,18 @@ void require_chip_level(const program::Endpoint& e, std::size_t task) {
 
 bool is_cross_device(const Task& t) { return t.kind == TaskKind::transfer && t.src.device != t.dst.device; }
 
+// The ranks on which a task's predecessors finished, ascending, each once.
+std::vector<int> predecessor_ranks(const Task& t, const std::vector<std::vector<int>>& finish) {
+  std::vector<int> ranks;
+  for (int p : t.after) {
+    const auto& f = finish[static_cast<std::size_t>(p)];
+    ranks.insert(ranks.end(), f.begin(), f.end());
+  }
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
+}
+
 // The ranks a task's nodes go on (module comment); `finish` holds, for every earlier task, the
 // ranks on which it finishes (a transfer: its destination).
 std::vector<int> ranks_of(const Task& t, std::size_t index, const std::vector<std::vector<int>>& finish) {
@@ -55,11 +67,7 @@ std::vector<int> ranks_of(const Task& t, std::size_t index, const std::vector<st
     case TaskKind::delay: {
       if (t.seconds <= 0) return {};
       if (t.at.device >= 0) return {t.at.device};
-      std::vector<int> ranks;
-      for (int p : t.after) ranks.insert(ranks.end(), finish[static_cast<std::size_t>(p)].begin(), finish[static_cast<std::size_t>(p)].end());
-      std::sort(ranks.begin(), ranks.end());
-      ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-      return ranks;
+      return predecessor_ranks(t, finish);
     }
   }
   return {};
@@ -70,12 +78,7 @@ std::vector<int> finish_ranks(const Task& t, const std::vector<int>& ranks, cons
   if (is_cross_device(t)) return {t.dst.device};
   if (!ranks.empty()) return ranks;
   if (t.kind == TaskKind::transfer) return {t.dst.device};
-  // A join: wherever its predecessors finished.
-  std::vector<int> out;
-  for (int p : t.after) out.insert(out.end(), finish[static_cast<std::size_t>(p)].begin(), finish[static_cast<std::size_t>(p)].end());
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
+  return predecessor_ranks(t, finish);  // a join: wherever its predecessors finished
 }
 
 void add_attr(ChakraProtoMsg::Node& node, const std::string& name, std::int64_t value) {
