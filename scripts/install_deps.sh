@@ -16,6 +16,7 @@ packages=(
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer harnesses of the parsers (fuzz/)
   libgecode-dev           # sim/mcm: the placement constraint solver (seed 002)
   libopenmpi-dev openmpi-bin  # simsweep under mpirun/srun: points spread over MPI ranks (sim/sweep/mpi_world.*)
+  protobuf-compiler libprotobuf-dev  # sim/export: Chakra execution traces for ASTRA-sim (simrun --export-chakra)
 )
 
 missing=()

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "sim/common/text.hpp"
+#include "workloads/transformer_presets.hpp"
 #include "workloads/zoo.hpp"
 
 namespace partsim::workloads {
@@ -119,6 +121,14 @@ std::string list_table() {
   for (const ZooEntry& e : zoo()) width = std::max(width, e.name.size());
   std::ostringstream out;
   for (const ZooEntry& e : zoo()) out << pad(e.name, width, false) << "  " << e.description << "\n";
+  // The parametrised presets: --workload NAME:key=value,... (workloads/README.md, "Presets").
+  out << "\npresets (--workload NAME:key=value,...; * = required):\n";
+  for (const TransformerPreset& p : transformer_presets()) {
+    out << pad(p.name, width, false) << "  " << p.description << "\n" << std::string(width + 2, ' ');
+    out << join(p.parameters, [](const PresetParameter& k) {
+      return k.key + (k.required ? "*" : "=" + (k.default_value > 0 ? std::to_string(k.default_value) : k.fallback));
+    }) << "\n";
+  }
   return out.str();
 }
 

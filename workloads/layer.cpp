@@ -8,9 +8,9 @@
 namespace partsim::workloads {
 namespace {
 
-constexpr std::array<std::string_view, 16> kKindNames = {
+constexpr std::array<std::string_view, 18> kKindNames = {
     "input", "conv", "fc", "matmul", "pool", "activation", "batch_norm", "layer_norm",
-    "softmax", "add", "concat", "flatten", "lstm", "embedding", "attention", "reshape"};
+    "softmax", "add", "concat", "flatten", "lstm", "embedding", "attention", "reshape", "rms_norm", "multiply"};
 
 [[noreturn]] void fail(const LayerSpec& spec, const std::string& message) {
   throw LayerError(spec.name, std::string(to_string(spec.kind)) + ": " + message);
@@ -79,6 +79,7 @@ std::string_view to_string(ActivationFn fn) {
     case ActivationFn::sigmoid: return "sigmoid";
     case ActivationFn::tanh: return "tanh";
     case ActivationFn::gelu: return "gelu";
+    case ActivationFn::silu: return "silu";
   }
   return "?";
 }
@@ -143,6 +144,7 @@ Shape infer_shape(const LayerSpec& spec, const std::vector<Shape>& in) {
     case LayerKind::activation:
     case LayerKind::softmax:
     case LayerKind::layer_norm:
+    case LayerKind::rms_norm:
       expect_inputs(spec, in, 1, 1);
       return in[0];
 
@@ -152,6 +154,7 @@ Shape infer_shape(const LayerSpec& spec, const std::vector<Shape>& in) {
       return in[0];
 
     case LayerKind::add:
+    case LayerKind::multiply:
       expect_inputs(spec, in, 2, SIZE_MAX);
       for (size_t i = 1; i < in.size(); ++i)
         if (!(in[i] == in[0]))
@@ -201,6 +204,8 @@ Shape infer_shape(const LayerSpec& spec, const std::vector<Shape>& in) {
       if (a.heads <= 0 || query.c % a.heads != 0)
         fail(spec, "heads " + std::to_string(a.heads) + " must divide the model width but " +
                        input_text(spec, 0, query));
+      if (a.kv_heads < 0 || (a.kv_heads > 0 && a.heads % a.kv_heads != 0))
+        fail(spec, "kv_heads " + std::to_string(a.kv_heads) + " must divide heads " + std::to_string(a.heads));
       if (a.seq_len > 0 && query.h != a.seq_len)
         fail(spec, "expects sequence length " + std::to_string(a.seq_len) + " but " + input_text(spec, 0, query));
       if (in.size() == 2 && (in[1].c != query.c || in[1].w != 1))
@@ -308,6 +313,23 @@ LayerQuantities derive_quantities(const LayerSpec& spec, const std::vector<Shape
       q.aux_flops.upd = 2 * Y;
       break;
 
+    case LayerKind::rms_norm:
+      q.params = x.c;  // the gain per channel (no shift, no mean)
+      q.A_W = static_cast<double>(q.params);
+      // Nominal counts: forward = square, mean, rsqrt-scale, gain (4 ops/element); backward 6
+      // ops/element (layer_norm's 8 less the mean terms); gain gradient 2 ops/element.
+      q.aux_flops.fwd = 4 * Y;
+      q.aux_flops.bwd = 6 * Y;
+      q.aux_flops.upd = 2 * Y;
+      break;
+
+    case LayerKind::multiply:
+      // Forward: one multiply per element per extra input; backward: each input's gradient is dY
+      // times the product of the other inputs, (n-1) multiplies per element for each of n inputs.
+      q.aux_flops.fwd = Y * static_cast<double>(in.size() - 1);
+      q.aux_flops.bwd = Y * static_cast<double>(in.size() * (in.size() - 1));
+      break;
+
     case LayerKind::softmax:
       q.aux_flops.fwd = 3 * Y;  // exp, sum, divide
       q.aux_flops.bwd = 4 * Y;  // dx = y * (dy - sum(dy * y)): mul, add, sub, mul
@@ -355,30 +377,38 @@ LayerQuantities derive_quantities(const LayerSpec& spec, const std::vector<Shape
 
     case LayerKind::attention: {
       const std::int64_t E = x.c;
+      // Grouped-query attention (Ainslie et al. 2023): kv_heads key/value heads shared by groups
+      // of query heads, so K and V are E_kv = E * kv_heads / heads wide (E_kv = E without it).
+      const std::int64_t kv_heads = a.kv_heads > 0 ? a.kv_heads : a.heads;
+      const std::int64_t E_kv = E / a.heads * kv_heads;
       const double Sq = static_cast<double>(x.h);
       const double Skv = static_cast<double>(in.size() == 2 ? in[1].h : x.h);
       const double Ed = static_cast<double>(E);
+      const double Ekv = static_cast<double>(E_kv);
       const double heads = static_cast<double>(a.heads);
       q.primary = true;
       q.N_ij = q.feature_in_2d = q.feature_out_2d = x.h;
-      q.params = 4 * E * E + 4 * E;  // W_Q, W_K, W_V, W_O and their biases
-      q.A_W = 4 * Ed * Ed;
-      const double xq = B * Sq * Ed;   // elements of a query-side E-wide tensor
-      const double xkv = B * Skv * Ed; // elements of a memory-side E-wide tensor
+      // W_Q, W_O (E x E), W_K, W_V (E x E_kv) and, with bias, their biases.
+      q.params = 2 * E * E + 2 * E * E_kv + (a.bias ? 2 * E + 2 * E_kv : 0);
+      q.A_W = 2 * Ed * Ed + 2 * Ed * Ekv;
+      const double xq = B * Sq * Ed;    // elements of a query-side E-wide tensor
+      const double xkv = B * Skv * Ed;  // elements of the memory (E wide)
+      const double kv = B * Skv * Ekv;  // elements of K or of V (E_kv wide)
       // Projections Q = X W_Q (query side), K, V (memory side), output O = C W_O.
       add_weight_product(q, xq * Ed, xq, xq, Ed * Ed);
-      add_weight_product(q, xkv * Ed, xkv, xkv, Ed * Ed);
-      add_weight_product(q, xkv * Ed, xkv, xkv, Ed * Ed);
+      add_weight_product(q, xkv * Ekv, kv, xkv, Ed * Ekv);
+      add_weight_product(q, xkv * Ekv, kv, xkv, Ed * Ekv);
       add_weight_product(q, xq * Ed, xq, xq, Ed * Ed);
       // Scores S = Q K^T per head: B*heads*Sq*Skv outputs of E/heads products; context C = P V.
       const double scores = B * heads * Sq * Skv;
-      add_activation_product(q, scores * Ed / heads, scores, xq, xkv);
-      add_activation_product(q, B * Sq * Skv * Ed, xq, scores, xkv);
-      // Auxiliary: 4 bias adds (xq + 2 xkv + xq), 1/sqrt(d) scaling and softmax (1 + 3 ops per
-      // score); backward: scaling and softmax (1 + 4); UPD: the 4 bias gradients.
-      q.aux_flops.fwd = 2 * xq + 2 * xkv + 4 * scores;
+      add_activation_product(q, scores * Ed / heads, scores, xq, kv);
+      add_activation_product(q, B * Sq * Skv * Ed, xq, scores, kv);
+      // Auxiliary: with bias, 4 bias adds (xq + 2 kv + xq); 1/sqrt(d) scaling and softmax (1 + 3
+      // ops per score); backward: scaling and softmax (1 + 4); UPD: the 4 bias gradients.
+      const double bias_elements = a.bias ? 2 * xq + 2 * kv : 0;
+      q.aux_flops.fwd = bias_elements + 4 * scores;
       q.aux_flops.bwd = 5 * scores;
-      q.aux_flops.upd = 2 * xq + 2 * xkv;
+      q.aux_flops.upd = bias_elements;
       break;
     }
   }

@@ -38,10 +38,12 @@ enum class LayerKind {
   embedding,   // vocab x dim table; input 1 x S x 1 token ids -> dim x S x 1
   attention,   // multi-head attention, heads; 1 input = self, 2 inputs = (query, key/value memory)
   reshape,     // the same elements in another per-sample shape (`shape`): reshape or transpose; no computation
+  rms_norm,    // per-position RMS normalisation over C (Zhang & Sennrich 2019; Llama): C parameters (gain only)
+  multiply,    // element-wise product of 2+ inputs of equal shape (the gate of a gated MLP such as SwiGLU)
 };
 
 enum class PoolOp { max, avg };
-enum class ActivationFn { relu, sigmoid, tanh, gelu };
+enum class ActivationFn { relu, sigmoid, tanh, gelu, silu };  // silu = x * sigmoid(x) (Swish-1)
 
 /// "conv", "fc", ... (the names used in workload YAML files and in describe output).
 std::string_view to_string(LayerKind kind);
@@ -73,7 +75,7 @@ struct LayerAttributes {
   std::int64_t stride_h = 1, stride_w = 1;    // conv, pool
   std::int64_t pad_h = 0, pad_w = 0;          // conv, pool: zero padding on each side
   std::int64_t groups = 1;           // conv: grouped convolution (depthwise = in_channels)
-  bool bias = true;                  // conv/fc: has a bias vector
+  bool bias = true;                  // conv/fc/attention: has bias vectors
   PoolOp pool = PoolOp::max;         // pool
   bool global = false;               // pool: window = the whole input h x w
   ActivationFn function = ActivationFn::relu;  // activation
@@ -83,6 +85,7 @@ struct LayerAttributes {
   std::int64_t vocab = 0;            // embedding: rows of the table
   std::int64_t dim = 0;              // embedding: width of a row (output channels)
   std::int64_t heads = 1;            // attention: number of heads (must divide the model width)
+  std::int64_t kv_heads = 0;         // attention: key/value heads (grouped-query attention; 0 = heads)
   std::int64_t seq_len = 0;          // attention: expected query sequence length (0 = any)
 };
 

@@ -97,6 +97,10 @@ std::string NetBuilder::layer_norm(const std::string& name, const std::string& f
   return add_layer(make(name, LayerKind::layer_norm, {from}));
 }
 
+std::string NetBuilder::rms_norm(const std::string& name, const std::string& from) {
+  return add_layer(make(name, LayerKind::rms_norm, {from}));
+}
+
 std::string NetBuilder::matmul(const std::string& name, const std::vector<std::string>& from) {
   return add_layer(make(name, LayerKind::matmul, from));
 }
@@ -113,6 +117,10 @@ std::string NetBuilder::softmax(const std::string& name, const std::string& from
 
 std::string NetBuilder::add(const std::string& name, const std::vector<std::string>& from) {
   return add_layer(make(name, LayerKind::add, from));
+}
+
+std::string NetBuilder::multiply(const std::string& name, const std::vector<std::string>& from) {
+  return add_layer(make(name, LayerKind::multiply, from));
 }
 
 std::string NetBuilder::concat(const std::string& name, const std::vector<std::string>& from) {
@@ -137,9 +145,12 @@ std::string NetBuilder::embedding(const std::string& name, const std::string& fr
   return add_layer(std::move(spec));
 }
 
-std::string NetBuilder::attention(const std::string& name, const std::vector<std::string>& from, std::int64_t heads) {
+std::string NetBuilder::attention(const std::string& name, const std::vector<std::string>& from, std::int64_t heads,
+                                  std::int64_t kv_heads, bool bias) {
   LayerSpec spec = make(name, LayerKind::attention, from);
   spec.attr.heads = heads;
+  spec.attr.kv_heads = kv_heads;
+  spec.attr.bias = bias;
   return add_layer(std::move(spec));
 }
 

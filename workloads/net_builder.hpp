@@ -32,14 +32,19 @@ class NetBuilder {
   std::string activation(const std::string& name, const std::string& from, ActivationFn fn = ActivationFn::relu);
   std::string batch_norm(const std::string& name, const std::string& from);
   std::string layer_norm(const std::string& name, const std::string& from);
+  std::string rms_norm(const std::string& name, const std::string& from);
   std::string softmax(const std::string& name, const std::string& from);
   std::string add(const std::string& name, const std::vector<std::string>& from);
+  /// Element-wise product (the gate of a gated MLP).
+  std::string multiply(const std::string& name, const std::vector<std::string>& from);
   std::string concat(const std::string& name, const std::vector<std::string>& from);
   std::string flatten(const std::string& name, const std::string& from);
   std::string lstm(const std::string& name, const std::string& from, std::int64_t hidden, bool bidirectional = false);
   std::string embedding(const std::string& name, const std::string& from, std::int64_t vocab, std::int64_t dim);
-  /// from = {x} for self-attention, {query, memory} for attention over a memory.
-  std::string attention(const std::string& name, const std::vector<std::string>& from, std::int64_t heads);
+  /// from = {x} for self-attention, {query, memory} for attention over a memory; kv_heads < heads
+  /// is grouped-query attention (0 = heads); bias = false for projections without biases.
+  std::string attention(const std::string& name, const std::vector<std::string>& from, std::int64_t heads,
+                        std::int64_t kv_heads = 0, bool bias = true);
   /// Activation x activation product: from = {in0 (K x M x G), in1 (N x K x G)} -> N x M x G.
   std::string matmul(const std::string& name, const std::vector<std::string>& from);
   /// The same elements in another per-sample shape (a reshape or transpose).

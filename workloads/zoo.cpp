@@ -3,6 +3,7 @@
 #include "sim/common/text.hpp"
 #include "workloads/net_builder.hpp"
 #include "workloads/op_graphs.hpp"
+#include "workloads/transformer_presets.hpp"
 
 namespace partsim::workloads {
 namespace {
@@ -289,6 +290,21 @@ const std::vector<ZooEntry>& zoo() {
        [](std::int64_t n) { return bert_ops("bert_base_ops", 12, 768, 12, n); }},
       {"bert_large_ops", "BERT-large at operation granularity (seed 002): 440 nodes, matmuls, softmax, reshapes",
        [](std::int64_t n) { return bert_ops("bert_large_ops", 24, 1024, 16, n); }},
+      // Decoder-only language models from the transformer presets (transformer_presets.hpp).
+      {"gpt2_small", "GPT-2 small (preset gpt): 12 layers, width 768, 12 heads, sequence 1024 (124.4 M + 38.6 M head)",
+       [](std::int64_t n) { return build_preset("gpt", {{"layers", 12}, {"width", 768}, {"heads", 12}}, "gpt2_small", n); }},
+      {"gpt3_175b", "GPT-3 175B (preset gpt): 96 layers, width 12288, 96 heads, sequence 2048",
+       [](std::int64_t n) {
+         return build_preset("gpt", {{"layers", 96}, {"width", 12288}, {"heads", 96}, {"sequence", 2048}}, "gpt3_175b", n);
+       }},
+      {"llama_7b", "Llama 7B (preset llama): 32 layers, width 4096, 32 heads, SwiGLU 11008, sequence 2048 (6.74 B)",
+       [](std::int64_t n) { return build_preset("llama", {{"layers", 32}, {"width", 4096}, {"heads", 32}}, "llama_7b", n); }},
+      {"llama2_70b", "Llama 2 70B (preset llama): 80 layers, width 8192, 64 heads, 8 kv heads, SwiGLU 28672, sequence 4096",
+       [](std::int64_t n) {
+         return build_preset("llama",
+                             {{"layers", 80}, {"width", 8192}, {"heads", 64}, {"kv_heads", 8}, {"ffn", 28672}, {"sequence", 4096}},
+                             "llama2_70b", n);
+       }},
   };
   return entries;
 }

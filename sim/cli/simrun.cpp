@@ -4,8 +4,8 @@
 //          [--granularity chip|core] [--root D] [--src D --dst D] [--chunks K] [--json F] [--set k=v ...]
 //                                                      one collective: simulated vs closed-form time
 //   simrun --config C --plan P [--granularity chip|core] [--out results.json] [--csv layers.csv]
-//          [--timeline trace.json] [--allow-config-change] [--reproducible] [--set k=v ...]
-//          [--record k=v ...]
+//          [--timeline trace.json] [--export-chakra DIR [--chakra-prefix NAME]] [--allow-config-change]
+//          [--reproducible] [--set k=v ...] [--record k=v ...]
 //                                                      replay a plan: predicted vs closed form vs simulated
 //   simrun --config C [--set k=v ...] --dump-config F  validate a platform, write it fully resolved
 // Each mode is one small function; the logic lives in the libraries.
@@ -14,9 +14,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "sim/cli/command_line.hpp"
@@ -24,6 +26,7 @@
 #include "sim/collectives/collectives.hpp"
 #include "sim/common/error.hpp"
 #include "sim/common/units.hpp"
+#include "sim/export/chakra_trace.hpp"
 #include "sim/lowering/lowering.hpp"
 #include "sim/lowering/task_builders.hpp"
 #include "sim/plan/plan_io.hpp"
@@ -60,6 +63,8 @@ struct Options {
   std::string out_file;            // --out results.json
   std::string csv_file;            // --csv layers.csv
   std::string timeline_file;       // --timeline trace.json
+  std::string chakra_dir;          // --export-chakra DIR: one Chakra trace per device
+  std::string chakra_prefix;       // --chakra-prefix NAME (default: the plan's workload name)
   bool allow_config_change = false;
   bool reproducible = false;       // results.json without wall-clock figures (byte-identical reruns)
   std::vector<std::string> records;  // --record KEY=VALUE: planning inputs a sweep varied
@@ -171,6 +176,75 @@ int collective_mode(const Options& o) {
   return 0;
 }
 
+// The directory of --export-chakra: created when missing, and removed again (if still empty)
+// unless the run gets as far as writing its traces, so a failed run leaves nothing behind.
+class TraceDirectory {
+ public:
+  explicit TraceDirectory(const std::string& dir) : dir_(dir) {
+    if (dir.empty()) return;
+    std::error_code ec;
+    if (std::filesystem::exists(dir, ec)) {
+      if (!std::filesystem::is_directory(dir, ec)) throw InputError("--export-chakra " + dir + ": not a directory");
+      return;
+    }
+    created_ = std::filesystem::create_directories(dir, ec);
+    if (ec) throw InputError("--export-chakra " + dir + ": cannot create the directory: " + ec.message());
+  }
+  ~TraceDirectory() {
+    std::error_code ignored;
+    if (created_ && !kept_ && std::filesystem::is_empty(dir_, ignored)) std::filesystem::remove(dir_, ignored);
+  }
+  TraceDirectory(const TraceDirectory&) = delete;
+  TraceDirectory& operator=(const TraceDirectory&) = delete;
+  void keep() { kept_ = true; }
+
+ private:
+  std::string dir_;
+  bool created_ = false;
+  bool kept_ = false;
+};
+
+// The default file prefix of the traces: the plan's workload as a file-name word ("tiny_resnet"
+// for workloads/examples/tiny_resnet.yaml, "gpt" for gpt:layers=12,...).
+std::string default_chakra_prefix(const std::string& workload) {
+  std::string word = std::filesystem::path(workload).stem().string();
+  word = word.substr(0, word.find(':'));
+  for (char& c : word)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
+  return word.empty() ? "trace" : word;
+}
+
+std::string chakra_prefix(const Options& o, const plan::Plan& plan) {
+  return o.chakra_prefix.empty() ? default_chakra_prefix(plan.workload.name) : o.chakra_prefix;
+}
+
+// Stages one Chakra trace per device in `dir` (sim/export/chakra_trace.hpp).
+chakra_export::ChakraExport stage_chakra_traces(const Options& o, const program::Program& program, const plan::Plan& plan,
+                                                const topology::SystemSpec& spec, const workloads::Graph& workload,
+                                                cli::OutputSet& outputs) {
+  const chakra_export::TraceContext context{plan.workload.name, plan.strategy, spec.name,
+                                            plan::to_string(plan.workload.mode)};
+  chakra_export::ChakraExport traces = chakra_export::export_chakra(program, spec.device_count(), workload, context);
+  const std::string prefix = chakra_prefix(o, plan);
+  for (const auto& trace : traces.ranks)
+    outputs.add((std::filesystem::path(o.chakra_dir) / chakra_export::trace_file_name(prefix, trace.rank)).string(),
+                trace.bytes);
+  return traces;
+}
+
+void print_chakra_summary(const Options& o, const chakra_export::ChakraExport& traces, const std::string& prefix) {
+  std::size_t compute = 0, send = 0, recv = 0;
+  for (const auto& t : traces.ranks) {
+    compute += t.compute_nodes;
+    send += t.send_nodes;
+    recv += t.recv_nodes;
+  }
+  std::printf("chakra: %zu traces %s/%s.<rank>.et: %zu compute, %zu send, %zu receive nodes", traces.ranks.size(),
+              o.chakra_dir.c_str(), prefix.c_str(), compute, send, recv);
+  if (traces.dropped_delays > 0) std::printf(" (%zu latency delays on no device left out)", traces.dropped_delays);
+  std::printf("\n");
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -222,7 +296,10 @@ void warn_if_over_memory(const plan::Plan& plan, const topology::SystemSpec& spe
 
 int plan_mode(const Options& o) {
   if (!o.collective.empty()) throw InputError("--plan and --collective are separate modes: give one");
+  if (!o.chakra_dir.empty() && o.granularity != "chip")
+    throw InputError("--export-chakra: Chakra ranks are devices; replay at --granularity chip (the default)");
   const auto t0 = std::chrono::steady_clock::now();
+  TraceDirectory trace_directory(o.chakra_dir);
   cli::OutputSet outputs;
   outputs.check(output_files(o, {o.out_file, o.csv_file, o.timeline_file}));
   const cli::ReplayInputs loaded = cli::load_replay_inputs(o.platform, o.plan_file, o.allow_config_change, outputs);
@@ -261,7 +338,10 @@ int plan_mode(const Options& o) {
       timeline = report::write_timeline(out, program, simulated, graph, routes);
     });
   }
+  chakra_export::ChakraExport chakra;
+  if (!o.chakra_dir.empty()) chakra = stage_chakra_traces(o, program, plan, spec, workload, outputs);
   outputs.commit();
+  trace_directory.keep();
   if (o.out_file == "-") return 0;
   std::printf("%s plan of %s batch %lld (%s) on %s (%s), %s granularity: %zu tasks\n\n", plan.strategy.c_str(),
               plan.workload.name.c_str(), static_cast<long long>(plan.workload.batch),
@@ -277,6 +357,7 @@ int plan_mode(const Options& o) {
     if (dropped > 0) std::printf(" (%zu events beyond the cap left out: link segments first)", dropped);
     std::printf("\n");
   }
+  if (!o.chakra_dir.empty()) print_chakra_summary(o, chakra, chakra_prefix(o, plan));
   return 0;
 }
 
@@ -301,6 +382,11 @@ int body(int argc, char** argv) {
   app.add_option("--out", o.out_file, "--plan: write results.json (docs/results-format.md; '-' for stdout only)");
   app.add_option("--csv", o.csv_file, "--plan: write the per-layer table as CSV");
   app.add_option("--timeline", o.timeline_file, "--plan: write a Chrome-trace timeline (Perfetto, chrome://tracing)");
+  app.add_option("--export-chakra", o.chakra_dir,
+                 "--plan: also write the lowered plan as Chakra execution traces for ASTRA-sim, one per device: "
+                 "DIR/<prefix>.<rank>.et (docs/chakra-export.md; DIR is created if missing)");
+  app.add_option("--chakra-prefix", o.chakra_prefix,
+                 "--export-chakra: file name prefix (default: the workload's name, e.g. gpt for gpt:layers=...)");
   app.add_flag("--allow-config-change", o.allow_config_change,
                "--plan: replay a plan on a platform of the same name whose parameters changed (sweeps)");
   app.add_option("--record", o.records,
@@ -316,6 +402,10 @@ int body(int argc, char** argv) {
   replay::check_simgrid_settings(o.simgrid_config);  // before anything is planned or built
 
   if (o.list_collectives) return list_collectives_mode();
+  if (o.plan_file.empty() && (!o.chakra_dir.empty() || !o.chakra_prefix.empty()))
+    throw InputError("--export-chakra and --chakra-prefix need --plan P (the plan to export)");
+  if (o.chakra_prefix.find('/') != std::string::npos)
+    throw InputError("--chakra-prefix " + o.chakra_prefix + ": a file name prefix, without '/' (the directory is --export-chakra)");
   if (!o.plan_file.empty()) return plan_mode(o);
   if (!o.collective.empty()) return collective_mode(o);
   if (!o.platform.config_file.empty() && !o.platform.dump_config_file.empty()) {

@@ -10,8 +10,9 @@ namespace {
 using workloads::Layer;
 using workloads::LayerKind;
 
-// Scratchpad accesses per element of an auxiliary op: read + write, three for a residual add.
-double accesses_of(LayerKind kind) { return kind == LayerKind::add ? 3.0 : 2.0; }
+// Scratchpad accesses per element of an auxiliary op: read + write, three for a residual add or a
+// gating product (two reads, one write).
+double accesses_of(LayerKind kind) { return kind == LayerKind::add || kind == LayerKind::multiply ? 3.0 : 2.0; }
 
 void add_aux(DsmLayer& L, const Layer& layer, double per_step) {
   const auto& q = layer.q;
@@ -28,6 +29,7 @@ void add_aux(DsmLayer& L, const Layer& layer, double per_step) {
       switch (layer.kind) {
         case LayerKind::softmax: op.reduction = AuxReduction::over_features, op.statistics = 1; break;
         case LayerKind::layer_norm: op.reduction = AuxReduction::over_features, op.statistics = 2; break;
+        case LayerKind::rms_norm: op.reduction = AuxReduction::over_features, op.statistics = 1; break;  // no mean
         case LayerKind::batch_norm: op.reduction = AuxReduction::over_samples, op.statistics = 2; break;
         default: break;
       }

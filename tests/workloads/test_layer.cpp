@@ -140,6 +140,38 @@ TEST(LayerFlops, AttentionMacs) {
 }
 
 // Embedding: a gather, no MACs; params vocab*dim.
+// Grouped-query attention without biases, E = 64, 8 heads, 2 kv heads (E_kv = 16), S = 10, B = 1:
+//   params W_Q, W_O 64*64 each + W_K, W_V 64*16 each = 8192 + 2048 = 10,240 (no biases)
+//   MACs fwd: Q and O projections 2 * 10*64*64 = 81,920; K and V 2 * 10*64*16 = 20,480;
+//   scores 8 heads * 10*10 * 8 = 6,400; context 10*10*64 = 6,400  ->  115,200
+//   aux fwd: no bias adds, 4 ops per score: 4 * 800 = 3,200.
+TEST(LayerFlops, GroupedQueryAttentionWithoutBias) {
+  NetBuilder b("t", "");
+  b.attention("attn", {b.input("x", {64, 10, 1})}, 8, /*kv_heads=*/2, /*bias=*/false);
+  const LayerQuantities& q = only(b.build(1), "attn").q;
+  EXPECT_EQ(q.params, 10'240);
+  EXPECT_DOUBLE_EQ(q.macs.fwd, 115'200.0);
+  EXPECT_DOUBLE_EQ(q.aux_flops.fwd, 3'200.0);
+  EXPECT_DOUBLE_EQ(q.aux_flops.upd, 0.0);
+}
+
+// RMSNorm over 32 features at 5 positions, B = 2: 32 gains; Y = 320 elements, 4 ops each forward,
+// 6 backward, 2 for the gain gradient. A gating product of two 32x5 tensors: 1 multiply per
+// element forward, 2 (one per input gradient) backward.
+TEST(LayerFlops, RmsNormAndGatingProduct) {
+  NetBuilder b("t", "");
+  const std::string x = b.input("x", {32, 5, 1});
+  b.multiply("gated", {b.rms_norm("norm", x), x});
+  const Graph g = b.build(2);
+  EXPECT_EQ(g.layer("norm").q.params, 32);
+  EXPECT_DOUBLE_EQ(g.layer("norm").q.aux_flops.fwd, 1'280.0);
+  EXPECT_DOUBLE_EQ(g.layer("norm").q.aux_flops.bwd, 1'920.0);
+  EXPECT_DOUBLE_EQ(g.layer("norm").q.aux_flops.upd, 640.0);
+  EXPECT_EQ(g.layer("gated").q.params, 0);
+  EXPECT_DOUBLE_EQ(g.layer("gated").q.aux_flops.fwd, 320.0);
+  EXPECT_DOUBLE_EQ(g.layer("gated").q.aux_flops.bwd, 640.0);
+}
+
 TEST(LayerFlops, EmbeddingIsAuxiliary) {
   NetBuilder b("t", "");
   b.embedding("emb", b.input("tok", {1, 16}), 1000, 64);

@@ -64,7 +64,8 @@ TEST(SimplanDescribe, ListNamesEveryWorkload) {
   const Result r = simplan("--list");
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* name : {"lenet", "alexnet", "vgg11", "vgg13", "vgg16", "vgg19", "resnet18", "resnet34", "resnet50",
-                           "resnet101", "wrn50_2", "inception_v3", "gnmt", "bert_base", "bert_large"})
+                           "resnet101", "wrn50_2", "inception_v3", "gnmt", "bert_base", "bert_large", "gpt2_small",
+                           "gpt3_175b", "llama_7b", "llama2_70b", "gpt", "llama"})
     EXPECT_NE(("\n" + r.out).find(std::string("\n") + name + " "), std::string::npos) << name;
 }
 

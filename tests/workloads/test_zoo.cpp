@@ -37,7 +37,8 @@ TEST(Zoo, RegistryListsEveryModel) {
   const std::vector<std::string> expected = {"lenet",    "alexnet",  "vgg11",    "vgg13",     "vgg16",
                                              "vgg19",    "resnet18", "resnet34", "resnet50",  "resnet101",
                                              "wrn50_2",  "inception_v3", "gnmt", "bert_base", "bert_large",
-                                             "bert_base_ops", "bert_large_ops"};
+                                             "bert_base_ops", "bert_large_ops", "gpt2_small", "gpt3_175b",
+                                             "llama_7b", "llama2_70b"};
   ASSERT_EQ(zoo().size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(zoo()[i].name, expected[i]);

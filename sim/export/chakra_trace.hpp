@@ -1,0 +1,64 @@
+#pragma once
+// Chakra execution traces of a lowered plan: one trace per device, the input ASTRA-sim 2.x
+// replays, so the same plan can be run in both simulators (docs/chakra-export.md).
+//
+// Contract:
+// - export_chakra() turns a chip-granularity Program into one trace per device of the platform
+//   (devices without work get a trace with the metadata only: ASTRA-sim wants one per NPU).
+// - A trace is a length-delimited protobuf stream (a varint length, then the message): first the
+//   GlobalMetadata, then the Nodes in the Program's topological order, ids 0, 1, 2, ... per rank.
+// - Compute task on device d -> COMP_NODE on rank d (duration_micros from partsim's device model,
+//   num_ops the layer's FLOP of that pass shared over its compute tasks by duration). A transfer
+//   between two devices -> COMM_SEND_NODE on the source and COMM_RECV_NODE on the destination with
+//   the same comm_tag (the task index) and comm_size. A delay that stands for a device's activity
+//   -> COMP_NODE there; a latency delay -> COMP_NODE on the ranks its predecessors finish on; a
+//   zero-time delay (a join) and a transfer inside one device -> no node.
+// - Dependencies are per rank: a node depends on the nearest earlier nodes of its own rank it
+//   transitively waited for in the Program; waits across ranks are carried by the SEND/RECV pairs.
+// - The Program holds collectives as their steps on the topology (lowering::add_collective), so
+//   they appear as SEND/RECV pairs, never as COMM_COLL_NODE (docs/chakra-export.md says why).
+// - Throws InputError for a core-granularity Program (Chakra ranks are devices).
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "sim/program/program.hpp"
+#include "workloads/graph.hpp"
+
+namespace partsim::chakra_export {
+
+/// What the traces describe, recorded in every trace's GlobalMetadata.
+struct TraceContext {
+  std::string workload;   // plan's workload name
+  std::string strategy;   // plan's strategy
+  std::string platform;   // platform name
+  std::string mode;       // training | inference
+};
+
+/// One rank's trace, serialised, with its node counts (for messages and tests).
+struct RankTrace {
+  int rank = 0;
+  std::string bytes;           // the length-delimited stream
+  std::size_t compute_nodes = 0;
+  std::size_t send_nodes = 0;
+  std::size_t recv_nodes = 0;
+};
+
+struct ChakraExport {
+  std::vector<RankTrace> ranks;  // one per device, rank = device index
+  std::size_t dropped_delays = 0; // latency delays with no rank to run on (no predecessor on a device)
+};
+
+/// The Chakra schema version written in GlobalMetadata.version.
+inline constexpr const char* kChakraVersion = "0.0.4";
+
+/// The traces of `program` on a platform of `device_count` devices. `graph` gives each layer's
+/// FLOP per pass (num_ops).
+ChakraExport export_chakra(const program::Program& program, int device_count, const workloads::Graph& graph,
+                           const TraceContext& context);
+
+/// "<prefix>.<rank>.et", the names ASTRA-sim's --workload-configuration=<dir>/<prefix> expects.
+std::string trace_file_name(const std::string& prefix, int rank);
+
+}  // namespace partsim::chakra_export
