@@ -79,6 +79,7 @@ std::string_view to_string(ActivationFn fn) {
     case ActivationFn::sigmoid: return "sigmoid";
     case ActivationFn::tanh: return "tanh";
     case ActivationFn::gelu: return "gelu";
+    case ActivationFn::elementwise: return "elementwise";
   }
   return "?";
 }
