@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Exports PyTorch models to ONNX for partsim (tests and the README's "Bring your own model").
 
-    /usr/bin/python3 scripts/export_test_models.py OUT_DIR [resnet18] [vgg16] [bert_mini]
+    /usr/bin/python3 scripts/export_test_models.py OUT_DIR [resnet18] [vgg16] [bert_mini] [dynamic_seq]
 
-Writes OUT_DIR/<name>.onnx for each model named (all three by default). Debian's python3-torch and
+Writes OUT_DIR/<name>.onnx for each model named (all four by default). Debian's python3-torch and
 python3-torchvision only: weights are random (seeded), nothing is downloaded, and the python onnx
 package is not needed. Every model is exported at batch 1 (partsim's workloads are per sample; the
 batch is simplan's --batch) with opset 16, which Debian's libonnx 1.12 knows.
@@ -16,6 +16,8 @@ batch is simplan's --batch) with opset 16, which Debian's libonnx 1.12 knows.
 - bert_mini: a 2-layer BERT encoder of width 128 with 4 heads at sequence length 128, written like
   the zoo's bert_ops (workloads/op_graphs.hpp): word, position and segment embeddings, separate q, k,
   v projections, the 1/sqrt(d) scale folded into q's weights, GELU feed-forward of 4 x width.
+- dynamic_seq: one nn.Linear(8, 16) over batch x seq x 8 with both dimensions dynamic (named
+  "batch" and "seq"): partsim needs dynamic_seq.onnx#seq=N.
 """
 import math
 import os
@@ -74,17 +76,17 @@ def with_softmax(model):
     return torch.nn.Sequential(model, torch.nn.Softmax(dim=1)).eval()
 
 
-def export(model, inputs, names, path, export_params=True):
+def export(model, inputs, names, path, export_params=True, dynamic_axes=None):
     torch.onnx.export(model, inputs, path, opset_version=OPSET, input_names=names,
                       training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False,
-                      export_params=export_params)
+                      export_params=export_params, dynamic_axes=dynamic_axes)
 
 
 def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
     out_dir = argv[1]
-    wanted = argv[2:] or ["resnet18", "vgg16", "bert_mini"]
+    wanted = argv[2:] or ["resnet18", "vgg16", "bert_mini", "dynamic_seq"]
     os.makedirs(out_dir, exist_ok=True)
     torch.manual_seed(0)
     warnings.filterwarnings("ignore")  # the tracer's notes on Python integers taken from shapes
@@ -100,8 +102,11 @@ def main(argv):
             seq = 128
             ids = (torch.randint(0, 30522, (1, seq)), torch.arange(seq).unsqueeze(0), torch.zeros(1, seq, dtype=torch.long))
             export(BertMini().eval(), ids, ["tokens", "positions", "segments"], path)
+        elif name == "dynamic_seq":
+            export(torch.nn.Linear(8, 16).eval(), (torch.randn(1, 4, 8),), ["x"], path,
+                   dynamic_axes={"x": {0: "batch", 1: "seq"}})
         else:
-            sys.exit(f"export_test_models.py: unknown model '{name}' (allowed: resnet18, vgg16, bert_mini)")
+            sys.exit(f"export_test_models.py: unknown model '{name}' (allowed: resnet18, vgg16, bert_mini, dynamic_seq)")
         print(path)
 
 
