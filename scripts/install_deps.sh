@@ -15,6 +15,9 @@ packages=(
   python3-matplotlib      # scripts/plot_*.py
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer harnesses of the parsers (fuzz/)
   libgecode-dev           # sim/mcm: the placement constraint solver (seed 002)
+  libonnx-dev libprotobuf-dev protobuf-compiler  # workloads/onnx: ONNX models as workloads (ModelProto, shape inference)
+  libonnx-testdata        # tests/onnx: ONNX's node and PyTorch-converted test models
+  python3-torch python3-torchvision  # scripts/export_test_models.py: the PyTorch models tests/onnx exports
 )
 
 missing=()

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "tests/support/run_command.hpp"
@@ -133,13 +135,34 @@ TEST(OnnxTorchModels, PlansEqualTheZoos) {
     const double zoo = predicted_iteration("resnet18", strategy, dir + "plan_zoo.json");
     EXPECT_NEAR(imported, zoo, 1e-12 * zoo) << strategy;
   }
-  // The plan names the .onnx file, so simrun imports the same graph again to replay it.
-  const std::string replay = std::string(PARTSIM_BIN_DIR) + "/simrun --config " + PARTSIM_SOURCE_DIR +
-                             "/configs/tpu_v2v3_256.yaml --plan " + dir + "plan_onnx.json --out " + dir + "results.json";
+  // The plan names the .onnx file as it was given (here without a directory), so simrun imports the
+  // same graph again to replay it.
+  const std::string bin = std::string(PARTSIM_BIN_DIR) + "/";
+  const std::string config = std::string(" --config ") + PARTSIM_SOURCE_DIR + "/configs/tpu_v2v3_256.yaml";
+  const std::string replay = "cd " + dir + " && " + bin + "simplan" + config +
+                             " --workload resnet18.onnx --batch 256 --strategy accpar -o plan_here.json && " + bin +
+                             "simrun" + config + " --plan plan_here.json --out results.json";
   ASSERT_EQ(test::run_command(replay), 0) << replay;
   const auto results = nlohmann::json::parse(test::read_text_file(dir + "results.json"));
-  EXPECT_EQ(results.at("workload"), model("resnet18"));
+  EXPECT_EQ(results.at("workload"), "resnet18.onnx");
   EXPECT_GT(results.at("simulated_iteration_s").get<double>(), 0);
+}
+
+TEST(OnnxTorchModels, SimplanRefusesABadModelWithoutWritingAPlan) {
+  const std::string dir = std::string(PARTSIM_ONNX_MODELS) + "/";
+  const std::string model_bytes = test::read_text_file(model("resnet18"));
+  const std::string truncated = dir + "truncated.onnx";
+  std::ofstream(truncated, std::ios::binary) << model_bytes.substr(0, 1000);
+  std::filesystem::remove(dir + "never.json");
+  std::string out;
+  EXPECT_EQ(test::run_command(std::string(PARTSIM_BIN_DIR) + "/simplan --config " + PARTSIM_SOURCE_DIR +
+                                  "/configs/tpu_v2v3_256.yaml --strategy dp --workload " + truncated + " -o " + dir +
+                                  "never.json",
+                              &out),
+            2);
+  EXPECT_EQ(out, "simplan: error: " + truncated +
+                     ": not an ONNX model (the protobuf does not parse: a truncated file or another format)\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "never.json"));
 }
 
 }  // namespace

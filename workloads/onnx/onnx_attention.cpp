@@ -62,6 +62,15 @@ class AttentionFolder {
     return k;
   }
 
+  // The softmax's scope + "attention" ("/layers.0/Softmax" -> "/layers.0/attention") when that name is
+  // free, else the output projection's name. Readers refer to the block by name: they are renamed.
+  std::string block_name(int softmax, int out) const {
+    const std::string& s = at(softmax).name;
+    const auto slash = s.rfind('/');
+    const std::string wanted = slash == std::string::npos ? "" : s.substr(0, slash + 1) + "attention";
+    return wanted.empty() || index_.count(wanted) > 0 ? at(out).name : wanted;
+  }
+
   bool fold_at(int softmax) {
     const int scores = producer(at(softmax).inputs[0]);
     const std::vector<int> after = readers(softmax);
@@ -100,10 +109,14 @@ class AttentionFolder {
         if (region.count(r) == 0 && r != out) return false;
 
     LayerSpec attention;
-    attention.name = at(out).name;
+    attention.name = block_name(softmax, out);
     attention.kind = LayerKind::attention;
     attention.inputs = x == memory ? std::vector<std::string>{x} : std::vector<std::string>{x, memory};
     attention.attr.heads = heads;
+    for (int r : readers(out))
+      for (std::string& in : im_.layers[static_cast<size_t>(r)].inputs)
+        if (in == at(out).name) in = attention.name;
+    index_[attention.name] = out;
     im_.layers[static_cast<size_t>(out)] = std::move(attention);
     for (int member : region) removed_[static_cast<size_t>(member)] = true;
     return true;

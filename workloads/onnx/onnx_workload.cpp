@@ -164,11 +164,12 @@ class Importer {
     out_.nodes.push_back(-1);
   }
 
-  // A layer computing `output` from the data tensors `from`; `layout` is the output's.
+  // A layer computing `output` from the data tensors `from`; `layout` is the output's. `name` is the
+  // node's unless given.
   LayerSpec& emit(int node, LayerKind kind, const std::vector<std::string>& from, const std::string& output,
-                  Layout layout) {
+                  Layout layout, const std::string& name = "") {
     LayerSpec spec;
-    spec.name = unique_name(m_.node_name(node), node);
+    spec.name = unique_name(name.empty() ? m_.node_name(node) : name, node);
     spec.kind = kind;
     for (const std::string& t : from) spec.inputs.push_back(layer_of(node, t));
     layout_[output] = layout;
@@ -190,18 +191,27 @@ class Importer {
     throw InputError(m_.where(node) + ": " + why);
   }
 
+  // A group is named by its first node's scope and what it is: PyTorch's "/layers.0/ffn1/MatMul" and
+  // "/layers.0/ffn1/Add" become "/layers.0/ffn1/linear"; nodes without a scope give "linear_12".
+  std::string group_name(const NodeGroup& g, const std::string& what) const {
+    const std::string first = m_.node_name(g.first);
+    const auto slash = first.rfind('/');
+    return slash == std::string::npos ? what + "_" + std::to_string(g.first) : first.substr(0, slash + 1) + what;
+  }
+
   void emit_group(const NodeGroup& g) {
     const int node = g.first;
     switch (g.kind) {
       case GroupKind::gelu:
-        emit(node, LayerKind::activation, {g.input}, g.output, layout_of(g.input)).attr.function = ActivationFn::gelu;
+        emit(node, LayerKind::activation, {g.input}, g.output, layout_of(g.input), group_name(g, "gelu"))
+            .attr.function = ActivationFn::gelu;
         return;
       case GroupKind::layer_norm:
-        emit(node, LayerKind::layer_norm, {g.input}, g.output, Layout::features_last);
+        emit(node, LayerKind::layer_norm, {g.input}, g.output, Layout::features_last, group_name(g, "layer_norm"));
         return;
       case GroupKind::linear_bias: {
         const auto& w = dims(m_.node(node).input(1));
-        LayerSpec& fc = emit(node, LayerKind::fc, {g.input}, g.output, Layout::features_last);
+        LayerSpec& fc = emit(node, LayerKind::fc, {g.input}, g.output, Layout::features_last, group_name(g, "linear"));
         fc.attr.in_channels = w[0];
         fc.attr.out_channels = w[1];
         fc.attr.bias = true;
