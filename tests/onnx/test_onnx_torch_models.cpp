@@ -41,23 +41,24 @@ void expect_same_totals(const Graph& imported, const Graph& reference, double ex
   EXPECT_NEAR(a.activation_elements, b.activation_elements + extra_activations, 1e-12 * b.activation_elements);
 }
 
-TEST(OnnxTorchModels, Resnet18EqualsTheZoo) {
-  // torchvision resnet18 + softmax, batch norm kept: 11,689,512 parameters like the zoo's.
-  const Graph imported = load_workload(model("resnet18"), 8);
-  const Graph zoo = build_zoo("resnet18", 8);
-  EXPECT_EQ(imported.totals().params, 11689512);
+// The exported torchvision model `name` against the zoo's model of the same name, at `batch`.
+void expect_equals_zoo(const std::string& name, std::int64_t batch, std::int64_t params) {
+  const Graph imported = load_workload(model(name), batch);
+  const Graph zoo = build_zoo(name, batch);
+  EXPECT_EQ(imported.totals().params, params);
   expect_same_totals(imported, zoo);
   EXPECT_EQ(kind_counts(imported), kind_counts(zoo));
+}
+
+TEST(OnnxTorchModels, Resnet18EqualsTheZoo) {
+  // torchvision resnet18 + softmax, batch norm kept: 11,689,512 parameters (torchvision's count).
+  expect_equals_zoo("resnet18", 8, 11689512);
 }
 
 TEST(OnnxTorchModels, Vgg16EqualsTheZoo) {
   // Exported without weights: their shapes come from the Conv and Gemm slots (138,357,544 params).
   // torchvision's 7x7 adaptive pool is a 1x1 AveragePool here, a copy: dropped.
-  const Graph imported = load_workload(model("vgg16"), 4);
-  const Graph zoo = build_zoo("vgg16", 4);
-  EXPECT_EQ(imported.totals().params, 138357544);
-  expect_same_totals(imported, zoo);
-  EXPECT_EQ(kind_counts(imported), kind_counts(zoo));
+  expect_equals_zoo("vgg16", 4, 138357544);
 }
 
 TEST(OnnxTorchModels, BertMiniAtOperationGranularityEqualsBertOps) {
@@ -146,6 +147,17 @@ TEST(OnnxTorchModels, PlansEqualTheZoos) {
   const auto results = nlohmann::json::parse(test::read_text_file(dir + "results.json"));
   EXPECT_EQ(results.at("workload"), "resnet18.onnx");
   EXPECT_GT(results.at("simulated_iteration_s").get<double>(), 0);
+}
+
+TEST(OnnxTorchModels, OperationGraphIsPlacedOnChiplets) {
+  // Seed 002's placement takes the op-level graph: every node of bert_mini#ops gets a chip.
+  const std::string plan = std::string(PARTSIM_ONNX_MODELS) + "/plan_mcm.json";
+  const std::string command = std::string(PARTSIM_BIN_DIR) + "/simplan --config " + PARTSIM_SOURCE_DIR +
+                              "/configs/mcm_ring36.yaml --batch 1 --mode inference --strategy mcm_random --seed 1 "
+                              "--option samples=3 --workload '" + model("bert_mini") + "#ops' -o " + plan;
+  ASSERT_EQ(test::run_command(command), 0) << command;
+  const auto json = nlohmann::json::parse(test::read_text_file(plan));
+  EXPECT_EQ(json.at("layers").size(), load_workload(model("bert_mini") + "#ops", 1).size());
 }
 
 TEST(OnnxTorchModels, SimplanRefusesABadModelWithoutWritingAPlan) {
