@@ -74,11 +74,13 @@ TEST(OnnxTestdata, NodeConvWithWeightsAsInputs) {
 
 TEST(OnnxTestdata, NodePooling) {
   // MaxPool 3x28x28, kernel 3, pads 2, stride 1: 30x30; one compare per window element: 2700 x 9.
-  const Layer& max = load_workload(testdata("node/test_maxpool_2d_pads"), 1).layer("MaxPool_0");
+  const Graph max_graph = load_workload(testdata("node/test_maxpool_2d_pads"), 1);
+  const Layer& max = max_graph.layer("MaxPool_0");
   EXPECT_EQ(max.output_shape, (Shape{3, 30, 30}));
   EXPECT_DOUBLE_EQ(max.q.flops().fwd, 2700.0 * 9);
   // AveragePool 3x32x32, kernel 5, stride 3: (32-5)/3+1 = 10; 300 outputs x 25.
-  const Layer& avg = load_workload(testdata("node/test_averagepool_2d_strides"), 1).layer("AveragePool_0");
+  const Graph avg_graph = load_workload(testdata("node/test_averagepool_2d_strides"), 1);
+  const Layer& avg = avg_graph.layer("AveragePool_0");
   EXPECT_EQ(avg.attr.pool, PoolOp::avg);
   EXPECT_EQ(avg.output_shape, (Shape{3, 10, 10}));
   EXPECT_DOUBLE_EQ(avg.q.flops().fwd, 300.0 * 25);
@@ -86,7 +88,8 @@ TEST(OnnxTestdata, NodePooling) {
 
 TEST(OnnxTestdata, NodeReluDropsTheBatchDimension) {
   // x 3x4x5: dimension 0 is the batch (set to 1); the rest is 4 positions of 5 features: 5x4x1.
-  const Layer& relu = load_workload(testdata("node/test_relu"), 3).layer("Relu_0");
+  const Graph g = load_workload(testdata("node/test_relu"), 3);
+  const Layer& relu = g.layer("Relu_0");
   EXPECT_EQ(relu.kind, LayerKind::activation);
   EXPECT_EQ(relu.attr.function, ActivationFn::relu);
   EXPECT_EQ(relu.output_shape, (Shape{5, 4, 1}));

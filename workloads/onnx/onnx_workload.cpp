@@ -81,9 +81,12 @@ Shape to_shape(const std::vector<std::int64_t>& d, Layout layout) {
   return Shape{d[r - 1], d[r - 2], product(d, 0, r - 2)};
 }
 
+// Maps the nodes of a shape-inferred model, in their (topological) order, to partsim layers: graph
+// inputs first, then one layer per node that carries data (constants and shape arithmetic give none,
+// Identity and Dropout alias their input), a folded group as one layer at its last node.
 class Importer {
  public:
-  Importer(const OnnxModel& model, const OnnxWorkloadSpec& spec) : m_(model), spec_(spec) {
+  explicit Importer(const OnnxModel& model) : m_(model) {
     for (const NodeGroup& g : onnx_import::find_node_groups(m_)) groups_.push_back(g);
     for (size_t k = 0; k < groups_.size(); ++k)
       for (int n : groups_[k].nodes) group_of_[n] = k;
@@ -106,7 +109,6 @@ class Importer {
 
  private:
   const OnnxModel& m_;
-  const OnnxWorkloadSpec& spec_;
   std::vector<NodeGroup> groups_;
   std::unordered_map<int, size_t> group_of_;
   std::unordered_map<std::string, std::string> layer_of_;  // tensor -> name of the layer that produces it
@@ -433,7 +435,7 @@ OnnxWorkloadSpec parse_onnx_workload(const std::string& workload) {
 Graph load_onnx_workload(const std::string& workload, std::int64_t batch) {
   const OnnxWorkloadSpec spec = parse_onnx_workload(workload);
   const OnnxModel model = onnx_import::load_onnx_model(spec);
-  onnx_import::ImportedLayers imported = Importer(model, spec).run();
+  onnx_import::ImportedLayers imported = Importer(model).run();
   if (spec.granularity == OnnxGranularity::layers) onnx_import::fold_attention(imported);
 
   const std::string stem = std::filesystem::path(spec.path).stem().string();
