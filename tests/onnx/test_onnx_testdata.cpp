@@ -38,6 +38,23 @@ TEST(OnnxTestdata, PytorchConv2dParamsAndFlops) {
   EXPECT_DOUBLE_EQ(conv.q.flops().upd, 5848);
 }
 
+TEST(OnnxTestdata, PytorchConv1dAndGroupedConv) {
+  // Conv1d: x 4 x 10 (N C L), W 5x4x3 + bias: 5 x (10-3+1) x 1; 60 + 5 params; 40 outputs x 12 MACs.
+  const Graph g1 = load_workload(testdata("pytorch-converted/test_Conv1d"), 1);
+  const Layer& conv1 = g1.layer("Conv_0");
+  EXPECT_EQ(conv1.input_shapes[0], (Shape{4, 10, 1}));
+  EXPECT_EQ(conv1.output_shape, (Shape{5, 8, 1}));
+  EXPECT_EQ(conv1.q.params, 65);
+  EXPECT_DOUBLE_EQ(conv1.q.macs.fwd, 480);
+  // group 2: x 4x6x5, W 6x2x3x2 + bias: 6 x 4 x 4; 72 + 6 params; 96 outputs x (2*3*2) MACs.
+  const Graph g2 = load_workload(testdata("pytorch-converted/test_Conv2d_groups"), 1);
+  const Layer& conv2 = g2.layer("Conv_0");
+  EXPECT_EQ(conv2.attr.groups, 2);
+  EXPECT_EQ(conv2.output_shape, (Shape{6, 4, 4}));
+  EXPECT_EQ(conv2.q.params, 78);
+  EXPECT_DOUBLE_EQ(conv2.q.macs.fwd, 1152);
+}
+
 TEST(OnnxTestdata, PytorchLinearIsFcWithBias) {
   // Gemm(x 4x10, W 8x10, transB, bias 8): 80 weights + 8 biases; 4 samples x 8 outputs x 10 MACs.
   const Graph g = load_workload(testdata("pytorch-converted/test_Linear"), 4);
