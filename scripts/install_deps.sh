@@ -16,7 +16,10 @@ packages=(
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer harnesses of the parsers (fuzz/)
   libgecode-dev           # sim/mcm: the placement constraint solver (seed 002)
   libopenmpi-dev openmpi-bin  # simsweep under mpirun/srun: points spread over MPI ranks (sim/sweep/mpi_world.*)
-  protobuf-compiler libprotobuf-dev  # sim/export: Chakra execution traces for ASTRA-sim (simrun --export-chakra)
+  protobuf-compiler libprotobuf-dev  # sim/export (Chakra traces for ASTRA-sim) and workloads/onnx (ONNX's ModelProto)
+  libonnx-dev             # workloads/onnx: ONNX models as workloads (ModelProto, shape inference)
+  libonnx-testdata        # tests/onnx: ONNX's node and PyTorch-converted test models
+  python3-torch python3-torchvision  # scripts/export_test_models.py: the PyTorch models tests/onnx exports
 )
 
 missing=()

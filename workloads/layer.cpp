@@ -80,6 +80,7 @@ std::string_view to_string(ActivationFn fn) {
     case ActivationFn::tanh: return "tanh";
     case ActivationFn::gelu: return "gelu";
     case ActivationFn::silu: return "silu";
+    case ActivationFn::elementwise: return "elementwise";
   }
   return "?";
 }

@@ -27,7 +27,7 @@ enum class LayerKind {
   matmul,      // activation x activation: in0 (K x M x G), in1 (N x K x G) -> (N x M x G): G independent
                // products (attention heads; G = 1 for a plain product); no weights
   pool,        // max/avg pooling: window, stride, padding; `global` pools the whole h x w
-  activation,  // element-wise relu / sigmoid / tanh / gelu
+  activation,  // element-wise relu / sigmoid / tanh / gelu (/ elementwise: any other, ONNX import)
   batch_norm,  // per-channel normalisation over (B, h, w); 2*C parameters (gamma, beta)
   layer_norm,  // per-position normalisation over C; 2*C parameters
   softmax,     // over the channel dim at every position
@@ -43,7 +43,9 @@ enum class LayerKind {
 };
 
 enum class PoolOp { max, avg };
-enum class ActivationFn { relu, sigmoid, tanh, gelu, silu };  // silu = x * sigmoid(x) (Swish-1)
+// silu = x * sigmoid(x) (Swish-1); elementwise: any other one-input element-wise operation (ONNX
+// import: Div, Erf, Clip, ...), costed like the others: one op per element forward, one backward.
+enum class ActivationFn { relu, sigmoid, tanh, gelu, silu, elementwise };
 
 /// "conv", "fc", ... (the names used in workload YAML files and in describe output).
 std::string_view to_string(LayerKind kind);

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "workloads/transformer_presets.hpp"
+#include "workloads/onnx/onnx_workload.hpp"
 #include "workloads/zoo.hpp"
 
 namespace partsim::workloads {
@@ -345,6 +346,7 @@ Graph load_workload_file(const std::string& path, std::int64_t batch, const std:
 Graph load_workload(const std::string& name_or_file, std::int64_t batch) {
   if (in_zoo(name_or_file)) return build_zoo(name_or_file, batch);
   if (is_preset_spec(name_or_file)) return build_preset_spec(name_or_file, batch);
+  if (is_onnx_workload(name_or_file)) return load_onnx_workload(name_or_file, batch);
   const bool looks_like_file = name_or_file.find('/') != std::string::npos || name_or_file.ends_with(".yaml") ||
                                name_or_file.ends_with(".yml") || std::filesystem::exists(name_or_file);
   if (looks_like_file) return load_workload_file(name_or_file, batch);

@@ -18,7 +18,8 @@ namespace partsim::workloads {
 Graph load_workload_file(const std::string& path, std::int64_t batch, const std::vector<std::string>& overrides = {});
 /// The same from an already loaded document; `default_name` names a file without a `name` key.
 Graph parse_workload(const yaml::ConfigNode& root, std::int64_t batch, const std::string& default_name);
-/// A zoo name or a path to a workload file (anything with a '/' or ending in .yaml/.yml, or an
+/// A zoo name, an ONNX model (path ending in .onnx, options after #: workloads/onnx/onnx_workload.hpp)
+/// or a path to a workload file (anything with a '/' or ending in .yaml/.yml, or an
 /// existing file). Neither: UnknownNameError listing the zoo.
 Graph load_workload(const std::string& name_or_file, std::int64_t batch);
 

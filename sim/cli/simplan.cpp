@@ -129,7 +129,8 @@ int describe_mode(const Options& o) {
 int body(int argc, char** argv) {
   Options o;
   CLI::App app("simplan: describe DNN workloads and plan their partitioning over a platform", "simplan");
-  app.add_option("--workload", o.workload, "Zoo name (see --list) or workload YAML file (workloads/README.md)");
+  app.add_option("--workload", o.workload,
+                 "Zoo name (see --list), workload YAML file or ONNX model[#ops,NAME=N] (workloads/README.md)");
   app.add_option("--batch", o.batch, "Minibatch size (1 to 1000000000)")->check(CLI::Range(1LL, 1'000'000'000LL));
   app.add_flag("--describe", o.describe, "Print one row per layer (shape, params, FLOP, bytes) and totals");
   app.add_flag("--list", o.list, "List the zoo workloads with a one-line description");

@@ -304,7 +304,7 @@ int run(int argc, char** argv) {
   Options o;
   CLI::App app{"simsweep: plan and replay a workload at every point of a parameter sweep (CSV out)", "simsweep"};
   app.add_option("--config", o.base.config, "Platform YAML file")->required()->check(CLI::ExistingFile);
-  app.add_option("--workload", o.base.workload, "Zoo name or workload YAML file (simplan --list)");
+  app.add_option("--workload", o.base.workload, "Zoo name, workload YAML file or ONNX model (simplan --list)");
   app.add_option("--batch", o.base.batch, "Minibatch size (1 to 1000000000)")->check(CLI::Range(1LL, 1'000'000'000LL));
   app.add_option("--strategy", o.base.strategy, "Partitioning strategy (simplan --list-strategies)");
   app.add_option("--option", o.base.options, "Strategy option NAME=VALUE at every point (repeatable)");

@@ -2,6 +2,7 @@
 
 #include "sim/common/error.hpp"
 #include "topology/system_spec.hpp"
+#include "workloads/onnx/onnx_workload.hpp"
 
 namespace partsim::planner {
 
@@ -19,7 +20,8 @@ void check_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const 
          std::to_string(graph.batch()));
   const bool is_file = plan.workload.name.find('/') != std::string::npos ||
                        plan.workload.name.find(".yaml") != std::string::npos ||
-                       plan.workload.name.find(".yml") != std::string::npos;
+                       plan.workload.name.find(".yml") != std::string::npos ||
+                       workloads::is_onnx_workload(plan.workload.name);
   if (!is_file && !graph.name().empty() && plan.workload.name != graph.name())
     fail("made for workload '" + plan.workload.name + "' but the workload is '" + graph.name() + "'");
   // Every layer, in the workload's topological order.
