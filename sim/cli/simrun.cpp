@@ -4,9 +4,12 @@
 //          [--granularity chip|core] [--root D] [--src D --dst D] [--chunks K] [--json F] [--set k=v ...]
 //                                                      one collective: simulated vs closed-form time
 //   simrun --config C --plan P [--granularity chip|core] [--out results.json] [--csv layers.csv]
-//          [--timeline trace.json] [--allow-config-change] [--reproducible] [--set k=v ...]
+//          [--timeline trace.json[.gz] [--timeline-layers L,..] [--timeline-devices D,..]
+//          [--timeline-links KIND,..|none] [--timeline-max-events N]]
+//          [--allow-config-change] [--reproducible] [--set k=v ...]
 //                                                      replay a plan: predicted vs closed form vs simulated
 //   simrun --config C [--set k=v ...] --dump-config F  validate a platform, write it fully resolved
+//   --quiet: no header, table or summary (errors and warnings still on stderr); --version.
 // Each mode is one small function; the logic lives in the libraries.
 
 #include <CLI/CLI.hpp>
@@ -16,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <numeric>
 
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/inputs.hpp"
@@ -34,6 +38,7 @@
 #include "sim/report/diagnosis.hpp"
 #include "sim/report/link_usage.hpp"
 #include "sim/report/report.hpp"
+#include "sim/report/gzip_stream.hpp"
 #include "sim/report/timeline.hpp"
 #include "topology/topology_graph.hpp"
 #include "workloads/workload_file.hpp"
@@ -57,7 +62,9 @@ struct Options {
   std::string plan_file;           // --plan P
   std::string out_file;            // --out results.json
   std::string csv_file;            // --csv layers.csv
-  std::string timeline_file;       // --timeline trace.json
+  std::string timeline_file;       // --timeline trace.json (gzip-compressed when it ends in .gz)
+  report::TimelineOptions timeline;  // --timeline-layers, -devices, -links, -max-events
+  bool quiet = false;              // --quiet: no header, table or summary
   bool allow_config_change = false;
   bool reproducible = false;       // results.json without wall-clock figures (byte-identical reruns)
   std::size_t worst = 5;           // --worst N rows in the disagreement list
@@ -151,7 +158,7 @@ int collective_mode(const Options& o) {
   j["version"] = PARTSIM_VERSION;
   if (!o.json_file.empty()) outputs.add(o.json_file, j.dump(2) + "\n");
   outputs.commit();
-  if (o.json_file == "-") return 0;
+  if (o.json_file == "-" || o.quiet) return 0;
 
   std::printf("platform     %s (%s), %s granularity, %d nodes, %d links\n", spec.name.c_str(),
               o.platform.config_file.c_str(), topology::to_string(graph.granularity()).c_str(), graph.node_count(),
@@ -172,6 +179,24 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The changed keys in one phrase, for the diagnosis ("a: x -> y; b: ...").
+std::string joined(const std::vector<std::string>& items, const std::string& separator) {
+  return std::accumulate(items.begin(), items.end(), std::string(), [&](const std::string& a, const std::string& b) {
+    return a.empty() ? b : a + separator + b;
+  });
+}
+
+// The timeline, gzip-compressed when its file name ends in .gz.
+report::TimelineStats write_timeline_file(std::ostream& out, const std::string& file, const program::Program& program,
+                                          const program::Evaluation& simulated, const topology::TopologyGraph& graph,
+                                          const report::TransferRoutes& routes, const report::TimelineOptions& options) {
+  if (!report::is_gzip_path(file)) return report::write_timeline(out, program, simulated, graph, routes, options);
+  report::GzipOstream gzip(out);
+  const report::TimelineStats stats = report::write_timeline(gzip.stream(), program, simulated, graph, routes, options);
+  gzip.finish();
+  return stats;
+}
+
 int plan_mode(const Options& o) {
   if (!o.collective.empty()) throw InputError("--plan and --collective are separate modes: give one");
   const auto t0 = std::chrono::steady_clock::now();
@@ -184,6 +209,7 @@ int plan_mode(const Options& o) {
   const topology::TopologyGraph graph(spec, topology::parse_granularity(o.granularity));
 
   const program::Program program = cli::lower_replay_inputs(loaded, graph, o.plan_file);
+  if (!o.timeline_file.empty()) report::check_timeline_options(o.timeline, program, graph);  // before the replay
   const program::Evaluation closed = program::ClosedFormEvaluator(program::uncontended_transfer_time(graph)).evaluate(program);
   replay::SimGridEvaluator simgrid(graph, o.simgrid_config);
   const program::Evaluation simulated = simgrid.evaluate(program);
@@ -196,7 +222,9 @@ int plan_mode(const Options& o) {
   // the link tracks of the timeline all come from the same routes.
   const report::TransferRoutes routes(program, graph);
   report.links = report::link_usage(program, simulated, graph, routes);
-  report::diagnose(report, program, closed, simulated, graph, routes, o.worst);
+  report::DiagnosisOptions diagnosis;
+  diagnosis.platform_change = joined(loaded.config_changes, "; ");
+  report::diagnose(report, program, closed, simulated, graph, routes, o.worst, diagnosis);
   report.wall_s = o.reproducible ? 0.0 : seconds_since(t0);
 
   // All of the run's outputs, or none of them (cli::OutputSet).
@@ -205,24 +233,31 @@ int plan_mode(const Options& o) {
   report::TimelineStats timeline;
   if (!o.timeline_file.empty()) {
     outputs.add(o.timeline_file, [&](std::ostream& out) {
-      timeline = report::write_timeline(out, program, simulated, graph, routes);
+      timeline = write_timeline_file(out, o.timeline_file, program, simulated, graph, routes, o.timeline);
     });
   }
   outputs.commit();
-  if (o.out_file == "-") return 0;
-  std::printf("%s plan of %s batch %lld (%s) on %s (%s), %s granularity: %zu tasks\n\n", plan.strategy.c_str(),
+  // A warning, not chatter: printed with --quiet too.
+  if (timeline.capped())
+    std::fprintf(stderr, "simrun: warning: %s (--timeline-max-events)\n", report::cap_note(timeline, o.timeline.max_events).c_str());
+  if (o.out_file == "-" || o.quiet) return 0;
+  std::printf("%s plan of %s batch %lld (%s) on %s (%s), %s granularity: %zu tasks\n", plan.strategy.c_str(),
               plan.workload.name.c_str(), static_cast<long long>(plan.workload.batch),
               plan::to_string(plan.workload.mode).c_str(), spec.name.c_str(), o.platform.config_file.c_str(),
               report.granularity.c_str(), program.size());
+  // A plan made for other parameters (--allow-config-change): its predictions are for those.
+  if (!loaded.config_changes.empty()) {
+    std::printf("plan made for other platform parameters (--allow-config-change), its predictions are for those:\n");
+    for (const auto& change : loaded.config_changes) std::printf("  %s\n", change.c_str());
+  }
+  std::printf("\n");
   std::fputs(report::report_table(report, o.worst).c_str(), stdout);
   std::printf("replay: %.3f s wall in SimGrid (%.0f activities/s), %.3f s setup\n", simgrid.stats().wall_s,
               simgrid.stats().wall_s > 0 ? static_cast<double>(simgrid.stats().activities) / simgrid.stats().wall_s : 0.0,
               simgrid.stats().setup_wall_s);
   if (!o.timeline_file.empty()) {
-    std::printf("timeline: %s, %zu events on %zu tracks", o.timeline_file.c_str(), timeline.events, timeline.threads);
-    const size_t dropped = timeline.link_events_dropped + timeline.other_events_dropped;
-    if (dropped > 0) std::printf(" (%zu events beyond the cap left out: link segments first)", dropped);
-    std::printf("\n");
+    std::printf("timeline: %s, %zu events on %zu tracks%s\n", o.timeline_file.c_str(), timeline.events, timeline.threads,
+                timeline.capped() ? " (capped, see the warning)" : "");
   }
   return 0;
 }
@@ -247,7 +282,21 @@ int body(int argc, char** argv) {
   app.add_option("--plan", o.plan_file, "Replay this plan.json (written by simplan) and compare with its prediction");
   app.add_option("--out", o.out_file, "--plan: write results.json (docs/results-format.md; '-' for stdout only)");
   app.add_option("--csv", o.csv_file, "--plan: write the per-layer table as CSV");
-  app.add_option("--timeline", o.timeline_file, "--plan: write a Chrome-trace timeline (Perfetto, chrome://tracing)");
+  app.add_option("--timeline", o.timeline_file,
+                 "--plan: write a Chrome-trace timeline (Perfetto, chrome://tracing); gzip-compressed when the name ends in .gz");
+  app.add_option("--timeline-layers", o.timeline.layers, "--timeline: only these layers' tasks (comma-separated names)")
+      ->delimiter(',');
+  app.add_option("--timeline-devices", o.timeline.devices,
+                 "--timeline: only these devices' tracks and the links touching them (names such as d3, or indices)")
+      ->delimiter(',');
+  app.add_option("--timeline-links", o.timeline.link_kinds,
+                 std::string("--timeline: link tracks of these kinds (") + report::kTimelineLinkKinds + "; default: every kind)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"chip_to_chip", "on_chip", "memory", "none"}));
+  app.add_option("--timeline-max-events", o.timeline.max_events,
+                 "--timeline: at most this many events (default 2000000); device events are kept first, then link "
+                 "segments up to a time, and one warning says what was left out")
+      ->check(CLI::Range(size_t{1}, size_t{1'000'000'000}));
   app.add_flag("--allow-config-change", o.allow_config_change,
                "--plan: replay a plan on a platform of the same name whose parameters changed (sweeps)");
   app.add_flag("--reproducible", o.reproducible, "--plan: write wall-clock figures as 0, so reruns are byte-identical");
@@ -256,6 +305,7 @@ int body(int argc, char** argv) {
   app.add_option("--simgrid-cfg", o.simgrid_config,
                  "Extra SimGrid setting key:value after partsim's CM02 settings (repeatable; for experiments)");
   cli::add_platform_options(app, o.platform);
+  cli::add_quiet_flag(app, o.quiet);
   cli::parse(app, argc, argv);
   replay::check_simgrid_settings(o.simgrid_config);  // before anything is planned or built
 
