@@ -15,6 +15,7 @@ packages=(
   python3-matplotlib      # scripts/plot_*.py
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer harnesses of the parsers (fuzz/)
   libgecode-dev           # sim/mcm: the placement constraint solver (seed 002)
+  zlib1g-dev              # sim/report: simrun --timeline trace.json.gz (gzip-compressed timeline)
 )
 
 missing=()
