@@ -7,11 +7,40 @@
 #      error, then totals, utilization and the largest disagreements with their cause.
 # Files in build/demo/: plan.json, results.json (docs/results-format.md), layers.csv, timeline.json
 # (open in https://ui.perfetto.dev or chrome://tracing).
-# Usage: scripts/demo.sh [--granularity chip|core]   (default chip; core replays every core)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+
+usage() {
+  cat <<'EOF'
+usage: scripts/demo.sh [--granularity chip|core] [--help]
+
+Plans vgg16 training (batch 512, DeepSpatialMatrix) on configs/torus_8pf.yaml, replays the plan on
+SimGrid and prints the per-layer cross-check. Installs missing Debian packages and builds first.
+Writes build/demo/plan.json, results.json, layers.csv and timeline.json.
+
+  --granularity chip|core   chip: every chip is one SimGrid host (default, seconds);
+                            core: every core and memory a host (minutes, a large timeline)
+  -h, --help                this text
+EOF
+}
+
 granularity=chip
-if [ "${1:-}" = "--granularity" ]; then granularity=${2:?--granularity needs chip or core}; fi
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h | --help) usage; exit 0 ;;
+    --granularity)
+      [ $# -ge 2 ] || { echo "demo.sh: error: --granularity needs a value: chip or core (see --help)" >&2; exit 2; }
+      granularity=$2
+      shift 2 ;;
+    --granularity=*) granularity=${1#--granularity=}; shift ;;
+    *) echo "demo.sh: error: unknown argument '$1' (allowed: --granularity chip|core, --help)" >&2; exit 2 ;;
+  esac
+done
+case "$granularity" in
+  chip | core) ;;
+  *) echo "demo.sh: error: --granularity '$granularity': allowed values are chip, core" >&2; exit 2 ;;
+esac
+
+cd "$(dirname "$0")/.."
 scripts/install_deps.sh
 scripts/build.sh release >/dev/null
 bin=build/bin

@@ -46,8 +46,7 @@ void refuse_link_tracing() {
                           "tracing/smpi"})
     if (simgrid::config::get_value<bool>(key))
       throw InputError(std::string("--simgrid-cfg tracing:yes with ") + key +
-                       ":yes is not supported: SimGrid 3.32's tracer registers every two-way (split-duplex) link "
-                       "twice and aborts; use simrun --timeline (a Chrome trace with a track per device and per link), "
+                       ":yes: not supported (SimGrid 3.32 registers two-way links twice and aborts); use --timeline, "
                        "or tracing:yes alone");
 }
 
