@@ -20,6 +20,7 @@ _BASES = [("FLOP/s", "flop_rate", 1.0), ("FLOPS", "flop_rate", 1.0), ("flop/s", 
           ("Bps", "bandwidth", 1.0), ("bps", "bandwidth", 0.125), ("Hz", "frequency", 1.0), ("B", "bytes", 1.0),
           ("b", "bytes", 0.125)]
 _TIMES = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+_PER_SECOND = {"ps": 1e12, "ns": 1e9, "us": 1e6, "ms": 1e3, "s": 1.0}  # divide: 500ns -> exactly 5e-7 s
 _NUMBER = re.compile(r"^\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*(.*?)\s*$")
 
 # What each dimension is shown in: the unit base and whether binary prefixes may be used.
@@ -36,7 +37,7 @@ def parse_quantity(text):
     if unit == "":
         return number, "count"
     if unit in _TIMES:
-        return number * _TIMES[unit], "time"
+        return number / _PER_SECOND[unit], "time"
     for base, dimension, factor in _BASES:
         if unit.endswith(base) and unit[:-len(base)] in _PREFIXES:
             return number * _PREFIXES[unit[:-len(base)]] * factor, dimension
