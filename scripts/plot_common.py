@@ -71,18 +71,17 @@ _TORUS_DIMENSIONS = "XYZWVU"
 
 
 def _dimension_name(match):
-    index = match.group("i")
-    if index is None:
-        return "torus"
-    i = int(index)
+    i = int(match.group("i"))
     return _TORUS_DIMENSIONS[i] if i < len(_TORUS_DIMENSIONS) else f"dimension-{i}"
 
 
 # (regular expression on the key path, meaning; {dim} is the torus dimension's letter). The
 # meanings follow configs/README.md's key reference; the unit comes from the values.
 _MEANINGS = [
-    (r"^system\.torus\.bandwidth(?:\[(?P<i>\d+)\])?$", "{dim}-link bandwidth per direction"),
-    (r"^system\.torus\.latency(?:\[(?P<i>\d+)\])?$", "{dim}-link latency"),
+    (r"^system\.torus\.bandwidth$", "torus link bandwidth per direction (every dimension)"),
+    (r"^system\.torus\.latency$", "torus link latency (every dimension)"),
+    (r"^system\.torus\.bandwidth\[(?P<i>\d+)\]$", "{dim}-link bandwidth per direction"),
+    (r"^system\.torus\.latency\[(?P<i>\d+)\]$", "{dim}-link latency"),
     (r"^system\.star\.bandwidth$", "switch link bandwidth per direction"),
     (r"^system\.star\.latency$", "switch link latency"),
     (r"^system\.graph\.links\[(?P<n>\d+)\]\.bandwidth$", "bandwidth of graph link {n}"),

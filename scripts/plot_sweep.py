@@ -35,10 +35,10 @@ RESULT_COLUMNS = {"status", "predicted_s", "closed_form_s", "simulated_s", "util
 
 
 def split_source(arg):
-    """'a.csv:fixed plan' -> ('a.csv', 'fixed plan'); 'a.csv' -> ('a.csv', 'a'). The label follows
+    """'a.csv:fixed plan' -> ('a.csv', 'fixed plan'); 'a.csv' -> ('a.csv', None). The label follows
     the last ':' that ends an existing file name (so a path may itself contain ':')."""
     if os.path.isfile(arg):
-        return arg, os.path.splitext(os.path.basename(arg))[0]
+        return arg, None
     for i in range(len(arg) - 1, 0, -1):
         if arg[i] == ":" and os.path.isfile(arg[:i]):
             return arg[:i], arg[i + 1:]
@@ -113,7 +113,9 @@ def extract(sources, x_axis, metrics, utilization):
     for data in loaded:
         skipped += [f"{data['path']}: {s}" for s in data["skipped"]]
         for group, points in data["series"].items():
-            name = data["label"] if len(loaded) > 1 or not group else ""
+            # The CSV's label when there are several CSVs (its file name if none was given) or one was given.
+            label = data["label"] or os.path.splitext(os.path.basename(data["path"]))[0]
+            name = label if len(loaded) > 1 or data["label"] else ""
             if group:
                 name = (name + ", " if name else "") + f"{plot_common.axis_meaning(data['group_axis'])} = {group}"
             xs = [x / divisor for x, _ in points]
@@ -159,8 +161,9 @@ def plot(data, args):
         ax.set_xticks(xs)
         ax.set_xticklabels([f"{x:g}" for x in xs])
         ax.minorticks_off()
-    if not args.y_zoom:
-        ax.set_ylim(bottom=0)
+    if not args.y_zoom:  # from zero, with room above the highest point
+        highest = max((y for line in data["lines"] for y in line.get("y_ms", [])), default=0)
+        ax.set_ylim(0, highest * 1.08 if highest > 0 else 1)
     if ax2 is not None:
         ax2.set_ylabel("utilization (useful FLOP / peak)")
         ax2.set_ylim(0, 1)

@@ -21,6 +21,6 @@ for workload in vgg16 resnet50; do
   csv="$out/sweep_${name}_$workload.csv"
   "$build/bin/simsweep" --config configs/torus_8pf.yaml --workload "$workload" --batch 512 --strategy dsm \
     --vary "$vary" --granularity "$granularity" --jobs "$jobs" --out "$csv" --work-dir "$build/sweeps/${name}_$workload"
-  /usr/bin/python3 scripts/plot_sweep.py "$csv" -o "$out/sweep_${name}_$workload.png" --log-x \
+  /usr/bin/python3 scripts/plot_sweep.py "$csv" -o "$out/sweep_${name}_$workload.png" --log-x --utilization \
     --title "$workload b512, dsm on torus_8pf: $title ($granularity replay)"
 done
