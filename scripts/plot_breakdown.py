@@ -99,22 +99,11 @@ def plot(data, args):
 def main():
     ap = argparse.ArgumentParser(prog=PROGRAM, description=__doc__.splitlines()[0])
     ap.add_argument("results", help="simrun --out results.json")
-    ap.add_argument("-o", "--output", help="image file: .png, .svg or .pdf (required unless --dump-data)")
     ap.add_argument("--percent", action="store_true", help="bars as shares of each row's simulated time")
     ap.add_argument("--layers", default=None, metavar="REGEX", help="only layers whose name matches")
-    ap.add_argument("--title", default=None)
-    ap.add_argument("--dump-data", action="store_true", help="print the extracted rows as JSON on stdout, no image")
+    plot_common.add_output_options(ap, "the extracted rows")
     args = ap.parse_args()
-    if not args.dump_data:
-        if not args.output:
-            plot_common.fail(PROGRAM, "-o FILE is required (.png, .svg or .pdf), or --dump-data")
-        plot_common.check_output(args.output, PROGRAM)
-    data = extract(args.results, args.layers, args.percent)
-    if args.dump_data:
-        json.dump(data, sys.stdout, indent=1)
-        print()
-        return
-    plot(data, args)
+    plot_common.run(args, PROGRAM, lambda: extract(args.results, args.layers, args.percent), plot)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ key means (for axis labels), and saving a figure by its file extension without c
 
 Imported by plot_sweep.py, plot_breakdown.py and plot_timeline.py (they put scripts/ on sys.path).
 """
+import json
 import math
 import os
 import re
@@ -132,6 +133,28 @@ def axis_label(key, unit):
 
 
 # ---- output ----------------------------------------------------------------------------------
+
+def add_output_options(parser, what):
+    """-o, --title and --dump-data, the same in every figure script; `what` says what --dump-data prints."""
+    parser.add_argument("-o", "--output", help="image file: .png, .svg or .pdf (required unless --dump-data)")
+    parser.add_argument("--title", default=None, help="figure title (default: made from the input)")
+    parser.add_argument("--dump-data", action="store_true", help=f"print {what} as JSON on stdout, no image")
+
+
+def run(args, program, extract, plot):
+    """The figure scripts' main flow: checks -o before any work, then `extract()` (the data), then
+    prints it as JSON (--dump-data) or draws it with `plot(data, args)`."""
+    if not args.dump_data:
+        if not args.output:
+            fail(program, "-o FILE is required (.png, .svg or .pdf), or --dump-data")
+        check_output(args.output, program)
+    data = extract()
+    if args.dump_data:
+        json.dump(data, sys.stdout, indent=1)
+        print()
+        return
+    plot(data, args)
+
 
 FORMATS = (".png", ".svg", ".pdf")
 

@@ -19,7 +19,6 @@ e.g.   scripts/plot_sweep.py replanned.csv:re-planned fixed.csv:"fixed plan" -o 
 """
 import argparse
 import csv
-import json
 import os
 import sys
 
@@ -186,8 +185,6 @@ def main():
     ap = argparse.ArgumentParser(prog=PROGRAM, description=__doc__.splitlines()[0],
                                  epilog="Details: the module docstring (python3 -c 'import plot_sweep; help(plot_sweep)')")
     ap.add_argument("csv", nargs="+", metavar="CSV[:LABEL]", help="simsweep CSV, optionally with a legend label")
-    ap.add_argument("-o", "--output", help="image file: .png, .svg or .pdf (required unless --dump-data)")
-    ap.add_argument("--title", default=None)
     ap.add_argument("--x", default=None, metavar="AXIS", help="the varied axis on x (default: the first one)")
     ap.add_argument("--metrics", default="predicted,closed_form,simulated",
                     help="comma-separated, of predicted, closed_form, simulated (default: all three)")
@@ -195,24 +192,20 @@ def main():
     ap.add_argument("--log-x", action="store_true", help="logarithmic x axis (geometric sweeps)")
     ap.add_argument("--y-zoom", action="store_true", help="fit the y axis to the data (default: from zero, so "
                                                           "a 1 %% difference looks like 1 %%)")
-    ap.add_argument("--dump-data", action="store_true", help="print the plotted data as JSON on stdout, no image")
+    plot_common.add_output_options(ap, "the plotted data")
     args = ap.parse_args()
     metrics = [m for m in args.metrics.split(",") if m]
     for m in metrics:
         if m not in METRICS:
             plot_common.fail(PROGRAM, f"--metrics: unknown '{m}' (allowed: {', '.join(METRICS)})")
-    if not args.dump_data:
-        if not args.output:
-            plot_common.fail(PROGRAM, "-o FILE is required (.png, .svg or .pdf), or --dump-data")
-        plot_common.check_output(args.output, PROGRAM)
-    data = extract([split_source(a) for a in args.csv], args.x, metrics, args.utilization)
-    for note in data["skipped"]:
-        print(f"{PROGRAM}: note: failed point left out: {note}", file=sys.stderr)
-    if args.dump_data:
-        json.dump(data, sys.stdout, indent=1)
-        print()
-        return
-    plot(data, args)
+
+    def extract_and_note():
+        data = extract([split_source(a) for a in args.csv], args.x, metrics, args.utilization)
+        for note in data["skipped"]:
+            print(f"{PROGRAM}: note: failed point left out: {note}", file=sys.stderr)
+        return data
+
+    plot_common.run(args, PROGRAM, extract_and_note, plot)
 
 
 if __name__ == "__main__":

@@ -117,26 +117,16 @@ def plot(data, args):
 def main():
     ap = argparse.ArgumentParser(prog=PROGRAM, description=__doc__.splitlines()[0])
     ap.add_argument("trace", help="simrun --timeline output (.json or .json.gz)")
-    ap.add_argument("-o", "--output", help="image file: .png, .svg or .pdf (required unless --dump-data)")
     ap.add_argument("--rows", default=None, metavar="REGEX", help="only rows (process/thread) whose name matches")
     ap.add_argument("--max-rows", type=int, default=40, help="at most this many rows (default 40)")
     ap.add_argument("--from-us", type=float, default=None, help="window start [us]")
     ap.add_argument("--to-us", type=float, default=None, help="window end [us]")
-    ap.add_argument("--title", default=None)
-    ap.add_argument("--dump-data", action="store_true", help="print rows, layers and spans as JSON, no image")
+    plot_common.add_output_options(ap, "rows, layers and spans")
     args = ap.parse_args()
     if args.max_rows < 1:
         plot_common.fail(PROGRAM, f"--max-rows {args.max_rows}: must be at least 1")
-    if not args.dump_data:
-        if not args.output:
-            plot_common.fail(PROGRAM, "-o FILE is required (.png, .svg or .pdf), or --dump-data")
-        plot_common.check_output(args.output, PROGRAM)
-    data = extract(args.trace, args.rows, args.max_rows, args.from_us, args.to_us)
-    if args.dump_data:
-        json.dump(data, sys.stdout, indent=1)
-        print()
-        return
-    plot(data, args)
+    plot_common.run(args, PROGRAM, lambda: extract(args.trace, args.rows, args.max_rows, args.from_us, args.to_us),
+                    plot)
 
 
 if __name__ == "__main__":
