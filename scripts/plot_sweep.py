@@ -78,22 +78,24 @@ def load(path, label, x_axis):
         plot_common.fail(PROGRAM, f"{path}: --x {x_axis}: not a varied axis (axes: {', '.join(axes)})")
     x = x_axis or axes[0]
     group_axis = next((a for a in axes if a != x), None)
-    series, skipped, dimension = {}, [], None
+    series, skipped, dimension, categorical = {}, [], None, False
     for n, row in enumerate(rows, start=2):  # line numbers: the header is line 1
         point = ", ".join(f"{a}={row[a]}" for a in axes)
         if row["status"] == "failed":
             skipped.append(f"line {n} ({point})")
             continue
         value, dim = x_value(row, x)
-        if value is None:
-            plot_common.fail(PROGRAM, f"{path}:{n}: {x} = '{row[x]}' is not a number with a unit (plot another --x)")
+        categorical = categorical or value is None  # names (workload, strategy): one tick each
         dimension = dimension or dim
         group = row[group_axis] if group_axis else ""
         series.setdefault(group, []).append((value, row))
-    for points in series.values():
-        points.sort(key=lambda p: p[0])  # the curve never runs backwards
+    if categorical:
+        series = {g: [(row[x], row) for _, row in points] for g, points in series.items()}  # in file order
+    else:
+        for points in series.values():
+            points.sort(key=lambda p: p[0])  # the curve never runs backwards
     return {"label": label, "path": path, "x": x, "group_axis": group_axis, "series": series, "skipped": skipped,
-            "dimension": dimension}
+            "dimension": None if categorical else dimension, "categorical": categorical}
 
 
 def extract(sources, x_axis, metrics, utilization):
@@ -107,7 +109,15 @@ def extract(sources, x_axis, metrics, utilization):
     all_x = [x for data in loaded for points in data["series"].values() for x, _ in points]
     if not all_x:
         plot_common.fail(PROGRAM, "every point failed: nothing to plot")
-    divisor, unit = plot_common.display_unit(all_x, loaded[0]["dimension"])
+    categories = None
+    if any(data["categorical"] for data in loaded):
+        # Names on x: one tick per name in the order they first appear; x is the tick's index.
+        categories = list(dict.fromkeys(str(x) for x in all_x))
+        for data in loaded:
+            data["series"] = {g: [(categories.index(str(x)), r) for x, r in points] for g, points in data["series"].items()}
+        divisor, unit = 1.0, ""
+    else:
+        divisor, unit = plot_common.display_unit(all_x, loaded[0]["dimension"])
     lines, skipped = [], []
     for data in loaded:
         skipped += [f"{data['path']}: {s}" for s in data["skipped"]]
@@ -125,8 +135,8 @@ def extract(sources, x_axis, metrics, utilization):
             if utilization:
                 lines.append({"series": name, "metric": "utilization", "x": xs,
                               "y": [float(r["utilization"]) for _, r in points]})
-    return {"x_key": x_key, "x_unit": unit, "x_label": plot_common.axis_label(x_key, unit), "lines": lines,
-            "skipped": skipped}
+    return {"x_key": x_key, "x_unit": unit, "x_label": plot_common.axis_label(x_key, unit), "x_ticks": categories,
+            "lines": lines, "skipped": skipped}
 
 
 def plot(data, args):
@@ -153,10 +163,13 @@ def plot(data, args):
                 linewidth=1.8 if line["metric"] == "simulated" else 1.4, label=f"{prefix}{text}")
     ax.set_xlabel(data["x_label"])
     ax.set_ylabel("iteration time [ms]")
-    if args.log_x:
+    if data["x_ticks"] is not None:  # names: one tick each
+        ax.set_xticks(range(len(data["x_ticks"])))
+        ax.set_xticklabels(data["x_ticks"], rotation=30 if len(data["x_ticks"]) > 4 else 0)
+    elif args.log_x:
         ax.set_xscale("log", base=2)
     xs = sorted({x for line in data["lines"] for x in line["x"]})
-    if len(xs) <= 12:  # ticks at the swept values, written as numbers (not 2^k)
+    if data["x_ticks"] is None and len(xs) <= 12:  # ticks at the swept values, as numbers (not 2^k)
         ax.set_xticks(xs)
         ax.set_xticklabels([f"{x:g}" for x in xs])
         ax.minorticks_off()

@@ -63,6 +63,9 @@ class Images(unittest.TestCase):
     def test_sweep_old_csv(self):
         self.render("plot_sweep.py", data("sweep_old_mixed_units.csv"))
 
+    def test_sweep_names_on_x(self):
+        self.render("plot_sweep.py", data("sweep_two_axes.csv"), "--utilization")
+
     def test_breakdown(self):
         self.render("plot_breakdown.py", data("results.json"))
         self.render("plot_breakdown.py", data("results.json"), "--percent")
@@ -131,6 +134,22 @@ class SweepData(unittest.TestCase):
         self.assertEqual(len(d["lines"]), 1)
         self.assertEqual(d["lines"][0]["x"], [0.5, 1, 2])
         self.assertEqual([round(y, 9) for y in d["lines"][0]["y_ms"]], [12, 10, 9])
+
+    def test_names_on_x_and_a_second_axis_as_series(self):
+        d, _ = dump("plot_sweep.py", data("sweep_two_axes.csv"), "--metrics", "simulated")
+        # workload has names (its _si column is empty): one tick per name in file order; batch, the
+        # second axis, makes one series per value.
+        self.assertEqual(d["x_ticks"], ["vgg16", "resnet50"])
+        self.assertEqual(d["x_label"], "workload")
+        b64 = line(d["lines"], "minibatch size = 64", "simulated")
+        self.assertEqual(b64["x"], [0, 1])
+        self.assertEqual([round(y, 9) for y in b64["y_ms"]], [2.2, 1.2])
+        self.assertEqual([round(y, 9) for y in line(d["lines"], "minibatch size = 512", "simulated")["y_ms"]], [8.2, 5.2])
+        # The batch on x instead: numbers (count), one series per workload.
+        d, _ = dump("plot_sweep.py", data("sweep_two_axes.csv"), "--x", "batch", "--metrics", "predicted")
+        self.assertIsNone(d["x_ticks"])
+        self.assertEqual(d["x_label"], "minibatch size")
+        self.assertEqual(line(d["lines"], "workload = resnet50", "predicted")["x"], [64, 512])
 
     def test_unknown_metric_and_axis(self):
         code, _, stderr = run("plot_sweep.py", data("sweep_fixed.csv"), "--dump-data", "--metrics", "latency")
