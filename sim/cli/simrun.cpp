@@ -282,21 +282,26 @@ int body(int argc, char** argv) {
   app.add_option("--plan", o.plan_file, "Replay this plan.json (written by simplan) and compare with its prediction");
   app.add_option("--out", o.out_file, "--plan: write results.json (docs/results-format.md; '-' for stdout only)");
   app.add_option("--csv", o.csv_file, "--plan: write the per-layer table as CSV");
-  app.add_option("--timeline", o.timeline_file,
+  CLI::Option* timeline = app.add_option("--timeline", o.timeline_file,
                  "--plan: write a Chrome-trace timeline (Perfetto, chrome://tracing); gzip-compressed when the name ends in .gz");
+  // The timeline's options need --timeline (CLI11 refuses them alone: exit 2).
   app.add_option("--timeline-layers", o.timeline.layers, "--timeline: only these layers' tasks (comma-separated names)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->needs(timeline);
   app.add_option("--timeline-devices", o.timeline.devices,
                  "--timeline: only these devices' tracks and the links touching them (names such as d3, or indices)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->needs(timeline);
   app.add_option("--timeline-links", o.timeline.link_kinds,
                  std::string("--timeline: link tracks of these kinds (") + report::kTimelineLinkKinds + "; default: every kind)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"chip_to_chip", "on_chip", "memory", "none"}));
+      ->check(CLI::IsMember({"chip_to_chip", "on_chip", "memory", "none"}))
+      ->needs(timeline);
   app.add_option("--timeline-max-events", o.timeline.max_events,
                  "--timeline: at most this many events (default 2000000); device events are kept first, then link "
                  "segments up to a time, and one warning says what was left out")
-      ->check(CLI::Range(size_t{1}, size_t{1'000'000'000}));
+      ->check(CLI::Range(size_t{1}, size_t{1'000'000'000}))
+      ->needs(timeline);
   app.add_flag("--allow-config-change", o.allow_config_change,
                "--plan: replay a plan on a platform of the same name whose parameters changed (sweeps)");
   app.add_flag("--reproducible", o.reproducible, "--plan: write wall-clock figures as 0, so reruns are byte-identical");

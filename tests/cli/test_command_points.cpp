@@ -156,4 +156,8 @@ TEST(CommandPoints, TimelineGzipFiltersAndCapWarning) {
                       out, err),
             2);
   EXPECT_NE(err.find("--timeline-links"), std::string::npos) << err;
+  // The timeline's options without --timeline: refused, not ignored.
+  EXPECT_EQ(run_split(kBin + "simrun --config " + kConfig + " --plan " + plan + " --timeline-layers conv1_1", out, err),
+            2);
+  EXPECT_NE(err.find("--timeline-layers requires --timeline"), std::string::npos) << err;
 }
