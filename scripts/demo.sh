@@ -5,8 +5,9 @@
 #   2. lowers the plan and replays it on SimGrid (simrun --plan) and prints, per layer and pass, the
 #      planner's prediction, the closed form of the lowered program, the simulated time and the
 #      error, then totals, utilization and the largest disagreements with their cause.
+#   3. draws the per-layer breakdown (seed 003 Fig. 13) and the timeline of devices d0-d3.
 # Files in build/demo/: plan.json, results.json (docs/results-format.md), layers.csv, timeline.json
-# (open in https://ui.perfetto.dev or chrome://tracing).
+# (open in https://ui.perfetto.dev or chrome://tracing), layers.png, timeline.png.
 set -euo pipefail
 
 usage() {
@@ -15,7 +16,8 @@ usage: scripts/demo.sh [--granularity chip|core] [--help]
 
 Plans vgg16 training (batch 512, DeepSpatialMatrix) on configs/torus_8pf.yaml, replays the plan on
 SimGrid and prints the per-layer cross-check. Installs missing Debian packages and builds first.
-Writes build/demo/plan.json, results.json, layers.csv and timeline.json.
+Writes build/demo/plan.json, results.json, layers.csv, timeline.json and the figures layers.png
+(per-layer breakdown) and timeline.png.
 
   --granularity chip|core   chip: every chip is one SimGrid host (default, seconds);
                             core: every core and memory a host (minutes, a large timeline)
@@ -54,4 +56,9 @@ echo "== simrun: replay of the plan on SimGrid, $granularity granularity =="
 "$bin/simrun" --config configs/torus_8pf.yaml --plan "$out/plan.json" --granularity "$granularity" \
   --out "$out/results.json" --csv "$out/layers.csv" --timeline "$out/timeline.json"
 echo
-echo "files: $out/plan.json $out/results.json $out/layers.csv $out/timeline.json"
+echo "== figures: per-layer breakdown (scripts/plot_breakdown.py), timeline (scripts/plot_timeline.py) =="
+/usr/bin/python3 scripts/plot_breakdown.py "$out/results.json" -o "$out/layers.png"
+/usr/bin/python3 scripts/plot_timeline.py "$out/timeline.json" -o "$out/timeline.png" --rows '^d[0-3]/|^links/d0->' \
+  --title "vgg16 b512 dsm on torus_8pf ($granularity replay): devices d0-d3 and the links out of d0"
+echo
+echo "files: $out/plan.json $out/results.json $out/layers.csv $out/timeline.json $out/layers.png $out/timeline.png"
