@@ -218,6 +218,7 @@ int plan_mode(const Options& o) {
   const double useful_flops = plan.workload.mode == plan::Mode::inference ? totals.flops.fwd : totals.flops.total();
   report::Report report = report::build_report(plan, program, closed, simulated, useful_flops, spec.peak_flops());
   report.granularity = topology::to_string(graph.granularity());
+  report.platform_changes = loaded.config_changes;
   // Which links each transfer crossed: busy fractions per link, the cause of the largest gaps, and
   // the link tracks of the timeline all come from the same routes.
   const report::TransferRoutes routes(program, graph);

@@ -155,6 +155,7 @@ nlohmann::ordered_json report_json(const Report& report) {
   j["workload"] = report.workload;
   j["batch"] = report.batch;
   j["granularity"] = report.granularity;
+  if (!report.platform_changes.empty()) j["platform_changes"] = report.platform_changes;
   j["predicted_iteration_s"] = report.predicted_iteration_s;
   j["closed_form_iteration_s"] = report.closed_form_iteration_s;
   j["simulated_iteration_s"] = report.simulated_iteration_s;

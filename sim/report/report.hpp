@@ -64,6 +64,9 @@ struct Report {
   std::string workload;
   long long batch = 0;
   std::string granularity;
+  /// Platform keys that differ from the platform the plan was made for ("key: old -> new"; a plan
+  /// replayed with --allow-config-change); empty when the plan is replayed where it was made.
+  std::vector<std::string> platform_changes;
   double predicted_iteration_s = 0;
   double closed_form_iteration_s = 0;
   double simulated_iteration_s = 0;

@@ -84,12 +84,15 @@ TEST(CommandPoints, QuietPrintsNothingButErrors) {
 
 TEST(CommandPoints, HeaderNamesChangedKeysAndSummaryLeadsWithWeightedError) {
   const std::string plan = make_plan("changed_plan.json");
+  const std::string results = ::testing::TempDir() + "changed_results.json";
   std::string out;
   ASSERT_EQ(run_command(kBin + "simrun --config " + kConfig + " --set 'system.torus.bandwidth[0]=40GB/s' --plan " + plan +
-                            " --allow-config-change --worst 3",
+                            " --allow-config-change --worst 3 --out " + results,
                         &out),
             0)
       << out;
+  const auto json = nlohmann::json::parse(partsim::test::read_text_file(results));
+  EXPECT_EQ(json["platform_changes"], nlohmann::json::array({"system.torus.bandwidth[0]: 80GB/s -> 40GB/s"}));
   // torus_8pf.yaml has 80 GB/s in x.
   EXPECT_NE(out.find("plan made for other platform parameters (--allow-config-change), its predictions are for those:\n"
                      "  system.torus.bandwidth[0]: 80GB/s -> 40GB/s\n"),
@@ -100,9 +103,10 @@ TEST(CommandPoints, HeaderNamesChangedKeysAndSummaryLeadsWithWeightedError) {
             std::string::npos)
       << out;
   EXPECT_NE(out.find("rows: |error| weighted by predicted time "), std::string::npos) << out;
-  // Same platform: no such header.
-  ASSERT_EQ(run_command(kBin + "simrun --config " + kConfig + " --plan " + plan, &out), 0) << out;
+  // Same platform: no such header, no platform_changes.
+  ASSERT_EQ(run_command(kBin + "simrun --config " + kConfig + " --plan " + plan + " --out " + results, &out), 0) << out;
   EXPECT_EQ(out.find("plan made for other platform parameters"), std::string::npos);
+  EXPECT_FALSE(nlohmann::json::parse(partsim::test::read_text_file(results)).contains("platform_changes"));
 }
 
 TEST(CommandPoints, TimelineGzipFiltersAndCapWarning) {
