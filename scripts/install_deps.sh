@@ -2,6 +2,7 @@
 # Installs the Debian 12 packages partsim needs to build, test and plot. Idempotent and quiet when
 # everything is already there; needs root (or sudo) only when something is missing.
 set -euo pipefail
+. "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 
 packages=(
   build-essential cmake pkg-config git

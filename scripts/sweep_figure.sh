@@ -6,6 +6,7 @@
 # Usage: scripts/sweep_figure.sh NAME KEY=RANGE "TITLE" [BUILD_DIR] [OUT]
 #   PARTSIM_GRANULARITY=core for core-granularity replays (slower); PARTSIM_JOBS = parallel points.
 set -euo pipefail
+. "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 cd "$(dirname "$0")/.."
 name=${1:?NAME}
 vary=${2:?KEY=RANGE}
