@@ -38,7 +38,7 @@ std::string version_string() {
 }
 
 void add_quiet_flag(CLI::App& app, bool& quiet) {
-  app.add_flag("-q,--quiet", quiet, "No progress or summary lines on stdout/stderr (errors are still printed)");
+  app.add_flag("-q,--quiet", quiet, "No progress or summary lines on stdout/stderr (warnings and errors are still printed)");
 }
 
 void parse(CLI::App& app, int argc, char** argv) {

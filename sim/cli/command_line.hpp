@@ -34,8 +34,8 @@ void parse(CLI::App& app, int argc, char** argv);
 /// was there at configure time, e.g. "0.1.0 (git v0.1.0-12-gf6e5018-dirty)".
 std::string version_string();
 
-/// Adds --quiet to `app`: no progress or summary lines on stdout and stderr; errors (and the
-/// output files, "-" included) are unaffected.
+/// Adds -q/--quiet to `app`: no progress or summary lines on stdout and stderr; warnings, errors
+/// and the output files ("-" included) are unaffected (a sweep still records the warnings).
 void add_quiet_flag(CLI::App& app, bool& quiet);
 
 /// Every file one run writes (results.json, --csv, --timeline, --dump-config, -o plan.json): the
