@@ -8,6 +8,10 @@ import math
 import os
 import sys
 
+import script_help  # scripts/ is on sys.path: the script's own folder
+
+script_help.answer_help(__doc__)
+
 work, commit = sys.argv[1], sys.argv[2]
 MODELS = ["lenet", "alexnet", "vgg11", "vgg13", "vgg16", "vgg19", "resnet18", "resnet34", "resnet50"]
 VGG = ["vgg11", "vgg13", "vgg16", "vgg19"]

@@ -2,6 +2,7 @@
 # Configures and builds partsim. Usage: scripts/build.sh [release|sanitize] (default release).
 # Release goes to build/, the ASan+UBSan build to build-sanitize/.
 set -euo pipefail
+. "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 cd "$(dirname "$0")/.."
 kind=${1:-release}
 jobs=${PARTSIM_JOBS:-$(nproc)}

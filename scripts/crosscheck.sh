@@ -6,6 +6,7 @@
 # Usage: scripts/crosscheck.sh [BUILD_DIR]   (default build; configured and built if needed)
 #   PARTSIM_CROSSCHECK_MODELS="alexnet vgg16" limits the workloads; PARTSIM_GRANULARITY=core.
 set -euo pipefail
+. "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 cd "$(dirname "$0")/.."
 build=${1:-build}
 jobs=${PARTSIM_JOBS:-2}

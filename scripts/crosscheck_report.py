@@ -11,6 +11,10 @@ import os
 import sys
 from collections import defaultdict
 
+import script_help  # scripts/ is on sys.path: the script's own folder
+
+script_help.answer_help(__doc__)
+
 
 def pearson(x, y):
     n = len(x)

@@ -12,6 +12,7 @@
 # Exit code 1 when any harness found
 # something; reproduce a finding with build-fuzz/bin/fuzz_<harness> <artifact>.
 set -euo pipefail
+. "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 cd "$(dirname "$0")/.."
 root=$(pwd)
 

@@ -2,6 +2,7 @@
 # Installs the Debian 12 packages partsim needs to build, test and plot. Idempotent and quiet when
 # everything is already there; needs root (or sudo) only when something is missing.
 set -euo pipefail
+. "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 
 packages=(
   build-essential cmake pkg-config git
@@ -20,6 +21,7 @@ packages=(
   libonnx-dev             # workloads/onnx: ONNX models as workloads (ModelProto, shape inference)
   libonnx-testdata        # tests/onnx: ONNX's node and PyTorch-converted test models
   python3-torch python3-torchvision  # scripts/export_test_models.py: the PyTorch models tests/onnx exports
+  zlib1g-dev              # sim/report: simrun --timeline trace.json.gz (gzip-compressed timeline)
 )
 
 missing=()

@@ -5,6 +5,10 @@ Usage: mars_report.py WORK_DIR SEED EXTRA_OPTIONS  (markdown on stdout)."""
 import json
 import sys
 
+import script_help  # scripts/ is on sys.path: the script's own folder
+
+script_help.answer_help(__doc__)
+
 work, seed, extra = sys.argv[1], sys.argv[2], sys.argv[3]
 MODELS = [  # zoo name, paper name, Table III baseline / MARS latency (ms), paper's mapping
     ("alexnet", "AlexNet", 0.832, 0.748,

@@ -12,6 +12,10 @@ import subprocess
 import sys
 import tempfile
 
+import script_help  # scripts/ is on sys.path: the script's own folder
+
+script_help.answer_help(__doc__)
+
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 K80 = "configs/k80_16gpu.yaml"
 P100 = "configs/p100_4node.yaml"

@@ -4,6 +4,7 @@
 # Usage: scripts/reproduce_dsm.sh [BUILD_DIR]   (default: build; it is configured if needed and only
 # the dsm_reproduce and simplan targets are built, with at most 2 jobs).
 set -euo pipefail
+. "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 # shellcheck source=scripts/reproduce_common.sh
 source "$(dirname "$0")/reproduce_common.sh"
 build=${1:-build}

@@ -6,6 +6,7 @@
 # and simrun are built, with at most 2 jobs). PARTSIM_MARS_OPTIONS adds --option words to the search
 # (e.g. "--option generations=40"); PARTSIM_MARS_SEED sets the seed (default 1).
 set -euo pipefail
+. "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 # shellcheck source=scripts/reproduce_common.sh
 source "$(dirname "$0")/reproduce_common.sh"
 build=${1:-build}

@@ -6,6 +6,7 @@
 # Usage: scripts/reproduce_mcm.sh [BUILD_DIR] [FIG7_SAMPLES] [SEARCH_SAMPLES] [SEEDS]
 #   (defaults: build 150 100 3; the paper's Fig. 7 uses 2000 samples: pass 2000 if you have the hours)
 set -euo pipefail
+. "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 # shellcheck source=scripts/reproduce_common.sh
 source "$(dirname "$0")/reproduce_common.sh"
 build=${1:-build}

@@ -5,5 +5,6 @@
 # Writes OUT/sweep_bandwidth_<workload>.csv and .png (OUT default docs/figures).
 # Usage: scripts/sweep_bandwidth.sh [BUILD_DIR] [OUT]
 #   PARTSIM_GRANULARITY=core for core-granularity replays (slower); PARTSIM_JOBS = parallel points.
+. "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 exec "$(dirname "$0")/sweep_figure.sh" bandwidth "system.torus.bandwidth=20GB/s..320GB/s*2" \
   "chip-to-chip link bandwidth" "$@"

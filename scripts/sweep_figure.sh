@@ -7,6 +7,7 @@
 #   PARTSIM_GRANULARITY=core for core-granularity replays (slower); PARTSIM_JOBS = parallel points.
 #   Run again after an interruption: simsweep --resume keeps the points already done (docs/sweeps.md).
 set -euo pipefail
+. "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 cd "$(dirname "$0")/.."
 name=${1:?NAME}
 vary=${2:?KEY=RANGE}
@@ -23,6 +24,6 @@ for workload in vgg16 resnet50; do
   "$build/bin/simsweep" --config configs/torus_8pf.yaml --workload "$workload" --batch 512 --strategy dsm \
     --vary "$vary" --granularity "$granularity" --jobs "$jobs" --out "$csv" --work-dir "$build/sweeps/${name}_$workload" \
     --resume
-  /usr/bin/python3 scripts/plot_sweep.py "$csv" -o "$out/sweep_${name}_$workload.png" --log-x \
+  /usr/bin/python3 scripts/plot_sweep.py "$csv" -o "$out/sweep_${name}_$workload.png" --log-x --utilization \
     --title "$workload b512, dsm on torus_8pf: $title ($granularity replay)"
 done

@@ -5,5 +5,6 @@
 # Writes OUT/sweep_scratchpad_<workload>.csv and .png (OUT default docs/figures).
 # Usage: scripts/sweep_scratchpad.sh [BUILD_DIR] [OUT]
 #   PARTSIM_GRANULARITY=core for core-granularity replays (slower); PARTSIM_JOBS = parallel points.
+. "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 exec "$(dirname "$0")/sweep_figure.sh" scratchpad "system.device_types.dsm_chip.core.scratchpad=512KiB..4MiB*2" \
   "scratchpad per core" "$@"

@@ -8,6 +8,7 @@
 # Timings (shared 2-core machine, load ~9, no ccache hits): sanitizer build 53 min, its ctest 76 s
 # (513 tests); Release ctest 44 s.
 set -euo pipefail
+. "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 cd "$(dirname "$0")/.."
 sanitize=1
 for arg in "$@"; do

@@ -3,6 +3,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench/benchmark_main.hpp"
 #include "sim/accpar/accpar_planner.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/zoo.hpp"
@@ -37,4 +38,7 @@ BENCHMARK_CAPTURE(plan_bench, vgg19_256_accpar, "vgg19", "tpu_v2v3_256.yaml", ac
 BENCHMARK_CAPTURE(plan_bench, resnet50_128_accpar, "resnet50", "tpu_v3_128.yaml", accpar::Strategy::accpar)
     ->Unit(benchmark::kMillisecond);
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  return partsim::bench::benchmark_main(argc, argv, "accpar_plan_bench",
+                                        "planning time of the AccPar family (dp, owt, hypar, accpar; target: resnet50 on 256 devices under 10 ms)");
+}

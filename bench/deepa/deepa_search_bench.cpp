@@ -13,6 +13,7 @@
 
 #include <random>
 
+#include "bench/benchmark_main.hpp"
 #include "sim/deepa/cost_model.hpp"
 #include "sim/deepa/elimination.hpp"
 #include "topology/system_parser.hpp"
@@ -82,4 +83,7 @@ BENCHMARK_CAPTURE(model_bench, alexnet, "alexnet")->Unit(benchmark::kMillisecond
 BENCHMARK_CAPTURE(model_bench, vgg16, "vgg16")->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK_CAPTURE(model_bench, inception_v3, "inception_v3")->Unit(benchmark::kMillisecond)->Iterations(1);
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  return partsim::bench::benchmark_main(argc, argv, "deepa_search_bench",
+                                        "DeePa search time on 4, 16 and 64 devices and of its cost model on configs/k80_16gpu.yaml (target: inception_v3 on 16 devices under 0.1 s)");
+}

@@ -483,11 +483,22 @@ void run_figures(const dsm::DsmSystem& sym, const dsm::DsmSystem& asym) {
   fig15(asym);
 }
 
+
+constexpr const char* kUsage =
+    "usage: dsm_reproduce report CONFIG_DIR\n"
+    "       dsm_reproduce layers CONFIG WORKLOAD BATCH OPTS [inference]\n"
+    "seed 003's figures (report: Markdown on stdout, what scripts/reproduce_dsm.sh writes to\n"
+    "docs/reproductions/dsm.md) or one per-layer table of the DeepSpatialMatrix model\n";
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
     const std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
     if (args.size() >= 5 && args[0] == "layers") {
       const dsm::DsmSystem sys = dsm::make_dsm_system(topology::load_system(args[1]));
       const plan::Mode mode = args.size() > 5 && args[5] == "inference" ? plan::Mode::inference : plan::Mode::training;
@@ -518,9 +529,7 @@ int main(int argc, char** argv) {
       latency_table();
       return 0;
     }
-    std::fprintf(stderr,
-                 "usage: dsm_reproduce report CONFIG_DIR\n"
-                 "       dsm_reproduce layers CONFIG WORKLOAD BATCH OPTS [inference]\n");
+    std::fputs(kUsage, stderr);
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dsm_reproduce: error: %s\n", e.what());

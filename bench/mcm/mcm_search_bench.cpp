@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "bench/benchmark_main.hpp"
 #include "sim/mcm/constraints.hpp"
 #include "sim/mcm/cost_model.hpp"
 #include "sim/mcm/searches.hpp"
@@ -64,4 +65,7 @@ BENCHMARK_CAPTURE(analytical_only, bert_large_ops, std::string("bert_large_ops")
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  return partsim::bench::benchmark_main(argc, argv, "mcm_search_bench",
+                                        "samples per second of the mcm searches (solver, memory check, analytical model) on bert_base_ops, configs/mcm_ring36.yaml");
+}

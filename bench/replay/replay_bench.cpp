@@ -7,17 +7,19 @@
 // SimGrid runs one simulation per process, so every run happens in a forked child
 // (run_in_child.hpp); its ru_maxrss is the peak memory of that run alone.
 //
-// Usage: replay_bench [--config FILE] [--bytes B] [--only chip|core]
+// Usage: replay_bench [--config FILE] [--bytes B] [--only chip|core]; replay_bench --help
 
 #include <sys/resource.h>
+
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include "bench/replay/run_in_child.hpp"
+#include "sim/cli/command_line.hpp"
 #include "sim/collectives/collectives.hpp"
 #include "sim/common/error.hpp"
 #include "sim/replay/replay.hpp"
@@ -63,21 +65,18 @@ Result run_one(const std::string& config, double bytes, topology::Granularity gr
   return r;
 }
 
-}  // namespace
 
-int main(int argc, char** argv) {
+int body(int argc, char** argv) {
   std::string config = std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf_asym.yaml";
   double bytes = 100e6;
   std::string only;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--config") == 0) config = argv[i + 1];
-    else if (std::strcmp(argv[i], "--bytes") == 0) bytes = std::atof(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--only") == 0) only = argv[i + 1];
-    else {
-      std::fprintf(stderr, "usage: replay_bench [--config FILE] [--bytes B] [--only chip|core]\n");
-      return 2;
-    }
-  }
+  CLI::App app("replay_bench: the 2-D all-reduce of seed 003 on SimGrid at chip and core granularity against its "
+               "closed form; wall time, activities/s, peak memory",
+               "replay_bench");
+  app.add_option("--config", config, "Platform YAML file (default configs/torus_8pf_asym.yaml)")->check(CLI::ExistingFile);
+  app.add_option("--bytes", bytes, "Bytes per chip (default 100e6)")->check(CLI::Range(1.0, 1e15));
+  app.add_option("--only", only, "Only this granularity")->check(CLI::IsMember({"chip", "core"}));
+  cli::parse(app, argc, argv);
   std::printf("2-D all-reduce (seed 003 §II-D), %.0f bytes per chip, %s\n", bytes, config.c_str());
   std::printf("%-6s %6s %14s %14s %10s %10s %9s %12s %10s\n", "gran.", "hosts", "simulated_s", "closed_form_s",
               "rel_diff", "activities", "wall_s", "activities/s", "peak_MB");
@@ -103,3 +102,7 @@ int main(int argc, char** argv) {
               "formulas.hpp torus_all_reduce_time): %.9e s\n", formula);
   return failures == 0 ? 0 : 1;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return cli::run_main("replay_bench", body, argc, argv); }

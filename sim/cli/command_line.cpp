@@ -30,9 +30,25 @@ int run_main(std::string_view program, const std::function<int(int, char**)>& bo
   }
 }
 
+std::string version_string() {
+  std::string version = PARTSIM_VERSION;
+  const std::string describe = PARTSIM_GIT_DESCRIBE;  // set at configure time (sim/cli/CMakeLists.txt)
+  if (!describe.empty()) version += " (git " + describe + ")";
+  return version;
+}
+
+void add_quiet_flag(CLI::App& app, bool& quiet) {
+  app.add_flag("-q,--quiet", quiet, "No progress or summary lines on stdout/stderr (warnings and errors are still printed)");
+}
+
 void parse(CLI::App& app, int argc, char** argv) {
+  if (!app.get_option_no_throw("--version"))
+    app.set_version_flag("--version", app.get_name() + " " + version_string(), "Print the partsim version and exit");
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForVersion& version) {
+    std::cout << version.what() << "\n";
+    throw ExitRequest{0};
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
     throw ExitRequest{0};

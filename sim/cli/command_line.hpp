@@ -25,9 +25,18 @@ struct ExitRequest {
 /// any other partsim::Error or std::exception -> 1.
 int run_main(std::string_view program, const std::function<int(int, char**)>& body, int argc, char** argv);
 
-/// Parses the command line. --help prints the help and ends the program with 0; a bad option or
-/// value prints one line naming it and ends the program with 2.
+/// Parses the command line. --help prints the help and ends the program with 0; --version (added
+/// here, so every program has it) prints "<program> <version_string()>" and ends with 0; a bad
+/// option or value prints one line naming it and ends the program with 2.
 void parse(CLI::App& app, int argc, char** argv);
+
+/// partsim's version: the CMake project version, with `git describe` of the source tree when git
+/// was there at configure time, e.g. "0.1.0 (git v0.1.0-12-gf6e5018-dirty)".
+std::string version_string();
+
+/// Adds -q/--quiet to `app`: no progress or summary lines on stdout and stderr; warnings, errors
+/// and the output files ("-" included) are unaffected (a sweep still records the warnings).
+void add_quiet_flag(CLI::App& app, bool& quiet);
 
 /// Every file one run writes (results.json, --csv, --timeline, --dump-config, -o plan.json): the
 /// single place partsim writes output files. Nothing reaches its path until every output of the set

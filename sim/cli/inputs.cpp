@@ -1,5 +1,6 @@
 #include "sim/cli/inputs.hpp"
 
+#include "sim/cli/config_change.hpp"
 #include "sim/common/error.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/planner/check_plan.hpp"
@@ -28,9 +29,10 @@ ReplayInputs load_replay_inputs(const PlatformOptions& platform, const std::stri
   topology::SystemSpec spec = load_platform(platform, outputs);
   workloads::Graph graph = workloads::load_workload(plan.workload.name, plan.workload.batch);
   planner::check_plan(plan, spec, graph, planner::builtin_strategies(), plan_file, allow_config_change);
+  std::vector<std::string> changes = config_changes(plan, spec);
   // The platform as the plan configures it (a MARS plan picks each FPGA's design).
   topology::SystemSpec configured = planner::configured_platform(plan, spec, plan_file);
-  return {std::move(plan), std::move(configured), std::move(graph)};
+  return {std::move(plan), std::move(configured), std::move(graph), std::move(changes)};
 }
 
 program::Program lower_replay_inputs(const ReplayInputs& inputs, const topology::TopologyGraph& graph,

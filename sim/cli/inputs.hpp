@@ -33,6 +33,9 @@ struct ReplayInputs {
   plan::Plan plan;
   topology::SystemSpec spec;
   workloads::Graph graph;
+  /// With allow_config_change: how the platform differs from the one the plan was made for
+  /// (config_change.hpp); empty when it is the same.
+  std::vector<std::string> config_changes;
 };
 
 /// Loads plan.json, the platform (staging --dump-config in `outputs`) and the plan's workload, and

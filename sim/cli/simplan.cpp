@@ -1,14 +1,17 @@
 // simplan: plans how a workload is partitioned over a platform. Modes:
 //   simplan --list                                   every zoo workload with its description
 //   simplan --workload NAME|FILE --describe [--batch N] [--json F] [--bytes-per-element B]
-//                                                    one row per layer and totals (and JSON)
+//                                                    one row per layer and totals (and JSON); without
+//                                                    --batch, one sample (batch 1, said on stderr)
 //   simplan --list-strategies                        every planning strategy with its description
 //   simplan --config C --workload W --batch B --strategy S [--option k=v ...] [--seed N] -o plan.json
 //                                                    plans W on C with S (docs/plan-format.md); the
-//                                                    options each strategy declares: --list-strategies
+//                                                    options each strategy declares: --list-strategies;
+//                                                    --batch is required (no workload has a default)
 //   simplan ... --strategy S --explain LAYER         the strategy's candidate configurations of one
 //                                                    layer with their cost terms, instead of planning
 //   --levels H and --opt LIST are the older spellings of --option levels=H and --option opt=LIST.
+//   --quiet: no summary or notes (warnings and errors still on stderr); --version.
 // Planning modes (--strategy) are added by the planners; keep each mode a small function here and
 // its logic in the libraries.
 
@@ -36,7 +39,8 @@ namespace {
 
 struct Options {
   std::string workload;             // zoo name or workload YAML file
-  long long batch = 1;              // minibatch size
+  std::optional<long long> batch;   // --batch: minibatch size (required to plan; --describe: 1)
+  bool quiet = false;               // --quiet: no summary line or notes
   bool describe = false;
   bool list = false;
   std::string json_file;            // --json: describe output as JSON ("-" = stdout)
@@ -71,7 +75,11 @@ int plan_mode(const Options& o) {
   if (o.levels >= 0) options.push_back("levels=" + std::to_string(o.levels));
   if (!o.dsm_opt.empty()) options.push_back("opt=" + o.dsm_opt);
   const cli::PlanningInputs loaded =
-      cli::load_planning_inputs(o.platform, o.workload, o.batch, o.strategy, options, outputs);
+      cli::load_planning_inputs(o.platform, o.workload, o.batch.value_or(1), o.strategy, options, outputs);
+  // Checked after the strategy, platform, workload and options, so those errors come first. No
+  // workload has a batch of its own, and a plan at batch 1 silently is rarely what was meant.
+  if (!o.batch)
+    throw InputError("--strategy needs --batch N (the minibatch the plan is for; 1 to 1000000000)");
   const topology::SystemSpec& spec = loaded.spec;
   const workloads::Graph& graph = loaded.graph;
   const plan::Mode mode = o.mode == "inference" ? plan::Mode::inference : plan::Mode::training;
@@ -85,8 +93,8 @@ int plan_mode(const Options& o) {
   const plan::Plan p = registry.make_plan(o.strategy, inputs);
   outputs.add(o.output, plan::plan_to_text(p));
   outputs.commit();
-  if (o.output != "-")
-    std::cout << o.strategy << " on " << spec.name << ", " << o.workload << " batch " << o.batch << " ("
+  if (o.output != "-" && !o.quiet)
+    std::cout << o.strategy << " on " << spec.name << ", " << o.workload << " batch " << *o.batch << " ("
               << plan::to_string(mode) << "): predicted " << p.predicted_iteration_s << " s per iteration -> "
               << o.output << "\n";
   // A prediction the platform's device model says cannot hold (DESIGN.md principle 2): for the
@@ -115,7 +123,8 @@ int list_mode() {
 
 int describe_mode(const Options& o) {
   if (o.workload.empty()) throw InputError("--describe needs --workload NAME|FILE (see simplan --list)");
-  const workloads::Graph graph = workloads::load_workload(o.workload, o.batch);
+  const workloads::Graph graph = workloads::load_workload(o.workload, o.batch.value_or(1));
+  if (!o.batch && !o.quiet) std::cerr << "simplan: note: no --batch given: describing one sample (batch 1)\n";
   // Write the JSON first, so an unwritable path fails before anything is printed.
   if (!o.json_file.empty()) {
     cli::OutputSet outputs;
@@ -131,7 +140,7 @@ int body(int argc, char** argv) {
   CLI::App app("simplan: describe DNN workloads and plan their partitioning over a platform", "simplan");
   app.add_option("--workload", o.workload,
                  "Zoo name (see --list), workload YAML file or ONNX model[#ops,NAME=N] (workloads/README.md)");
-  app.add_option("--batch", o.batch, "Minibatch size (1 to 1000000000)")->check(CLI::Range(1LL, 1'000'000'000LL));
+  app.add_option("--batch", o.batch, "Minibatch size (1 to 1000000000); required with --strategy, --describe defaults to 1")->check(CLI::Range(1LL, 1'000'000'000LL));
   app.add_flag("--describe", o.describe, "Print one row per layer (shape, params, FLOP, bytes) and totals");
   app.add_flag("--list", o.list, "List the zoo workloads with a one-line description");
   app.add_option("--json", o.json_file, "With --describe: also write the description as JSON ('-' for stdout)");
@@ -149,6 +158,7 @@ int body(int argc, char** argv) {
   app.add_option("--opt", o.dsm_opt, "dsm: same as --option opt=LIST (hybrid,memreuse,dysm,tpipe, all, none)");
   app.add_option("--explain", o.explain, "Print the strategy's candidate configurations of this layer, instead of planning");
   app.add_option("--seed", o.seed, "Seed of a stochastic strategy (recorded in plan.json; same seed, same plan)");
+  cli::add_quiet_flag(app, o.quiet);
   cli::parse(app, argc, argv);
 
   if (o.list_strategies) return list_strategies_mode();

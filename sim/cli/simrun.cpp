@@ -4,10 +4,13 @@
 //          [--granularity chip|core] [--root D] [--src D --dst D] [--chunks K] [--json F] [--set k=v ...]
 //                                                      one collective: simulated vs closed-form time
 //   simrun --config C --plan P [--granularity chip|core] [--out results.json] [--csv layers.csv]
-//          [--timeline trace.json] [--export-chakra DIR [--chakra-prefix NAME]] [--allow-config-change]
-//          [--reproducible] [--set k=v ...] [--record k=v ...]
+//          [--timeline trace.json[.gz] [--timeline-layers L,..] [--timeline-devices D,..]
+//          [--timeline-links KIND,..|none] [--timeline-max-events N]]
+//          [--export-chakra DIR [--chakra-prefix NAME]] [--allow-config-change] [--reproducible]
+//          [--set k=v ...] [--record k=v ...]
 //                                                      replay a plan: predicted vs closed form vs simulated
 //   simrun --config C [--set k=v ...] --dump-config F  validate a platform, write it fully resolved
+//   --quiet: no header, table or summary (errors and warnings still on stderr); --version.
 // Each mode is one small function; the logic lives in the libraries.
 
 #include <CLI/CLI.hpp>
@@ -25,6 +28,7 @@
 #include "sim/cli/inputs.hpp"
 #include "sim/collectives/collectives.hpp"
 #include "sim/common/error.hpp"
+#include "sim/common/text.hpp"
 #include "sim/common/units.hpp"
 #include "sim/export/chakra_trace.hpp"
 #include "sim/lowering/lowering.hpp"
@@ -39,6 +43,7 @@
 #include "sim/report/diagnosis.hpp"
 #include "sim/report/link_usage.hpp"
 #include "sim/report/report.hpp"
+#include "sim/report/gzip_stream.hpp"
 #include "sim/report/timeline.hpp"
 #include "topology/topology_graph.hpp"
 #include "workloads/workload_file.hpp"
@@ -62,9 +67,11 @@ struct Options {
   std::string plan_file;           // --plan P
   std::string out_file;            // --out results.json
   std::string csv_file;            // --csv layers.csv
-  std::string timeline_file;       // --timeline trace.json
+  std::string timeline_file;       // --timeline trace.json (gzip-compressed when it ends in .gz)
   std::string chakra_dir;          // --export-chakra DIR: one Chakra trace per device
   std::string chakra_prefix;       // --chakra-prefix NAME (default: the plan's workload name)
+  report::TimelineOptions timeline;  // --timeline-layers, -devices, -links, -max-events
+  bool quiet = false;              // --quiet: no header, table or summary
   bool allow_config_change = false;
   bool reproducible = false;       // results.json without wall-clock figures (byte-identical reruns)
   std::vector<std::string> records;  // --record KEY=VALUE: planning inputs a sweep varied
@@ -159,7 +166,7 @@ int collective_mode(const Options& o) {
   j["version"] = PARTSIM_VERSION;
   if (!o.json_file.empty()) outputs.add(o.json_file, j.dump(2) + "\n");
   outputs.commit();
-  if (o.json_file == "-") return 0;
+  if (o.json_file == "-" || o.quiet) return 0;
 
   std::printf("platform     %s (%s), %s granularity, %d nodes, %d links\n", spec.name.c_str(),
               o.platform.config_file.c_str(), topology::to_string(graph.granularity()).c_str(), graph.node_count(),
@@ -294,6 +301,17 @@ void warn_if_over_memory(const plan::Plan& plan, const topology::SystemSpec& spe
                plan.memory->per_device_bytes / 1e9, spec.name.c_str(), smallest / 1e9);
 }
 
+// The timeline, gzip-compressed when its file name ends in .gz.
+report::TimelineStats write_timeline_file(std::ostream& out, const std::string& file, const program::Program& program,
+                                          const program::Evaluation& simulated, const topology::TopologyGraph& graph,
+                                          const report::TransferRoutes& routes, const report::TimelineOptions& options) {
+  if (!report::is_gzip_path(file)) return report::write_timeline(out, program, simulated, graph, routes, options);
+  report::GzipOstream gzip(out);
+  const report::TimelineStats stats = report::write_timeline(gzip.stream(), program, simulated, graph, routes, options);
+  gzip.finish();
+  return stats;
+}
+
 int plan_mode(const Options& o) {
   if (!o.collective.empty()) throw InputError("--plan and --collective are separate modes: give one");
   if (!o.chakra_dir.empty() && o.granularity != "chip")
@@ -313,6 +331,7 @@ int plan_mode(const Options& o) {
   warn_if_over_memory(plan, spec);
 
   const program::Program program = cli::lower_replay_inputs(loaded, graph, o.plan_file);
+  if (!o.timeline_file.empty()) report::check_timeline_options(o.timeline, program, graph);  // before the replay
   const program::Evaluation closed = program::ClosedFormEvaluator(program::uncontended_transfer_time(graph)).evaluate(program);
   replay::SimGridEvaluator simgrid(graph, o.simgrid_config);
   const program::Evaluation simulated = simgrid.evaluate(program);
@@ -322,11 +341,14 @@ int plan_mode(const Options& o) {
   report::Report report = report::build_report(plan, program, closed, simulated, useful_flops, spec.peak_flops());
   report.granularity = topology::to_string(graph.granularity());
   report.overrides = overrides;
+  report.platform_changes = loaded.config_changes;
   // Which links each transfer crossed: busy fractions per link, the cause of the largest gaps, and
   // the link tracks of the timeline all come from the same routes.
   const report::TransferRoutes routes(program, graph);
   report.links = report::link_usage(program, simulated, graph, routes);
-  report::diagnose(report, program, closed, simulated, graph, routes, o.worst);
+  report::DiagnosisOptions diagnosis;
+  diagnosis.platform_change = join(loaded.config_changes, "; ");  // "a: x -> y; b: ..."
+  report::diagnose(report, program, closed, simulated, graph, routes, o.worst, diagnosis);
   report.wall_s = o.reproducible ? 0.0 : seconds_since(t0);
 
   // All of the run's outputs, or none of them (cli::OutputSet).
@@ -335,27 +357,34 @@ int plan_mode(const Options& o) {
   report::TimelineStats timeline;
   if (!o.timeline_file.empty()) {
     outputs.add(o.timeline_file, [&](std::ostream& out) {
-      timeline = report::write_timeline(out, program, simulated, graph, routes);
+      timeline = write_timeline_file(out, o.timeline_file, program, simulated, graph, routes, o.timeline);
     });
   }
   chakra_export::ChakraExport chakra;
   if (!o.chakra_dir.empty()) chakra = stage_chakra_traces(o, program, plan, spec, workload, outputs);
   outputs.commit();
   trace_directory.keep();
-  if (o.out_file == "-") return 0;
-  std::printf("%s plan of %s batch %lld (%s) on %s (%s), %s granularity: %zu tasks\n\n", plan.strategy.c_str(),
+  // A warning, not chatter: printed with --quiet too.
+  if (timeline.capped())
+    std::fprintf(stderr, "simrun: warning: %s (--timeline-max-events)\n", report::cap_note(timeline, o.timeline.max_events).c_str());
+  if (o.out_file == "-" || o.quiet) return 0;
+  std::printf("%s plan of %s batch %lld (%s) on %s (%s), %s granularity: %zu tasks\n", plan.strategy.c_str(),
               plan.workload.name.c_str(), static_cast<long long>(plan.workload.batch),
               plan::to_string(plan.workload.mode).c_str(), spec.name.c_str(), o.platform.config_file.c_str(),
               report.granularity.c_str(), program.size());
+  // A plan made for other parameters (--allow-config-change): its predictions are for those.
+  if (!loaded.config_changes.empty()) {
+    std::printf("plan made for other platform parameters (--allow-config-change), its predictions are for those:\n");
+    for (const auto& change : loaded.config_changes) std::printf("  %s\n", change.c_str());
+  }
+  std::printf("\n");
   std::fputs(report::report_table(report, o.worst).c_str(), stdout);
   std::printf("replay: %.3f s wall in SimGrid (%.0f activities/s), %.3f s setup\n", simgrid.stats().wall_s,
               simgrid.stats().wall_s > 0 ? static_cast<double>(simgrid.stats().activities) / simgrid.stats().wall_s : 0.0,
               simgrid.stats().setup_wall_s);
   if (!o.timeline_file.empty()) {
-    std::printf("timeline: %s, %zu events on %zu tracks", o.timeline_file.c_str(), timeline.events, timeline.threads);
-    const size_t dropped = timeline.link_events_dropped + timeline.other_events_dropped;
-    if (dropped > 0) std::printf(" (%zu events beyond the cap left out: link segments first)", dropped);
-    std::printf("\n");
+    std::printf("timeline: %s, %zu events on %zu tracks%s\n", o.timeline_file.c_str(), timeline.events, timeline.threads,
+                timeline.capped() ? " (capped, see the warning)" : "");
   }
   if (!o.chakra_dir.empty()) print_chakra_summary(o, chakra, chakra_prefix(o, plan));
   return 0;
@@ -381,7 +410,26 @@ int body(int argc, char** argv) {
   app.add_option("--plan", o.plan_file, "Replay this plan.json (written by simplan) and compare with its prediction");
   app.add_option("--out", o.out_file, "--plan: write results.json (docs/results-format.md; '-' for stdout only)");
   app.add_option("--csv", o.csv_file, "--plan: write the per-layer table as CSV");
-  app.add_option("--timeline", o.timeline_file, "--plan: write a Chrome-trace timeline (Perfetto, chrome://tracing)");
+  CLI::Option* timeline = app.add_option("--timeline", o.timeline_file,
+                 "--plan: write a Chrome-trace timeline (Perfetto, chrome://tracing); gzip-compressed when the name ends in .gz");
+  // The timeline's options need --timeline (CLI11 refuses them alone: exit 2).
+  app.add_option("--timeline-layers", o.timeline.layers, "--timeline: only these layers' tasks (comma-separated names)")
+      ->delimiter(',')
+      ->needs(timeline);
+  app.add_option("--timeline-devices", o.timeline.devices,
+                 "--timeline: only these devices' tracks and the links touching them (names such as d3, or indices)")
+      ->delimiter(',')
+      ->needs(timeline);
+  app.add_option("--timeline-links", o.timeline.link_kinds,
+                 std::string("--timeline: link tracks of these kinds (") + report::kTimelineLinkKinds + "; default: every kind)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"chip_to_chip", "on_chip", "memory", "none"}))
+      ->needs(timeline);
+  app.add_option("--timeline-max-events", o.timeline.max_events,
+                 "--timeline: at most this many events (default 2000000); device events are kept first, then link "
+                 "segments up to a time, and one warning says what was left out")
+      ->check(CLI::Range(size_t{1}, size_t{1'000'000'000}))
+      ->needs(timeline);
   app.add_option("--export-chakra", o.chakra_dir,
                  "--plan: also write the lowered plan as Chakra execution traces for ASTRA-sim, one per device: "
                  "DIR/<prefix>.<rank>.et (docs/chakra-export.md; DIR is created if missing)");
@@ -398,6 +446,7 @@ int body(int argc, char** argv) {
   app.add_option("--simgrid-cfg", o.simgrid_config,
                  "Extra SimGrid setting key:value after partsim's CM02 settings (repeatable; for experiments)");
   cli::add_platform_options(app, o.platform);
+  cli::add_quiet_flag(app, o.quiet);
   cli::parse(app, argc, argv);
   replay::check_simgrid_settings(o.simgrid_config);  // before anything is planned or built
 

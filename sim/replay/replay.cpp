@@ -34,6 +34,24 @@ void sg_config_init(int* argc, char** argv);  // SimGrid's (exported, not in its
 
 namespace partsim::replay {
 
+namespace {
+
+// SimGrid 3.32's tracer, when it traces the platform (tracing:yes with tracing/platform,
+// /categorized, /uncategorized, /actor or /smpi), registers every split-duplex link (our links with
+// two directions) twice and stops with "container ... already present in all_containers_". Refused
+// here, before anything is built, with what to use instead.
+void refuse_link_tracing() {
+  if (!simgrid::config::get_value<bool>("tracing")) return;
+  for (const char* key : {"tracing/platform", "tracing/categorized", "tracing/uncategorized", "tracing/actor",
+                          "tracing/smpi"})
+    if (simgrid::config::get_value<bool>(key))
+      throw InputError(std::string("--simgrid-cfg tracing:yes with ") + key +
+                       ":yes: not supported (SimGrid 3.32 registers two-way links twice and aborts); use --timeline, "
+                       "or tracing:yes alone");
+}
+
+}  // namespace
+
 void check_simgrid_settings(const std::vector<std::string>& settings) {
   static bool keys_declared = false;
   if (settings.empty()) return;
@@ -65,6 +83,7 @@ void check_simgrid_settings(const std::vector<std::string>& settings) {
       throw InputError("--simgrid-cfg '" + setting + "': bad value for SimGrid key '" + key + "': " + e.what());
     }
   }
+  refuse_link_tracing();
 }
 
 std::string simgrid_link_name(const topology::TopologyGraph& graph, int link_id) {

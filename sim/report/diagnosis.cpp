@@ -144,7 +144,7 @@ std::string contention_line(const Row& row, const std::vector<size_t>& tasks, co
 
 std::string model_line(const Row& row, const std::vector<size_t>& tasks, const program::Program& program,
                        const program::Evaluation& closed, const topology::TopologyGraph& graph,
-                       const TransferRoutes& routes, double tol) {
+                       const TransferRoutes& routes, double tol, const std::string& platform_change) {
   const auto& all = program.tasks();
   // The model gap, and the smaller contention gap when it is not negligible.
   const bool contended = std::fabs(row.simulated_s - row.closed_form_s) > tol;
@@ -190,6 +190,22 @@ std::string model_line(const Row& row, const std::vector<size_t>& tasks, const p
                                        : "closed form = simulated, " +
                                              percent(rel(row.closed_form_s, row.predicted_s), true) + " vs prediction";
 
+  // "; largest task kind transfer (62% of task time, 'grad_allreduce_x')" appended to `line`.
+  auto with_largest_kind = [&](const std::string& line) {
+    if (total <= 0) return line;
+    int kind = -1;
+    double best = -1;
+    for (const auto& [k, d] : by_kind)
+      if (d > best) best = d, kind = k;
+    return line + "; largest task kind " + kind_name(static_cast<TaskKind>(kind)) + " (" +
+           percent(best / total, false) + " of task time, '" + largest_label(kind) + "')";
+  };
+  // A plan replayed on changed platform parameters: the prediction is for the old ones, so the
+  // model gap is the change, not a term the planner left out (compute, overlap).
+  if (!platform_change.empty())
+    return with_largest_kind("platform changed since planning (" + platform_change +
+                             "), the prediction is for the old parameters: " + versus);
+
   // Compute: the row's compute alone (on its most-loaded device) outlasts the prediction, so no
   // overlap can explain the gap: the device model times the work differently from the planner
   // (e.g. the roofline finds an activation memory-bound that the planner counts in FLOPs).
@@ -201,14 +217,7 @@ std::string model_line(const Row& row, const std::vector<size_t>& tasks, const p
   }
 
   // Overlap: the lowering and the planner disagree on what overlaps (or on a term).
-  std::string line = "overlap: " + versus;
-  if (total <= 0) return line;
-  int kind = -1;
-  double best = -1;
-  for (const auto& [k, d] : by_kind)
-    if (d > best) best = d, kind = k;
-  return line + "; largest task kind " + kind_name(static_cast<TaskKind>(kind)) + " (" + percent(best / total, false) +
-         " of task time, '" + largest_label(kind) + "')";
+  return with_largest_kind("overlap: " + versus);
 }
 
 }  // namespace
@@ -234,7 +243,7 @@ std::string diagnose_row(const Row& row, const program::Program& program, const 
   const double contention_gap = row.simulated_s - row.closed_form_s;
   if (contention_gap > tol && contention_gap >= std::fabs(model_gap))
     return contention_line(row, tasks, program, closed_form, simulated, graph, routes);
-  return model_line(row, tasks, program, closed_form, graph, routes, tol);
+  return model_line(row, tasks, program, closed_form, graph, routes, tol, options.platform_change);
 }
 
 void diagnose(Report& report, const program::Program& program, const program::Evaluation& closed_form,

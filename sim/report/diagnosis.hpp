@@ -14,7 +14,8 @@
 //   bandwidth), "compute" if the row's compute alone outlasts the prediction (the device model
 //   times the work differently from the planner), else "overlap": closed form and simulation
 //   agree but not with the prediction, and the line names the task kind (and label) that takes
-//   most of the row's closed-form task time.
+//   most of the row's closed-form task time. When the platform changed since planning
+//   (DiagnosisOptions::platform_change), a model gap that is not latency is "platform changed".
 // - "agrees" when simulated is within the tolerance of the prediction.
 // Examples:
 //   "contention: d0->d1 (+x) 92% busy, d1->d2 (+x) 88%; 12 of 40 transfers slower;
@@ -38,6 +39,10 @@ namespace partsim::report {
 
 struct DiagnosisOptions {
   double tolerance = 0.01;  // relative: gaps below tolerance x max(|predicted|, |simulated|) are agreement
+  /// Non-empty when the plan is replayed on a platform whose parameters changed since planning
+  /// (simrun --allow-config-change), e.g. "system.torus.bandwidth[0]: 120GB/s -> 60GB/s": a model
+  /// gap is then "platform changed ..." rather than "compute" or "overlap".
+  std::string platform_change;
 };
 
 /// The cause of `row`'s disagreement. `closed_form` and `simulated` time the same `program`.

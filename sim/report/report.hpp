@@ -69,6 +69,9 @@ struct Report {
   /// platform key, then what a sweep varied besides the platform (batch, workload, strategy,
   /// option.NAME; simrun --record). A key given twice keeps its first place and its last value.
   std::vector<std::pair<std::string, std::string>> overrides;
+  /// Platform keys that differ from the platform the plan was made for ("key: old -> new"; a plan
+  /// replayed with --allow-config-change); empty when the plan is replayed where it was made.
+  std::vector<std::string> platform_changes;
   double predicted_iteration_s = 0;
   double closed_form_iteration_s = 0;
   double simulated_iteration_s = 0;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -25,22 +26,26 @@ using program::TaskKind;
 
 std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 
-// Microseconds with 0.1 ns resolution, in fixed notation so the output is byte-identical across
-// runs and readable by every trace viewer. Integer formatting: printf("%.4f") dominated the time.
-void append_micros(std::string& out, double seconds) {
-  long long ticks = std::llround(seconds * 1e10);  // 0.1 ns
-  if (ticks < 0) {
+// A time in whole nanoseconds: every ts and end is snapped once, so dur = end - start exactly and
+// events that do not overlap in seconds do not overlap once written.
+long long to_ns(double seconds) { return std::llround(seconds * 1e9); }
+
+// Nanoseconds as microseconds with three decimals, in fixed notation so the output is
+// byte-identical across runs and readable by every trace viewer. Integer formatting:
+// printf("%.3f") dominated the time.
+void append_micros(std::string& out, long long ns) {
+  if (ns < 0) {
     out += '-';
-    ticks = -ticks;
+    ns = -ns;
   }
   char buf[32];
-  auto r = std::to_chars(buf, buf + sizeof buf, ticks / 10000);
+  auto r = std::to_chars(buf, buf + sizeof buf, ns / 1000);
   out.append(buf, r.ptr);
   out += '.';
-  const long long frac = ticks % 10000;
-  char digits[4] = {static_cast<char>('0' + frac / 1000), static_cast<char>('0' + frac / 100 % 10),
-                    static_cast<char>('0' + frac / 10 % 10), static_cast<char>('0' + frac % 10)};
-  out.append(digits, 4);
+  const long long frac = ns % 1000;
+  char digits[3] = {static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
+                    static_cast<char>('0' + frac % 10)};
+  out.append(digits, 3);
 }
 
 // Shortest representation that reads back exactly.
@@ -61,6 +66,84 @@ std::string number(double v) {
   append_number(s, v);
   return s;
 }
+
+// A device's process name: the platform's device name, else "dev<index>".
+std::string device_name(const topology::TopologyGraph& graph, int device) {
+  const auto& names = graph.spec().device_names;
+  if (device < static_cast<int>(names.size()) && !names[static_cast<size_t>(device)].empty())
+    return names[static_cast<size_t>(device)];
+  return "dev" + std::to_string(device);
+}
+
+// The first names of a list, for an error message.
+std::string some_names(const std::vector<std::string>& names) {
+  constexpr size_t kShown = 8;
+  std::string out = names.size() > kShown ? "first of " + std::to_string(names.size()) + ": " : "";
+  for (size_t i = 0; i < std::min(kShown, names.size()); ++i) out += (i ? ", " : "") + names[i];
+  return out;
+}
+
+// TimelineOptions' filters resolved against the Program and the platform.
+class Selection {
+ public:
+  Selection() = default;
+  // InputError naming the option and the allowed values for an unknown layer, device or link kind.
+  Selection(const TimelineOptions& options, const program::Program& program, const topology::TopologyGraph& graph) {
+    const auto& layers = program.layer_names();
+    if (!options.layers.empty()) {
+      layers_.assign(layers.size(), 0);
+      for (const auto& name : options.layers) {
+        const auto it = std::find(layers.begin(), layers.end(), name);
+        if (it == layers.end())
+          throw InputError("--timeline-layers: no layer '" + name + "' in the plan (" + some_names(layers) + ")");
+        layers_[static_cast<size_t>(it - layers.begin())] = 1;
+      }
+    }
+    const int device_count = graph.device_count();
+    if (!options.devices.empty()) {
+      devices_.assign(static_cast<size_t>(device_count), 0);
+      std::vector<std::string> names;
+      for (int d = 0; d < device_count; ++d) names.push_back(device_name(graph, d));
+      for (const auto& name : options.devices) {
+        const auto it = std::find(names.begin(), names.end(), name);
+        int device = it == names.end() ? -1 : static_cast<int>(it - names.begin());
+        int index = -1;
+        const auto r = std::from_chars(name.data(), name.data() + name.size(), index);
+        if (device < 0 && r.ec == std::errc() && r.ptr == name.data() + name.size() && index >= 0 &&
+            index < device_count)
+          device = index;
+        if (device < 0)
+          throw InputError("--timeline-devices: no device '" + name + "' on the platform (a name or an index 0.." +
+                           std::to_string(device_count - 1) + "; " + some_names(names) + ")");
+        devices_[static_cast<size_t>(device)] = 1;
+      }
+    }
+    kinds_ = {0, 0, 0};
+    const bool none = options.link_kinds.size() == 1 && options.link_kinds[0] == "none";
+    for (const auto& kind : none ? std::vector<std::string>{} : options.link_kinds) {
+      if (kind == "chip_to_chip") kinds_[0] = 1;
+      else if (kind == "on_chip") kinds_[1] = 1;
+      else if (kind == "memory") kinds_[2] = 1;
+      else throw InputError("--timeline-links: unknown link kind '" + kind + "' (allowed: " + kTimelineLinkKinds + ")");
+    }
+  }
+
+  bool layer(int l) const { return layers_.empty() || (l >= 0 && layers_[static_cast<size_t>(l)]); }
+  // A track's process: a device, or "program" (no one device), shown only without a device filter.
+  bool device(int pid) const {
+    return devices_.empty() || (pid >= 0 && pid < static_cast<int>(devices_.size()) && devices_[static_cast<size_t>(pid)]);
+  }
+  // Links of a selected kind; with a device filter, those with an end on a selected device.
+  bool link(const topology::TopoLink& l, const topology::TopologyGraph& graph) const {
+    if (!kinds_[static_cast<size_t>(l.kind)]) return false;
+    return devices_.empty() || device(graph.node(l.src).device) || device(graph.node(l.dst).device);
+  }
+
+ private:
+  std::vector<char> layers_;   // per layer; empty: every layer
+  std::vector<char> devices_;  // per device; empty: every device
+  std::array<char, 3> kinds_{1, 1, 1};  // per topology::TopoLinkKind
+};
 
 // Track order inside a device process: per core (-1 = the chip), its compute thread then its send
 // thread; then memory and delays.
@@ -84,13 +167,14 @@ class Writer {
     program_pid_ = device_count_;
     links_pid_ = device_count_ + 1;
     for (const auto& node : graph.nodes()) node_names_.push_back(quoted(node.name));
-    for (int d = 0; d < device_count_; ++d) memory_names_.push_back(quoted(process_name(d) + ":memory"));
+    for (int d = 0; d < device_count_; ++d) memory_names_.push_back(quoted(device_name(graph, d) + ":memory"));
   }
 
   TimelineStats write(const TimelineOptions& options) {
     const auto& tasks = program_.tasks();
     const size_t n = tasks.size();
     infer_delay_devices();
+    selection_ = Selection(options, program_, graph_);
     event_names_.assign(n, std::string());
 
     // Device events: every shown task, the first max_events in task order.
@@ -98,8 +182,10 @@ class Writer {
     std::map<TrackKey, std::vector<std::uint32_t>> tracks;
     size_t device_events = 0;
     for (size_t i = 0; i < n; ++i) {
-      if (!shown(i)) continue;
-      if (++device_events <= options.max_events) tracks[device_track(i)].push_back(static_cast<std::uint32_t>(i));
+      if (!shown(i) || !layer_selected(tasks[i].layer)) continue;
+      const TrackKey track = device_track(i);
+      if (!device_selected(track.pid)) continue;
+      if (++device_events <= options.max_events) tracks[track].push_back(static_cast<std::uint32_t>(i));
     }
     const size_t device_kept = std::min(device_events, options.max_events);
     stats.other_events_dropped = device_events - device_kept;
@@ -110,6 +196,7 @@ class Writer {
     for (size_t i = 0; i < n; ++i) {
       const auto& tt = evaluation_.tasks[i];
       if (tasks[i].kind != TaskKind::transfer || !(tt.finish > tt.start) || routes_.route(i).empty()) continue;
+      if (!layer_selected(tasks[i].layer)) continue;
       order.push_back(static_cast<std::uint32_t>(i));
       flow_count += routes_.route(i).size();
     }
@@ -120,7 +207,8 @@ class Writer {
     });
     link_flows_.assign(static_cast<size_t>(graph_.link_count()), {});
     for (std::uint32_t i : order)
-      for (int l : routes_.route(i)) link_flows_[static_cast<size_t>(l)].push_back(i);
+      for (int l : routes_.route(i))
+        if (link_selected(l)) link_flows_[static_cast<size_t>(l)].push_back(i);
     order = {};
     const size_t link_budget = options.max_events - device_kept;
     // The cap on link segments is a time: segments are kept when they start in a time bin (of
@@ -200,8 +288,9 @@ class Writer {
     if (cut_bin == kTimeBins) {
       out_ << "null";
     } else {
+      stats.links_shown_until_s = static_cast<double>(cut_bin) * makespan / static_cast<double>(kTimeBins);
       std::string b;
-      append_micros(b, static_cast<double>(cut_bin) * makespan / static_cast<double>(kTimeBins));
+      append_micros(b, to_ns(stats.links_shown_until_s));
       out_ << b;
     }
     out_ << ",\"events_dropped\":" << stats.other_events_dropped << "}}\n";
@@ -276,9 +365,10 @@ class Writer {
     b += "{\"name\":";
     b += event_name(seg.first);
     b += ",\"cat\":\"link\",\"ph\":\"X\",\"ts\":";
-    append_micros(b, seg.start);
+    const long long start = to_ns(seg.start);
+    append_micros(b, start);
     b += ",\"dur\":";
-    append_micros(b, seg.finish - seg.start);
+    append_micros(b, to_ns(seg.finish) - start);
     b += ",\"pid\":";
     append_number(b, static_cast<long long>(links_pid_));
     b += ",\"tid\":";
@@ -351,10 +441,7 @@ class Writer {
   std::string process_name(int pid) const {
     if (pid == links_pid_) return "links";
     if (pid == program_pid_) return "program";
-    const auto& names = graph_.spec().device_names;
-    if (pid < static_cast<int>(names.size()) && !names[static_cast<size_t>(pid)].empty())
-      return names[static_cast<size_t>(pid)];
-    return "dev" + std::to_string(pid);
+    return device_name(graph_, pid);
   }
 
   std::string track_name(const TrackKey& key) const {
@@ -367,31 +454,37 @@ class Writer {
     return "core " + std::to_string(core) + (send ? " send" : "");
   }
 
-  // Interval partitioning: events sorted by (start, finish, task) each take the lane that became
-  // free earliest, a new lane when none is free. Sorts `events` in place; returns each one's lane.
+  // Interval partitioning on the times as written (whole nanoseconds): events sorted by (start,
+  // finish, task) each take the lane that became free earliest, a new lane when none is free.
+  // Sorts `events` in place; returns each one's lane.
   std::vector<int> assign_lanes(std::vector<std::uint32_t>& events) const {
     const auto& timing = evaluation_.tasks;
+    auto start = [&](std::uint32_t i) { return to_ns(timing[i].start); };
+    auto finish = [&](std::uint32_t i) { return std::max(to_ns(timing[i].finish), start(i)); };
     std::sort(events.begin(), events.end(), [&](std::uint32_t a, std::uint32_t b) {
-      if (timing[a].start != timing[b].start) return timing[a].start < timing[b].start;
-      if (timing[a].finish != timing[b].finish) return timing[a].finish < timing[b].finish;
+      if (start(a) != start(b)) return start(a) < start(b);
+      if (finish(a) != finish(b)) return finish(a) < finish(b);
       return a < b;
     });
     std::vector<int> lane(events.size(), 0);
-    using Free = std::pair<double, int>;  // (finish of its last event, lane)
+    using Free = std::pair<long long, int>;  // (finish of its last event in ns, lane)
     std::priority_queue<Free, std::vector<Free>, std::greater<>> busy;
     int lanes = 0;
     for (size_t k = 0; k < events.size(); ++k) {
-      const auto& tt = timing[events[k]];
-      if (!busy.empty() && busy.top().first <= tt.start) {
+      if (!busy.empty() && busy.top().first <= start(events[k])) {
         lane[k] = busy.top().second;
         busy.pop();
       } else {
         lane[k] = lanes++;
       }
-      busy.push({std::max(tt.finish, tt.start), lane[k]});
+      busy.push({finish(events[k]), lane[k]});
     }
     return lane;
   }
+
+  bool layer_selected(int layer) const { return selection_.layer(layer); }
+  bool device_selected(int pid) const { return selection_.device(pid); }
+  bool link_selected(int l) const { return selection_.link(graph_.link(l), graph_); }
 
   // JSON-quoted graph node name; "<device>:memory" for a memory the graph has no node for.
   const std::string& endpoint_name(const program::Endpoint& e) const {
@@ -450,9 +543,10 @@ class Writer {
     b += ",\"cat\":\"";
     b += cat;
     b += "\",\"ph\":\"X\",\"ts\":";
-    append_micros(b, tt.start);
+    const long long start = to_ns(tt.start);
+    append_micros(b, start);
     b += ",\"dur\":";
-    append_micros(b, std::max(0.0, tt.finish - tt.start));
+    append_micros(b, std::max(0LL, to_ns(tt.finish) - start));
     b += ",\"pid\":";
     append_number(b, static_cast<long long>(key.pid));
     b += ",\"tid\":";
@@ -488,6 +582,7 @@ class Writer {
   std::vector<std::string> node_names_;    // JSON-quoted
   std::vector<std::string> memory_names_;  // JSON-quoted, per device
   std::vector<int> delay_device_;
+  Selection selection_;
   std::map<int, bool> names_written_;
   std::vector<std::string> event_names_;  // per task, filled when first written
   std::vector<std::vector<std::uint32_t>> link_flows_;  // per link: transfers crossing it (f > s), by start
@@ -496,6 +591,25 @@ class Writer {
 };
 
 }  // namespace
+
+void check_timeline_options(const TimelineOptions& options, const program::Program& program,
+                            const topology::TopologyGraph& graph) {
+  Selection(options, program, graph);
+}
+
+std::string cap_note(const TimelineStats& stats, size_t max_events) {
+  if (!stats.capped()) return "";
+  std::string line = "timeline capped at " + std::to_string(max_events) + " events: ";
+  if (stats.link_events_dropped > 0) {
+    std::string until;
+    append_micros(until, to_ns(std::max(0.0, stats.links_shown_until_s)));
+    line += std::to_string(stats.link_events_dropped) + " link segments starting from " + until + " us on";
+  }
+  if (stats.other_events_dropped > 0)
+    line += std::string(stats.link_events_dropped > 0 ? " and " : "") + std::to_string(stats.other_events_dropped) +
+            " device events (the last in task order)";
+  return line + " left out; raise the cap or filter layers, devices or links";
+}
 
 TimelineStats write_timeline(std::ostream& out, const program::Program& program,
                              const program::Evaluation& evaluation, const topology::TopologyGraph& graph,

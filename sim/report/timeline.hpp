@@ -21,16 +21,25 @@
 // - Device threads never hold overlapping events (the format needs strictly nested slices per
 //   thread): events that overlap on one device track (concurrent sends, compute the Program lets
 //   overlap) go to extra lanes, threads named "<track> #2", "#3", ... next to the first.
-// - Times in microseconds (ts, dur; 0.1 ns resolution) from the start of the iteration.
+// - Times in microseconds from the start of the iteration, snapped to whole nanoseconds (ts with
+//   three decimals; dur = end - start, both snapped): a viewer that rounds to nanoseconds sees the
+//   same numbers, and lanes are assigned on the snapped times, so no two events on one thread
+//   overlap by even 1 ns (events that touch share an instant).
+// - Filters (TimelineOptions): only the tasks of some layers, of some devices, and the link
+//   tracks of some link kinds (or none). A link segment counts the selected layers' transfers
+//   only; with a device filter, only links with an end on a selected device are shown.
 // - Streamed to the ostream event by event; memory is O(tasks + sum of route lengths), not O(file).
 // - At most `max_events` complete events: device events are kept first (in task order when even
 //   they exceed the cap), then the link segments that start before a time chosen so they fit (a
 //   bin of 1/65536 of the iteration; otherData.links_shown_until_us, null when nothing was cut);
-//   the dropped counts are in "otherData" and in TimelineStats.
+//   the dropped counts are in "otherData" and in TimelineStats. The cap counts events after the
+//   filters.
 //   Deterministic output.
 
 #include <cstddef>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "sim/program/evaluation.hpp"
 #include "sim/report/link_usage.hpp"
@@ -40,7 +49,18 @@ namespace partsim::report {
 
 struct TimelineOptions {
   size_t max_events = 2'000'000;  // complete events in the trace (metadata events not counted)
+  /// Layer names whose tasks are shown; empty: every layer. An unknown name is an InputError
+  /// that lists the layers.
+  std::vector<std::string> layers;
+  /// Devices whose tracks are shown, by platform device name ("d3") or index ("3"); empty: every
+  /// device. Delays that belong to no one device (process "program") are shown only without it.
+  std::vector<std::string> devices;
+  /// Link kinds whose tracks are shown: chip_to_chip, on_chip, memory; {"none"}: no link tracks.
+  std::vector<std::string> link_kinds = {"chip_to_chip", "on_chip", "memory"};
 };
+
+/// The allowed values of TimelineOptions::link_kinds, for help texts and errors.
+inline constexpr const char* kTimelineLinkKinds = "chip_to_chip, on_chip, memory, none";
 
 struct TimelineStats {
   size_t events = 0;                // complete events written
@@ -48,7 +68,19 @@ struct TimelineStats {
   size_t link_events_dropped = 0;   // link segments left out by the cap
   size_t other_events_dropped = 0;  // device events left out by the cap (only once no link events are left)
   size_t threads = 0;               // threads (tracks and their lanes) named in the trace
+  /// Link segments are shown when they start before this time (s); < 0 when the cap cut none.
+  double links_shown_until_s = -1;
+  bool capped() const { return link_events_dropped + other_events_dropped > 0; }
 };
+
+/// Checks the filters of `options` against the Program and the platform, so a typo fails before
+/// the replay: InputError naming the option and the allowed values.
+void check_timeline_options(const TimelineOptions& options, const program::Program& program,
+                            const topology::TopologyGraph& graph);
+
+/// One line saying what the cap left out, e.g. "timeline capped at 1000 events: 52 link segments
+/// starting after 12.345 us left out (raise the cap to see them)"; "" when nothing was left out.
+std::string cap_note(const TimelineStats& stats, size_t max_events);
 
 TimelineStats write_timeline(std::ostream& out, const program::Program& program,
                              const program::Evaluation& evaluation, const topology::TopologyGraph& graph,

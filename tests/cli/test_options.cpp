@@ -56,6 +56,9 @@ TEST(Options, SimgridSettingsAreCheckedBeforePlanning) {
       {base + ":CM02", "not KEY:VALUE"},
       {base + "bogus/key:1", "SimGrid has no configuration key 'bogus/key'"},
       {base + "network/crosstraffic:maybe", "bad value for SimGrid key 'network/crosstraffic'"},
+      // SimGrid 3.32's tracer aborts on split-duplex links ("container already present"): refused.
+      {base + "tracing:yes --simgrid-cfg tracing/platform:yes", "tracing:yes with tracing/platform:yes: not supported"},
+      {base + "tracing/actor:yes --simgrid-cfg tracing:yes", "tracing:yes with tracing/actor:yes: not supported"},
   };
   for (const auto& c : cases) expect_refused(c);
   // A valid setting still reaches the replay.

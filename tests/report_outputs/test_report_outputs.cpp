@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <zlib.h>
+
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
@@ -13,6 +17,7 @@
 #include "sim/common/yaml_reader.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "sim/report/diagnosis.hpp"
+#include "sim/report/gzip_stream.hpp"
 #include "sim/report/link_usage.hpp"
 #include "sim/report/timeline.hpp"
 #include "topology/system_parser.hpp"
@@ -206,8 +211,13 @@ struct TimelineCase {
     e = timed({{0, 1}, {1, 1.3}, {1.1, 1.4}, {1.4, 1.4}, {1.4, 1.6}, {1.6, 2.6}});
   }
   nlohmann::json trace(size_t max_events, report::TimelineStats* stats = nullptr) const {
+    report::TimelineOptions options;
+    options.max_events = max_events;
+    return trace(options, stats);
+  }
+  nlohmann::json trace(const report::TimelineOptions& options, report::TimelineStats* stats = nullptr) const {
     std::ostringstream out;
-    const auto s = report::write_timeline(out, p, e, g, report::TimelineOptions{max_events});
+    const auto s = report::write_timeline(out, p, e, g, options);
     if (stats) *stats = s;
     return nlohmann::json::parse(out.str());
   }
@@ -381,6 +391,195 @@ TEST(Timeline, DelaysGoToTheirDeviceOrToProgram) {
                                            "d3/memory l/fwd fetch"}));
 }
 
+// Times in whole nanoseconds (Chrome's ts/dur are microseconds): a sub-ns end is snapped, dur is
+// end - start of the snapped times, and lanes follow the snapped times.
+TEST(Timeline, TimesSnapToWholeNanosecondsAndLanesFollowThem) {
+  const topology::TopologyGraph g(spec_of(kRing4));
+  Program p;
+  const int l = p.add_layer("l");
+  for (const char* name : {"a", "b", "c", "x", "y"}) p.add_compute(l, Pass::fwd, name, dev(0), 1e-6, {});
+  for (const char* name : {"p", "q"}) p.add_compute(l, Pass::fwd, name, dev(1), 1e-6, {});
+  Evaluation e;
+  // d0: a [0, 1000.4 ns), b [1000.4, 2000.6), c [2000.6, 3000): snapped a [0, 1000), b [1000, 2001),
+  // c [2001, 3000): ts 0.000, 1.000, 2.001 us; dur 1.000, 1.001, 0.999 us; one lane.
+  // x [5000, 6000.6) and y [6000.2, 7000): overlap by 0.4 ns, snapped [5000, 6001) and [6000, 7000)
+  // still overlap by 1 ns: y goes to lane #2.
+  // d1: p [0, 1000.4) and q [1000.3, 2000) overlap by 0.1 ns, snapped [0, 1000) and [1000, 2000)
+  // only touch: one lane.
+  for (auto [s, f] : std::vector<std::pair<double, double>>{
+           {0, 1000.4}, {1000.4, 2000.6}, {2000.6, 3000}, {5000, 6000.6}, {6000.2, 7000}, {0, 1000.4}, {1000.3, 2000}})
+    e.tasks.push_back({s * 1e-9, f * 1e-9});
+  e.makespan_s = 7e-6;
+  std::ostringstream out;
+  report::write_timeline(out, p, e, g);
+  const Parsed t = parse(nlohmann::json::parse(out.str()));
+  std::map<std::string, std::pair<double, double>> times;  // name -> (ts, dur) in us
+  std::map<std::string, std::string> track;
+  for (const auto& ev : t.events) {
+    times[ev["name"]] = {ev["ts"].get<double>(), ev["dur"].get<double>()};
+    track[ev["name"]] = t.track(ev);
+  }
+  EXPECT_NEAR(times["l/fwd a"].second, 1.000, 1e-9);
+  EXPECT_NEAR(times["l/fwd b"].first, 1.000, 1e-9);
+  EXPECT_NEAR(times["l/fwd b"].second, 1.001, 1e-9);
+  EXPECT_NEAR(times["l/fwd c"].first, 2.001, 1e-9);
+  EXPECT_NEAR(times["l/fwd c"].second, 0.999, 1e-9);
+  EXPECT_EQ(track["l/fwd a"], "d0/compute");
+  EXPECT_EQ(track["l/fwd b"], "d0/compute");
+  EXPECT_EQ(track["l/fwd c"], "d0/compute");
+  EXPECT_EQ(track["l/fwd x"], "d0/compute");
+  EXPECT_EQ(track["l/fwd y"], "d0/compute #2");
+  EXPECT_NEAR(times["l/fwd x"].second, 1.001, 1e-9);
+  EXPECT_EQ(track["l/fwd p"], "d1/compute");
+  EXPECT_EQ(track["l/fwd q"], "d1/compute");
+  EXPECT_NEAR(times["l/fwd p"].second, 1.000, 1e-9);
+  // As written: three decimals, no more.
+  EXPECT_NE(out.str().find("\"ts\":2.001,\"dur\":0.999,"), std::string::npos);
+}
+
+// Many tasks at sub-nanosecond times on few tracks, with shared links: after snapping, no two
+// events on one thread overlap (what viewers that need perfect nesting require).
+TEST(Timeline, NoTwoEventsOnOneThreadOverlapAfterSnapping) {
+  const topology::TopologyGraph g(spec_of(kRing4));
+  Program p;
+  const int l = p.add_layer("l");
+  Evaluation e;
+  std::uint32_t state = 12345;  // a fixed linear congruential sequence: deterministic
+  auto next = [&] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<double>(state >> 8) / static_cast<double>(1u << 24);  // [0, 1)
+  };
+  for (int i = 0; i < 400; ++i) {
+    const int d = i % 4;
+    const double start = next() * 50e-9, length = next() * 3e-9;  // ns-scale, sub-ns parts
+    if (i % 3 == 0) p.add_transfer(l, Pass::fwd, "t", dev(d), dev((d + 2) % 4), 100, {});
+    else p.add_compute(l, Pass::fwd, "c", dev(d), length, {});
+    e.tasks.push_back({start, start + length});
+    e.makespan_s = std::max(e.makespan_s, start + length);
+  }
+  std::ostringstream out;
+  report::write_timeline(out, p, e, g);
+  const Parsed t = parse(nlohmann::json::parse(out.str()));
+  std::map<std::pair<int, int>, std::vector<std::pair<long long, long long>>> by_thread;  // ns
+  for (const auto& ev : t.events) {
+    const double ts_ns = ev["ts"].get<double>() * 1e3, dur_ns = ev["dur"].get<double>() * 1e3;
+    ASSERT_NEAR(ts_ns, std::round(ts_ns), 1e-6) << ev.dump();  // whole nanoseconds
+    ASSERT_NEAR(dur_ns, std::round(dur_ns), 1e-6) << ev.dump();
+    const long long start = std::llround(ts_ns);
+    by_thread[{ev["pid"].get<int>(), ev["tid"].get<int>()}].push_back({start, start + std::llround(dur_ns)});
+  }
+  size_t checked = 0;
+  for (auto& [thread, events] : by_thread) {
+    std::sort(events.begin(), events.end());
+    for (size_t k = 1; k < events.size(); ++k, ++checked)
+      EXPECT_LE(events[k - 1].second, events[k].first) << "thread " << thread.first << "/" << thread.second;
+  }
+  EXPECT_GT(checked, 300u);  // the property was tested on many neighbours
+}
+
+TEST(Timeline, FiltersLayersDevicesAndLinkKinds) {
+  const TimelineCase c;
+  report::TimelineOptions options;
+  // d2 only: its compute and delay (2 device events); links with an end on d2: d1->d2's three
+  // segments (relayout alone, both, halo alone); not d0->d1. The transfers' sender tracks are on
+  // d0 and d1: left out.
+  options.devices = {"d2"};
+  Parsed t = parse(c.trace(options));
+  std::multiset<std::string> where;
+  for (const auto& ev : t.events) where.insert(t.track(ev) + " " + ev["name"].get<std::string>());
+  EXPECT_EQ(where, (std::multiset<std::string>{"d2/compute conv1/fwd compute", "d2/delays conv1/fwd weights",
+                                               "links/d1->d2 (+x) conv1/fwd relayout",
+                                               "links/d1->d2 (+x) conv1/fwd relayout",
+                                               "links/d1->d2 (+x) conv1/fwd halo"}));
+  // The same device by index; no link tracks: 2 events.
+  options.devices = {"2"};
+  options.link_kinds = {"none"};
+  EXPECT_EQ(parse(c.trace(options)).events.size(), 2u);
+  // on_chip links only (the ring has none): the 5 device events.
+  options = {};
+  options.link_kinds = {"on_chip"};
+  EXPECT_EQ(parse(c.trace(options)).events.size(), 5u);
+  // Unknown names are input errors naming the allowed values.
+  options = {};
+  options.layers = {"conv9"};
+  EXPECT_THROW(c.trace(options), InputError);
+  options.layers = {};
+  options.devices = {"d7"};
+  EXPECT_THROW(c.trace(options), InputError);
+  options.devices = {"4"};
+  EXPECT_THROW(c.trace(options), InputError);
+  options.devices = {};
+  options.link_kinds = {"pcie"};
+  EXPECT_THROW(report::check_timeline_options(options, c.p, c.g), InputError);
+}
+
+TEST(Timeline, LayerFilterKeepsOnlyThatLayersTasksAndTraffic) {
+  const topology::TopologyGraph g(spec_of(kRing4));
+  Program p;
+  const int a = p.add_layer("a");
+  const int b = p.add_layer("b");
+  p.add_compute(a, Pass::fwd, "compute", dev(0), 1e-3, {});                   // [0, 1) ms
+  p.add_transfer(a, Pass::fwd, "send", dev(0), dev(1), 1e6, {});             // [1, 1.1): d0->d1
+  p.add_compute(b, Pass::fwd, "compute", dev(1), 1e-3, {});                   // [1.1, 2.1)
+  p.add_transfer(b, Pass::bwd, "send", dev(1), dev(2), 1e6, {});             // [2.1, 2.2): d1->d2
+  const Evaluation e = timed({{0, 1}, {1, 1.1}, {1.1, 2.1}, {2.1, 2.2}});
+  report::TimelineOptions options;
+  options.layers = {"b"};
+  std::ostringstream out;
+  const report::TimelineStats stats = report::write_timeline(out, p, e, g, options);
+  const Parsed t = parse(nlohmann::json::parse(out.str()));
+  std::multiset<std::string> where;
+  for (const auto& ev : t.events) where.insert(t.track(ev) + " " + ev["name"].get<std::string>());
+  // b's compute on d1, its transfer on d1's send track and its one link segment on d1->d2.
+  EXPECT_EQ(where, (std::multiset<std::string>{"d1/compute b/fwd compute", "d1/send b/bwd send",
+                                               "links/d1->d2 (+x) b/bwd send"}));
+  EXPECT_EQ(stats.events, 3u);
+}
+
+TEST(Timeline, CapNoteSaysWhatWasLeftOut) {
+  const TimelineCase c;
+  report::TimelineStats stats;
+  c.trace(7, &stats);  // 2 link segments dropped, shown until the bin holding 1.1 ms (see above)
+  const std::string note = report::cap_note(stats, 7);
+  EXPECT_EQ(note.rfind("timeline capped at 7 events: 2 link segments starting from 1099.", 0), 0u) << note;
+  EXPECT_NE(note.find("left out"), std::string::npos);
+  // No link segment and 2 device events: links are cut at the bin holding the first segment start,
+  // 1 ms: bin floor(1 / 2.6 x 65536) = 25206, which starts at 25206 x 2600 us / 65536 = 999.994 us.
+  c.trace(3, &stats);
+  EXPECT_NE(report::cap_note(stats, 3).find("4 link segments starting from 999.994 us on and 2 device events"),
+            std::string::npos)
+      << report::cap_note(stats, 3);
+  c.trace(100, &stats);
+  EXPECT_EQ(report::cap_note(stats, 100), "");
+}
+
+// .json.gz: the same bytes, gzip-compressed (inflated back with zlib here).
+TEST(Timeline, GzipStreamInflatesToThePlainTrace) {
+  const TimelineCase c;
+  std::ostringstream plain, compressed;
+  report::write_timeline(plain, c.p, c.e, c.g);
+  report::GzipOstream gzip(compressed);
+  report::write_timeline(gzip.stream(), c.p, c.e, c.g);
+  gzip.finish();
+  const std::string packed = compressed.str();
+  ASSERT_GT(packed.size(), 2u);
+  EXPECT_EQ(static_cast<unsigned char>(packed[0]), 0x1f);  // gzip magic (RFC 1952)
+  EXPECT_EQ(static_cast<unsigned char>(packed[1]), 0x8b);
+  z_stream z{};
+  ASSERT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
+  std::string unpacked(plain.str().size() + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
+  z.avail_in = static_cast<uInt>(packed.size());
+  z.next_out = reinterpret_cast<Bytef*>(unpacked.data());
+  z.avail_out = static_cast<uInt>(unpacked.size());
+  EXPECT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);
+  unpacked.resize(z.total_out);
+  inflateEnd(&z);
+  EXPECT_EQ(unpacked, plain.str());
+  EXPECT_TRUE(report::is_gzip_path("trace.json.gz"));
+  EXPECT_FALSE(report::is_gzip_path("trace.json"));
+}
+
 // ---- diagnosis --------------------------------------------------------------------------------
 
 namespace {
@@ -431,8 +630,8 @@ struct DiagnosisCase {
     closed = timed(cf);
     sim = timed(sm);
   }
-  std::string diagnose(const report::Row& row) const {
-    return report::diagnose_row(row, p, closed, sim, g, report::TransferRoutes(p, g));
+  std::string diagnose(const report::Row& row, const report::DiagnosisOptions& options = {}) const {
+    return report::diagnose_row(row, p, closed, sim, g, report::TransferRoutes(p, g), options);
   }
 };
 
@@ -477,6 +676,21 @@ TEST(Diagnosis, OverlapWhenClosedFormEqualsSimulationButNotPrediction) {
   EXPECT_EQ(c.diagnose(row("serial", 10.001e-3, 11.001e-3, 11.001e-3)),
             "overlap: closed form = simulated, +10% vs prediction; largest task kind transfer "
             "(91% of task time, 'send')");
+}
+
+// A plan replayed on changed parameters (simrun --allow-config-change): the same gap is the change,
+// not overlap, and the compute rule does not apply either.
+TEST(Diagnosis, PlatformChangeInsteadOfOverlapOrCompute) {
+  const DiagnosisCase c;
+  report::DiagnosisOptions options;
+  options.platform_change = "system.torus.bandwidth[0]: 10GB/s -> 5GB/s";
+  EXPECT_EQ(c.diagnose(row("serial", 10.001e-3, 11.001e-3, 11.001e-3), options),
+            "platform changed since planning (system.torus.bandwidth[0]: 10GB/s -> 5GB/s), the prediction is for "
+            "the old parameters: closed form = simulated, +10% vs prediction; largest task kind transfer "
+            "(91% of task time, 'send')");
+  report::Row r = row("roofline", 0.5e-3, 2e-3, 2e-3);
+  r.compute_s = 2e-3;
+  EXPECT_EQ(c.diagnose(r, options).rfind("platform changed since planning", 0), 0u);
 }
 
 TEST(Diagnosis, ComputeWhenTheComputeAloneOutlastsThePrediction) {

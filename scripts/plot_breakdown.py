@@ -1,0 +1,110 @@
+#!/usr/bin/python3
+"""Per-layer breakdown of a replay (seed 003 Fig. 13): one stacked bar per layer and pass from
+simrun's results.json (docs/results-format.md): compute, exposed communication and exposed memory
+time, which add up to the row's simulated time, with the planner's prediction as a tick.
+
+Usage: scripts/plot_breakdown.py results.json -o fig.png|fig.svg|fig.pdf [--percent] [--title T]
+           [--layers REGEX] [--dump-data]
+
+- One panel per pass (fwd, bwd, upd as the plan has them; `all` for per-layer plans), layers in the
+  plan's order.
+- --percent: each bar as shares of its row's simulated time (Fig. 13's view); default milliseconds.
+- --dump-data prints the extracted rows as JSON on stdout instead of drawing.
+"""
+import argparse
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plot_common  # noqa: E402
+
+PROGRAM = "plot_breakdown.py"
+# results.json field, legend text, colour: compute first (the useful part), then what is exposed.
+PARTS = [("compute_s", "compute", "#4c72b0"),
+         ("exposed_communication_s", "exposed communication (chip-to-chip, on-chip, latency, waiting)", "#dd8452"),
+         ("exposed_memory_s", "exposed external memory", "#55a868")]
+PASS_ORDER = ["fwd", "bwd", "upd", "all"]
+
+
+def extract(path, layer_pattern=None, percent=False):
+    """{title, unit, passes: {pass: [{layer, compute, exposed_communication, exposed_memory,
+    predicted, simulated}]}} in ms (or % of each row's simulated time with `percent`)."""
+    try:
+        with open(path) as f:
+            results = json.load(f)
+    except OSError as e:
+        plot_common.fail(PROGRAM, f"{path}: {e.strerror}")
+    except json.JSONDecodeError as e:
+        plot_common.fail(PROGRAM, f"{path}:{e.lineno}:{e.colno}: not JSON: {e.msg}")
+    rows = results.get("layers") if isinstance(results, dict) else None
+    if not isinstance(rows, list):
+        plot_common.fail(PROGRAM, f"{path}: no 'layers' array (is this simrun's results.json?)")
+    wanted = re.compile(layer_pattern) if layer_pattern else None
+    passes = {}
+    for i, row in enumerate(rows):
+        missing = [k for k in ("name", "pass", "simulated_s", "predicted_s") + tuple(p[0] for p in PARTS) if k not in row]
+        if missing:
+            plot_common.fail(PROGRAM, f"{path}: /layers/{i}: missing {', '.join(missing)}")
+        if wanted and not wanted.search(row["name"]):
+            continue
+        simulated = row["simulated_s"]
+        scale = (100.0 / simulated if simulated > 0 else 0.0) if percent else 1e3
+        entry = {"layer": row["name"]}
+        for field, _, _ in PARTS:
+            entry[field[:-2]] = row[field] * scale
+        entry["predicted"] = row["predicted_s"] * scale
+        entry["simulated"] = simulated * scale
+        passes.setdefault(row["pass"], []).append(entry)
+    if not passes:
+        plot_common.fail(PROGRAM, f"{path}: no layer matches --layers '{layer_pattern}'" if wanted else f"{path}: no layers")
+    ordered = {p: passes[p] for p in sorted(passes, key=lambda p: PASS_ORDER.index(p) if p in PASS_ORDER else 99)}
+    title = (f"{results.get('workload', '?')} batch {results.get('batch', '?')}, {results.get('strategy', '?')} on "
+             f"{results.get('config', '?')} ({results.get('granularity', '?')} replay): where each layer's time goes")
+    return {"title": title, "unit": "%" if percent else "ms", "passes": ordered}
+
+
+def plot(data, args):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    passes = data["passes"]
+    widest = max(len(rows) for rows in passes.values())
+    fig, axes = plt.subplots(len(passes), 1, figsize=(max(7, 0.38 * widest + 2), 2.8 * len(passes) + 1.2),
+                             squeeze=False)
+    for ax, (name, rows) in zip(axes[:, 0], passes.items()):
+        xs = range(len(rows))
+        bottom = [0.0] * len(rows)
+        for field, text, colour in PARTS:
+            heights = [r[field[:-2]] for r in rows]
+            ax.bar(xs, heights, bottom=bottom, color=colour, label=text, width=0.75)
+            bottom = [b + h for b, h in zip(bottom, heights)]
+        ax.scatter(xs, [r["predicted"] for r in rows], marker="_", s=260, linewidths=2, color="black", zorder=3,
+                   label="planner prediction")
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels([r["layer"] for r in rows], rotation=60, ha="right", fontsize=8)
+        ax.set_ylabel(f"{name} [{data['unit']}]" if data["unit"] == "ms" else f"{name}: share of simulated [%]")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, axis="y", alpha=0.3)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    axes[0, 0].legend(handles, labels, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.02), ncol=2,
+                      frameon=False)
+    fig.suptitle(plot_common.wrapped(args.title or data["title"], 90), fontsize=10, y=1.0)
+    fig.tight_layout()
+    plot_common.save(fig, args.output, PROGRAM)
+
+
+def main():
+    ap = argparse.ArgumentParser(prog=PROGRAM, description=__doc__.splitlines()[0])
+    ap.add_argument("results", help="simrun --out results.json")
+    ap.add_argument("--percent", action="store_true", help="bars as shares of each row's simulated time")
+    ap.add_argument("--layers", default=None, metavar="REGEX", help="only layers whose name matches")
+    plot_common.add_output_options(ap, "the extracted rows")
+    args = ap.parse_args()
+    plot_common.run(args, PROGRAM, lambda: extract(args.results, args.layers, args.percent), plot)
+
+
+if __name__ == "__main__":
+    main()

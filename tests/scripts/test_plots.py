@@ -1,0 +1,239 @@
+"""The figure scripts (scripts/plot_*.py) on the fixtures of tests/data/plots: each renders a valid
+PNG and SVG, and the data it extracts (--dump-data) matches values worked out by hand below.
+
+Run by ctest (tests/scripts/CMakeLists.txt) with the system python3 that has matplotlib:
+    PARTSIM_SOURCE_DIR=. /usr/bin/python3 -m unittest tests/scripts/test_plots.py
+"""
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ElementTree
+
+SOURCE = os.environ.get("PARTSIM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+SCRIPTS = os.path.join(SOURCE, "scripts")
+DATA = os.path.join(SOURCE, "tests", "data", "plots")
+sys.path.insert(0, SCRIPTS)
+import plot_common  # noqa: E402
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def run(script, *args):
+    """(exit code, stdout, stderr) of a script run with this interpreter."""
+    r = subprocess.run([sys.executable, os.path.join(SCRIPTS, script), *args], capture_output=True, text=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def data(name):
+    return os.path.join(DATA, name)
+
+
+class Images(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="partsim_plots_")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def render(self, script, *args):
+        """Renders to PNG and SVG and checks both files are what their extension says."""
+        for ext in ("png", "svg"):
+            out = os.path.join(self.dir, f"figure.{ext}")
+            code, stdout, stderr = run(script, *args, "-o", out)
+            self.assertEqual(code, 0, stderr)
+            self.assertIn(f"wrote {out}", stdout)
+            with open(out, "rb") as f:
+                content = f.read()
+            if ext == "png":
+                self.assertTrue(content.startswith(PNG_MAGIC), f"{out} is not a PNG")
+                self.assertGreater(len(content), 10000)
+            else:
+                root = ElementTree.fromstring(content)
+                self.assertTrue(root.tag.endswith("svg"), root.tag)
+
+    def test_sweep_overlay(self):
+        self.render("plot_sweep.py", data("sweep_replanned.csv") + ":re-planned", data("sweep_fixed.csv") + ":fixed plan",
+                    "--utilization", "--log-x", "--title", "a long title " * 12)
+
+    def test_sweep_old_csv(self):
+        self.render("plot_sweep.py", data("sweep_old_mixed_units.csv"))
+
+    def test_sweep_names_on_x(self):
+        self.render("plot_sweep.py", data("sweep_two_axes.csv"), "--utilization")
+
+    def test_breakdown(self):
+        self.render("plot_breakdown.py", data("results.json"))
+        self.render("plot_breakdown.py", data("results.json"), "--percent")
+
+    def test_timeline_json_and_gz(self):
+        self.render("plot_timeline.py", data("trace.json"))
+        packed = os.path.join(self.dir, "trace.json.gz")
+        with open(data("trace.json"), "rb") as src, gzip.open(packed, "wb") as dst:
+            dst.write(src.read())
+        self.render("plot_timeline.py", packed)
+
+    def test_bad_output_and_input_exit_2(self):
+        code, _, stderr = run("plot_sweep.py", data("sweep_fixed.csv"), "-o", os.path.join(self.dir, "x.jpeg"))
+        self.assertEqual(code, 2)
+        self.assertIn("unknown image format '.jpeg' (allowed: .png, .svg, .pdf)", stderr)
+        code, _, stderr = run("plot_breakdown.py", data("nope.json"), "-o", os.path.join(self.dir, "x.png"))
+        self.assertEqual(code, 2)
+        self.assertIn("nope.json", stderr)
+        code, _, stderr = run("plot_timeline.py", data("results.json"), "-o", os.path.join(self.dir, "x.png"))
+        self.assertEqual(code, 2)
+        self.assertIn("no 'traceEvents' array", stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "x.png")))
+
+
+def dump(script, *args):
+    code, stdout, stderr = run(script, *args, "--dump-data")
+    assert code == 0, stderr
+    return json.loads(stdout), stderr
+
+
+def line(lines, series, metric):
+    found = [x for x in lines if x["series"] == series and x["metric"] == metric]
+    assert len(found) == 1, (series, metric, lines)
+    return found[0]
+
+
+class SweepData(unittest.TestCase):
+    def test_overlay_with_labels_si_column_and_failed_point(self):
+        d, stderr = dump("plot_sweep.py", data("sweep_replanned.csv") + ":re-planned",
+                         data("sweep_fixed.csv") + ":fixed plan", "--utilization")
+        # x from the _si column: 2e10, 4e10, 8e10 B/s; their geometric middle 4e10 >= 1e9: GB/s.
+        self.assertEqual(d["x_unit"], "GB/s")
+        self.assertEqual(d["x_label"], "Y-link bandwidth per direction [GB/s]\nsystem.torus.bandwidth[1]")
+        # 2 CSVs x (3 metrics + utilization) = 8 lines, each in the legend with its CSV's label.
+        self.assertEqual(len(d["lines"]), 8)
+        predicted = line(d["lines"], "re-planned", "predicted")
+        self.assertEqual(predicted["x"], [20, 40, 80])  # 160 GB/s failed: left out
+        self.assertEqual([round(y, 9) for y in predicted["y_ms"]], [12, 10, 8])  # s -> ms
+        # The warning point (40 GB/s) is plotted: simulated 12.5, 10.1, 8.1 ms.
+        self.assertEqual([round(y, 9) for y in line(d["lines"], "re-planned", "simulated")["y_ms"]], [12.5, 10.1, 8.1])
+        self.assertEqual(line(d["lines"], "re-planned", "utilization")["y"], [0.4, 0.5, 0.6])
+        # fixed.csv is written 80, 20, 40: sorted so the curve never runs backwards.
+        fixed = line(d["lines"], "fixed plan", "simulated")
+        self.assertEqual(fixed["x"], [20, 40, 80])
+        self.assertEqual([round(y, 9) for y in fixed["y_ms"]], [16, 11, 8.1])
+        self.assertEqual(len(d["skipped"]), 1)
+        self.assertIn("line 5 (system.torus.bandwidth[1]=160GB/s)", d["skipped"][0])
+        self.assertIn("failed point left out", stderr)
+
+    def test_old_csv_mixed_units_become_one_unit(self):
+        d, _ = dump("plot_sweep.py", data("sweep_old_mixed_units.csv"), "--metrics", "simulated")
+        # 512KiB, 2MiB, 1MiB = 524288, 2097152, 1048576 B, all multiples of 1024; middle
+        # sqrt(524288 x 2097152) = 1048576 = 1 MiB: shown in MiB, sorted: 0.5, 1, 2.
+        self.assertEqual(d["x_unit"], "MiB")
+        self.assertEqual(d["x_label"], "scratchpad per core [MiB]\nsystem.device_types.chip.core.scratchpad")
+        self.assertEqual(len(d["lines"]), 1)
+        self.assertEqual(d["lines"][0]["x"], [0.5, 1, 2])
+        self.assertEqual([round(y, 9) for y in d["lines"][0]["y_ms"]], [12, 10, 9])
+
+    def test_names_on_x_and_a_second_axis_as_series(self):
+        d, _ = dump("plot_sweep.py", data("sweep_two_axes.csv"), "--metrics", "simulated")
+        # workload has names (its _si column is empty): one tick per name in file order; batch, the
+        # second axis, makes one series per value.
+        self.assertEqual(d["x_ticks"], ["vgg16", "resnet50"])
+        self.assertEqual(d["x_label"], "workload")
+        b64 = line(d["lines"], "minibatch size = 64", "simulated")
+        self.assertEqual(b64["x"], [0, 1])
+        self.assertEqual([round(y, 9) for y in b64["y_ms"]], [2.2, 1.2])
+        self.assertEqual([round(y, 9) for y in line(d["lines"], "minibatch size = 512", "simulated")["y_ms"]], [8.2, 5.2])
+        # The batch on x instead: numbers (count), one series per workload.
+        d, _ = dump("plot_sweep.py", data("sweep_two_axes.csv"), "--x", "batch", "--metrics", "predicted")
+        self.assertIsNone(d["x_ticks"])
+        self.assertEqual(d["x_label"], "minibatch size")
+        self.assertEqual(line(d["lines"], "workload = resnet50", "predicted")["x"], [64, 512])
+
+    def test_unknown_metric_and_axis(self):
+        code, _, stderr = run("plot_sweep.py", data("sweep_fixed.csv"), "--dump-data", "--metrics", "latency")
+        self.assertEqual(code, 2)
+        self.assertIn("--metrics: unknown 'latency'", stderr)
+        code, _, stderr = run("plot_sweep.py", data("sweep_fixed.csv"), "--dump-data", "--x", "batch")
+        self.assertEqual(code, 2)
+        self.assertIn("--x batch: not a varied axis (axes: system.torus.bandwidth[1])", stderr)
+
+
+class BreakdownData(unittest.TestCase):
+    def test_milliseconds_per_pass(self):
+        d, _ = dump("plot_breakdown.py", data("results.json"))
+        self.assertEqual(list(d["passes"]), ["fwd", "bwd", "upd"])
+        conv1 = d["passes"]["fwd"][0]
+        # conv1/fwd: compute 1 ms, exposed communication 2 ms, exposed memory 1 ms (sum 4 = simulated).
+        self.assertEqual(conv1["layer"], "conv1")
+        self.assertAlmostEqual(conv1["compute"], 1.0)
+        self.assertAlmostEqual(conv1["exposed_communication"], 2.0)
+        self.assertAlmostEqual(conv1["exposed_memory"], 1.0)
+        self.assertAlmostEqual(conv1["predicted"], 2.0)
+        self.assertEqual([r["layer"] for r in d["passes"]["fwd"]], ["conv1", "fc"])
+
+    def test_percent_of_each_rows_simulated_time(self):
+        d, _ = dump("plot_breakdown.py", data("results.json"), "--percent", "--layers", "^conv")
+        # conv1/bwd: 2, 2.5, 0.5 of 5 ms = 40, 50, 10 %; prediction 4 of 5 ms = 80 %.
+        bwd = d["passes"]["bwd"][0]
+        self.assertAlmostEqual(bwd["compute"], 40.0)
+        self.assertAlmostEqual(bwd["exposed_communication"], 50.0)
+        self.assertAlmostEqual(bwd["exposed_memory"], 10.0)
+        self.assertAlmostEqual(bwd["predicted"], 80.0)
+        self.assertEqual(d["unit"], "%")
+        self.assertEqual(list(d["passes"]), ["fwd", "bwd"])  # fc (the only upd row) filtered out
+
+
+class TimelineData(unittest.TestCase):
+    def test_rows_layers_spans(self):
+        d, _ = dump("plot_timeline.py", data("trace.json"))
+        self.assertEqual(d["rows"], ["d0/compute", "d0/send", "d1/compute", "links/d0->d1 (+x)"])
+        self.assertEqual(d["layers"], ["conv1", "fc"])
+        self.assertEqual(sorted(map(tuple, d["spans"])), sorted([
+            (0, "conv1", 0.0, 10.0), (1, "conv1", 10.0, 5.5), (3, "conv1", 10.0, 5.5),
+            (2, "fc", 15.5, 4.5), (2, "fc", 20.0, 3.0)]))
+        self.assertEqual(d["window_us"], [0.0, 23.0])  # fc/bwd ends at 20 + 3 us
+        self.assertEqual(d["rows_left_out"], 0)
+
+    def test_row_filter_cap_and_window(self):
+        d, _ = dump("plot_timeline.py", data("trace.json"), "--rows", "^d1/")
+        self.assertEqual(d["rows"], ["d1/compute"])
+        self.assertEqual(d["layers"], ["fc"])
+        d, _ = dump("plot_timeline.py", data("trace.json"), "--max-rows", "2")
+        self.assertEqual(d["rows"], ["d0/compute", "d0/send"])
+        self.assertEqual(d["rows_left_out"], 2)
+        d, _ = dump("plot_timeline.py", data("trace.json"), "--from-us", "16", "--to-us", "19")
+        # Only events that reach into [16, 19] us: fc/fwd [15.5, 20).
+        self.assertEqual(d["spans"], [[0, "fc", 15.5, 4.5]])
+        self.assertEqual(d["window_us"], [16.0, 19.0])
+
+
+class Quantities(unittest.TestCase):
+    def test_parse_quantity_follows_units_hpp(self):
+        self.assertEqual(plot_common.parse_quantity("8Gb/s"), (1e9, "bandwidth"))  # bits: 8 Gb/s = 1 GB/s
+        self.assertEqual(plot_common.parse_quantity("80GB/s"), (8e10, "bandwidth"))
+        self.assertEqual(plot_common.parse_quantity("1MiB"), (1048576.0, "bytes"))
+        self.assertEqual(plot_common.parse_quantity("500ns"), (500e-9, "time"))
+        self.assertEqual(plot_common.parse_quantity("2GHz"), (2e9, "frequency"))
+        self.assertEqual(plot_common.parse_quantity("180TFLOP/s"), (1.8e14, "flop_rate"))
+        self.assertEqual(plot_common.parse_quantity("512"), (512.0, "count"))
+        self.assertEqual(plot_common.parse_quantity("vgg16"), (None, None))
+
+    def test_display_unit(self):
+        self.assertEqual(plot_common.display_unit([1e-6, 4e-6], "time"), (1e-6, "us"))
+        self.assertEqual(plot_common.display_unit([2e10, 2.4e11], "bandwidth"), (1e9, "GB/s"))
+        self.assertEqual(plot_common.display_unit([1e6, 3e6], "bytes"), (1e6, "MB"))  # not multiples of 1024
+        self.assertEqual(plot_common.display_unit([64, 512], "count"), (1.0, ""))
+
+    def test_axis_meaning(self):
+        self.assertEqual(plot_common.axis_meaning("system.torus.bandwidth[0]"), "X-link bandwidth per direction")
+        self.assertEqual(plot_common.axis_meaning("system.device_types.chip.chip.memory_bandwidth"),
+                         "external memory bandwidth per chip")
+        self.assertEqual(plot_common.axis_meaning("option.levels"), "strategy option levels")
+        self.assertEqual(plot_common.axis_label("batch", ""), "minibatch size")
+        self.assertEqual(plot_common.axis_meaning("system.something.new"), "system.something.new")
+
+
+if __name__ == "__main__":
+    unittest.main()
