@@ -4,16 +4,21 @@
 
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace partsim {
 
 /// The items' texts, `name(item)` each, with `sep` between them ("" for none).
+/// (A text as the second argument is the separator of the overload below, not a `name`.)
 template <class Range, class Name>
+  requires(!std::is_convertible_v<Name, std::string_view>)
 std::string join(const Range& items, Name name, std::string_view sep = ", ") {
   std::string out;
+  bool first = true;
   for (const auto& item : items) {
-    if (!out.empty()) out += sep;
+    if (!first) out += sep;
+    first = false;
     out += name(item);
   }
   return out;
