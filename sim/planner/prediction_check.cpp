@@ -87,13 +87,15 @@ std::vector<std::string> communication_warnings(const plan::Plan& plan, const to
 
 }  // namespace
 
-ComputeCheck check_compute(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph) {
-  ComputeCheck c;
+std::vector<ComputeCheck> check_compute_by_layer(const plan::Plan& plan, const topology::SystemSpec& spec,
+                                                 const workloads::Graph& graph) {
+  std::vector<ComputeCheck> layers(plan.layers.size());
   const double bpe = static_cast<double>(topology::bytes_per_element(spec.precision));
   const bool training = plan.workload.mode == plan::Mode::training;
   for (std::size_t v = 0; v < graph.size() && v < plan.layers.size(); ++v) {
+    ComputeCheck& c = layers[v];
     const workloads::Layer& L = graph.layer(v);
-    c.predicted_compute_s += plan.layers[v].predicted.compute_s;
+    c.predicted_compute_s = plan.layers[v].predicted.compute_s;
     if (L.kind == workloads::LayerKind::input) continue;
     bool needs_input_error = false;
     for (std::size_t u : graph.predecessors(v)) needs_input_error |= graph.layer(u).kind != workloads::LayerKind::input;
@@ -123,7 +125,18 @@ ComputeCheck check_compute(const plan::Plan& plan, const topology::SystemSpec& s
       c.memory_bound_s += std::max(0.0, slowest - slowest_no_memory);
     }
   }
-  return c;
+  return layers;
+}
+
+ComputeCheck check_compute(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph) {
+  ComputeCheck sum;
+  for (const ComputeCheck& c : check_compute_by_layer(plan, spec, graph)) {
+    sum.predicted_compute_s += c.predicted_compute_s;
+    sum.device_compute_s += c.device_compute_s;
+    sum.flops_at_peak_s += c.flops_at_peak_s;
+    sum.memory_bound_s += c.memory_bound_s;
+  }
+  return sum;
 }
 
 CommunicationCheck check_communication(const plan::Plan& plan, const topology::SystemSpec& spec,

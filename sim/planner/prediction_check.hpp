@@ -26,7 +26,7 @@
 namespace partsim::planner {
 
 struct ComputeCheck {
-  double predicted_compute_s = 0;  // the plan's compute, summed over its layers
+  double predicted_compute_s = 0;  // the plan's compute, summed over its layers (or of one layer)
   double device_compute_s = 0;     // per layer and pass the slowest shard by the device model, summed
   double flops_at_peak_s = 0;      // the same shards' FLOPs at the devices' peaks, summed
   double memory_bound_s = 0;       // how much of device_compute_s the memory term adds
@@ -45,8 +45,12 @@ struct CommunicationCheck {
   double latency_s() const { return closed_form_s - closed_form_bandwidth_only_s; }
 };
 
-/// The device model's compute of the plan's shards (the sharding lowering's compute tasks, without
-/// any communication).
+/// The device model's compute of each layer's shards (the sharding lowering's compute tasks, without
+/// any communication), one entry per plan layer; what strategies that price their compute with the
+/// device model (AccPar's compute=device) charge.
+std::vector<ComputeCheck> check_compute_by_layer(const plan::Plan& plan, const topology::SystemSpec& spec,
+                                                 const workloads::Graph& graph);
+/// The same summed over the layers.
 ComputeCheck check_compute(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph);
 
 /// The plan's lowered program (shared sharding lowering, chip granularity): what link latency adds
