@@ -4,7 +4,11 @@
 // the wall time of lowering, closed form and replay, activities per second and peak memory.
 // Targets (issue 6): chip under 0.3 s, core under 3 s and 500 MB, at least 100k activities/s.
 //
-// Usage: plan_replay_bench [--config FILE] [--workload NAME] [--batch B] [--strategy S] [--only chip|core]
+// Usage: plan_replay_bench [--config FILE] [--set KEY=VALUE ...] [--workload NAME] [--batch B] [--strategy S]
+//                          [--only chip|core]
+// --set overrides a platform key as simplan --set does, e.g. the 64 x 64 TPU-v3 pod of issue 13's scale
+// figures: --config configs/tpu_v3_1024_torus_ici.yaml --set system.devices[0].count=4096
+//          --set system.torus.dims[0]=64 --set system.torus.dims[1]=64 --workload bert_large --strategy dp --only chip
 
 #include <sys/resource.h>
 
@@ -13,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "bench/replay/run_in_child.hpp"
 #include "sim/lowering/lowering.hpp"
@@ -46,10 +51,10 @@ double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-Result run_one(const std::string& config, const std::string& workload_name, long long batch,
-               const std::string& strategy, topology::Granularity granularity) {
+Result run_one(const std::string& config, const std::vector<std::string>& overrides, const std::string& workload_name,
+               long long batch, const std::string& strategy, topology::Granularity granularity) {
   Result r;
-  const topology::SystemSpec spec = topology::load_system(config);
+  const topology::SystemSpec spec = topology::load_system(config, overrides);
   const workloads::Graph workload = workloads::load_workload(workload_name, batch);
   auto t0 = std::chrono::steady_clock::now();
   const plan::Plan plan = planner::builtin_strategies().make_plan(
@@ -82,27 +87,31 @@ Result run_one(const std::string& config, const std::string& workload_name, long
 int main(int argc, char** argv) {
   std::string config = std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf.yaml";
   std::string workload = "vgg16", strategy = "dsm", only;
+  std::vector<std::string> overrides;
   long long batch = 512;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--config") == 0) config = argv[i + 1];
+    else if (std::strcmp(argv[i], "--set") == 0) overrides.emplace_back(argv[i + 1]);
     else if (std::strcmp(argv[i], "--workload") == 0) workload = argv[i + 1];
     else if (std::strcmp(argv[i], "--batch") == 0) batch = std::atoll(argv[i + 1]);
     else if (std::strcmp(argv[i], "--strategy") == 0) strategy = argv[i + 1];
     else if (std::strcmp(argv[i], "--only") == 0) only = argv[i + 1];
     else {
-      std::fprintf(stderr, "usage: plan_replay_bench [--config F] [--workload W] [--batch B] [--strategy S] "
-                           "[--only chip|core]\n");
+      std::fprintf(stderr, "usage: plan_replay_bench [--config F] [--set KEY=VALUE ...] [--workload W] [--batch B] "
+                           "[--strategy S] [--only chip|core]\n");
       return 2;
     }
   }
-  std::printf("%s training, batch %lld, %s plan, %s\n", workload.c_str(), batch, strategy.c_str(), config.c_str());
+  std::printf("%s training, batch %lld, %s plan, %s", workload.c_str(), batch, strategy.c_str(), config.c_str());
+  for (const auto& o : overrides) std::printf(" --set %s", o.c_str());
+  std::printf("\n");
   std::printf("%-5s %9s %10s %12s %12s %12s %8s %8s %8s %10s %12s %8s\n", "gran.", "tasks", "activities", "predicted_s",
               "closed_s", "simulated_s", "lower_s", "setup_s", "replay_s", "total_s", "activities/s", "peak_MB");
   int failures = 0;
   for (auto g : {topology::Granularity::chip, topology::Granularity::core}) {
     if (!only.empty() && only != topology::to_string(g)) continue;
     bool ok = false;
-    const Result r = bench::run_in_child<Result>([&] { return run_one(config, workload, batch, strategy, g); }, ok);
+    const Result r = bench::run_in_child<Result>([&] { return run_one(config, overrides, workload, batch, strategy, g); }, ok);
     if (!ok) {
       std::printf("%-5s failed\n", topology::to_string(g).c_str());
       ++failures;
