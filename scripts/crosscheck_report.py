@@ -142,6 +142,17 @@ def why_swapped(a, b):
     return "; ".join(parts)
 
 
+def agreement(rs, error_cell=None):
+    """Table cells for runs: Pearson r, r of the logarithms, [error_cell,] same ranking x of y."""
+    pred, sim = [r["predicted"] for r in rs], [r["simulated"] for r in rs]
+    pairs = rank_pairs(rs)
+    same = sum(ranking({s: r["predicted"] for s, r in g.items()}) ==
+               ranking({s: r["simulated"] for s, r in g.items()}) for g in pairs.values())
+    cells = [f"{pearson(pred, sim):.4f}", f"{log_pearson(pred, sim):.4f}"]
+    cells += [error_cell] if error_cell is not None else []
+    return " | ".join(cells + [f"{same} of {len(pairs)}"])
+
+
 def summary(runs):
     print("## Summary\n")
     print("Over all runs of a view: Pearson r of predicted vs simulated iteration time (linear and of the")
@@ -151,15 +162,9 @@ def summary(runs):
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for view in VIEWS:
         rs = view_runs(runs, view)
-        if not rs:
-            continue
-        pred, sim = [r["predicted"] for r in rs], [r["simulated"] for r in rs]
-        err = sum(abs(r["simulated"] / r["predicted"] - 1) for r in rs) / len(rs)
-        pairs = rank_pairs(rs)
-        same = sum(ranking({s: r["predicted"] for s, r in g.items()}) ==
-                   ranking({s: r["simulated"] for s, r in g.items()}) for g in pairs.values())
-        print(f"| {VIEW_TITLE[view]} | {len(rs)} | {pearson(pred, sim):.4f} | {log_pearson(pred, sim):.4f} | "
-              f"{100 * err:.1f} % | {same} of {len(pairs)} |")
+        if rs:
+            err = sum(abs(r["simulated"] / r["predicted"] - 1) for r in rs) / len(rs)
+            print(f"| {VIEW_TITLE[view]} | {len(rs)} | {agreement(rs, f'{100 * err:.1f} %')} |")
     print()
     print("Per platform:\n")
     print("| platform | view | runs | Pearson r | Pearson r (log) | same ranking |")
@@ -167,14 +172,8 @@ def summary(runs):
     for config in sorted({r["config"] for r in runs}):
         for view in VIEWS:
             rs = [r for r in view_runs(runs, view) if r["config"] == config]
-            if not rs:
-                continue
-            pred, sim = [r["predicted"] for r in rs], [r["simulated"] for r in rs]
-            pairs = rank_pairs(rs)
-            same = sum(ranking({s: r["predicted"] for s, r in g.items()}) ==
-                       ranking({s: r["simulated"] for s, r in g.items()}) for g in pairs.values())
-            print(f"| {config} | {VIEW_TITLE[view]} | {len(rs)} | {pearson(pred, sim):.4f} | "
-                  f"{log_pearson(pred, sim):.4f} | {same} of {len(pairs)} |")
+            if rs:
+                print(f"| {config} | {VIEW_TITLE[view]} | {len(rs)} | {agreement(rs)} |")
     print()
 
 
