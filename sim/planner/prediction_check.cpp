@@ -39,7 +39,8 @@ std::string verdict(const plan::Plan& plan, double lower_bound_s) {
   if (lower_bound_s > plan.predicted_iteration_s)
     return "The predicted iteration (" + ms(plan.predicted_iteration_s) + ") cannot hold: it misses at least " +
            ms(lower_bound_s - plan.predicted_iteration_s) + ".";
-  return "The predicted iteration (" + ms(plan.predicted_iteration_s) + ") is optimistic by up to that much.";
+  return "The predicted iteration (" + ms(plan.predicted_iteration_s) +
+         ") holds only if the replay hides that traffic behind compute.";
 }
 
 std::vector<std::string> compute_warnings(const plan::Plan& plan, const topology::SystemSpec& spec,
