@@ -177,6 +177,32 @@ def summary(runs):
     print()
 
 
+def spread(values):
+    """'a .. b %' of a list of fractions."""
+    return f"{100 * min(values):+.1f} .. {100 * max(values):+.1f} %"
+
+
+def where_the_error_comes_from(runs):
+    """simulated / predicted = closed / predicted x simulated / closed (both evaluators time the same
+    lowered program, DESIGN.md principle 1), as ranges per platform and view."""
+    print("## Where the error comes from\n")
+    print("simulated / predicted = closed / predicted x simulated / closed: the first factor is the lowered")
+    print("program against the planner's formulas (what the model leaves out: the device model's compute,")
+    print("link latency, the lowering's real collectives), the second is contention, which only SimGrid")
+    print("sees. Ranges over the runs of each platform:\n")
+    print("| platform | view | strategies | runs | closed vs predicted | simulated vs closed | simulated vs predicted |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: |")
+    for config in sorted({r["config"] for r in runs}):
+        for view in VIEWS:
+            rs = [r for r in view_runs(runs, view) if r["config"] == config]
+            if rs:
+                print(f"| {config} | {VIEW_TITLE[view]} | {', '.join(sorted({r['strategy'] for r in rs}))} | "
+                      f"{len(rs)} | {spread([r['closed'] / r['predicted'] - 1 for r in rs])} | "
+                      f"{spread([r['simulated'] / r['closed'] - 1 for r in rs])} | "
+                      f"{spread([r['simulated'] / r['predicted'] - 1 for r in rs])} |")
+    print()
+
+
 def rankings(runs):
     print("## Do the strategies rank the same?\n")
     print("Per (platform, workload), fastest first. A trusted plan that places every layer as the planned")
@@ -297,6 +323,7 @@ def main():
         not_run(skipped, failed)
         return
     summary(runs)
+    where_the_error_comes_from(runs)
     rankings(runs)
     contention(runs)
     every_run(runs)
