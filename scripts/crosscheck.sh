@@ -1,41 +1,104 @@
 #!/usr/bin/env bash
-# Cross-check across strategies (issue 6): plans and replays dp, owt, hypar and accpar on both TPU
-# configs and dsm on both torus configs, for the zoo's CNNs at batch 512, and writes
-# docs/crosscheck.md: predicted vs closed form vs simulated per run, Pearson r over all runs, and
-# whether the strategies rank the same by prediction and by simulation.
+# Cross-check across the whole matrix (issues 6 and 13): every strategy of `simplan
+# --list-strategies` on every shipped platform (configs/*.yaml) that accepts it, for alexnet, vgg16,
+# resnet50, inception_v3, gnmt and bert_large at batch 512: plan (simplan), replay (simrun --plan)
+# and write docs/crosscheck.md (predicted vs closed form vs simulated, the contention part, per-link
+# hot spots, simplan's warnings, Pearson r linear and log, and whether the strategies rank the same
+# by prediction and by simulation per (platform, workload)), once as planned and once with the
+# trusted option of the strategies that have one (the AccPar family's compute=device).
+#
 # Usage: scripts/crosscheck.sh [BUILD_DIR]   (default build; configured and built if needed)
-#   PARTSIM_CROSSCHECK_MODELS="alexnet vgg16" limits the workloads; PARTSIM_GRANULARITY=core.
+# Environment (space-separated lists; the defaults are the full matrix, which takes hours on 2 cores):
+#   PARTSIM_CROSSCHECK_MODELS      workloads        (default: alexnet vgg16 resnet50 inception_v3 gnmt bert_large)
+#   PARTSIM_CROSSCHECK_CONFIGS     platform names   (default: every configs/*.yaml)
+#   PARTSIM_CROSSCHECK_STRATEGIES  strategy names   (default: every strategy of simplan --list-strategies)
+#   PARTSIM_CROSSCHECK_BATCH       minibatch        (default 512)
+#   PARTSIM_CROSSCHECK_TRUSTED     both | off | only: the strategies that declare compute= are also
+#                                  (both), never (off) or only (only) planned with compute=device
+#                                  (default both)
+#   PARTSIM_CROSSCHECK_TIMEOUT     seconds per simplan or simrun call (default 1800; a run over it is
+#                                  listed as failed)
+#   PARTSIM_JOBS                   runs at a time (default 2); PARTSIM_GRANULARITY chip | core (default chip)
+# A strategy that refuses a platform or workload (simplan exits 2) is skipped with simplan's message.
 set -euo pipefail
 . "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/reproduce_common.sh"
 build=${1:-build}
-jobs=${PARTSIM_JOBS:-2}
-granularity=${PARTSIM_GRANULARITY:-chip}
-models=(${PARTSIM_CROSSCHECK_MODELS:-lenet alexnet vgg11 vgg13 vgg16 vgg19 resnet18 resnet34 resnet50})
-[ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j"$jobs" --target simplan simrun >/dev/null
-work="$build/crosscheck"
+export jobs=${PARTSIM_JOBS:-2}
+export granularity=${PARTSIM_GRANULARITY:-chip}
+export batch=${PARTSIM_CROSSCHECK_BATCH:-512}
+export timeout_s=${PARTSIM_CROSSCHECK_TIMEOUT:-1800}
+trusted=${PARTSIM_CROSSCHECK_TRUSTED:-both}
+case "$trusted" in both | off | only) ;; *) echo "PARTSIM_CROSSCHECK_TRUSTED: both, off or only (got '$trusted')" >&2; exit 2 ;; esac
+build_targets "$build" simplan simrun
+export simplan="$build/bin/simplan" simrun="$build/bin/simrun"
+listing=$("$simplan" --list-strategies)
+models=(${PARTSIM_CROSSCHECK_MODELS:-alexnet vgg16 resnet50 inception_v3 gnmt bert_large})
+strategies=(${PARTSIM_CROSSCHECK_STRATEGIES:-$(awk '/^[a-z]/ {print $1}' <<<"$listing")})
+configs=(${PARTSIM_CROSSCHECK_CONFIGS:-$(for f in configs/*.yaml; do basename "$f" .yaml; done)})
+# Strategies with a trusted-model option: those declaring compute=peak|device.
+trusted_capable=" $(awk '/^[a-z]/ {s = $1} /--option compute=/ {print s}' <<<"$listing" | tr '\n' ' ') "
+export work="$build/crosscheck"
 rm -rf "$work"
 mkdir -p "$work"
 
-run() {  # config strategy model
-  local name="$1__$2__$3"
-  if "$build/bin/simplan" --config "configs/$1.yaml" --workload "$3" --batch 512 --strategy "$2" \
-       -o "$work/$name.plan.json" >"$work/$name.log" 2>&1 &&
-     "$build/bin/simrun" --config "configs/$1.yaml" --plan "$work/$name.plan.json" --granularity "$granularity" \
-       --reproducible --out "$work/$name.results.json" >>"$work/$name.log" 2>&1; then
+# run CONFIG STRATEGY MODEL VARIANT: VARIANT "planned" (the defaults) or "trusted" (compute=device).
+# Leaves NAME.plan.json, NAME.results.json and NAME.log, or NAME.skipped (the strategy refused) or
+# NAME.failed (anything else), NAME = CONFIG__STRATEGY__MODEL__VARIANT. A trusted plan that places
+# every layer as the planned one does (compute=device re-prices, the search is unchanged) is not
+# replayed again: NAME.same_as names the planned run whose replay it shares.
+run() {
+  local config=$1 strategy=$2 model=$3 variant=$4
+  local name="${config}__${strategy}__${model}__${variant}" options=() rc=0
+  [ "$variant" = trusted ] && options=(--option compute=device)
+  timeout "$timeout_s" "$simplan" --config "configs/$config.yaml" --workload "$model" --batch "$batch" \
+    --strategy "$strategy" "${options[@]}" -o "$work/$name.plan.json" >"$work/$name.log" 2>&1 || rc=$?
+  if [ "$rc" = 2 ]; then
+    grep -m1 ': error: ' "$work/$name.log" >"$work/$name.skipped" || tail -n 1 "$work/$name.log" >"$work/$name.skipped"
+    echo "skip   $name: $(cat "$work/$name.skipped")"
+    return 0
+  elif [ "$rc" != 0 ]; then
+    echo "simplan exit $rc: $(tail -n 1 "$work/$name.log")" >"$work/$name.failed"
+    echo "FAILED $name: $(cat "$work/$name.failed")"
+    return 0
+  fi
+  local planned="${config}__${strategy}__${model}__planned"
+  if [ "$variant" = trusted ] && [ -f "$work/$planned.results.json" ] &&
+     python3 - "$work/$planned.plan.json" "$work/$name.plan.json" <<'EOF'; then
+import json, sys
+def placement(path):
+    return [(layer["sharding"], layer.get("family")) for layer in json.load(open(path))["layers"]]
+sys.exit(0 if placement(sys.argv[1]) == placement(sys.argv[2]) else 1)
+EOF
+    echo "$planned" >"$work/$name.same_as"
+    echo "ok     $name (same placement as $planned)"
+    return 0
+  fi
+  timeout "$timeout_s" "$simrun" --config "configs/$config.yaml" --plan "$work/$name.plan.json" \
+    --granularity "$granularity" --reproducible --out "$work/$name.results.json" >>"$work/$name.log" 2>&1 || rc=$?
+  if [ "$rc" = 0 ]; then
     echo "ok     $name"
   else
-    echo "FAILED $name: $(tail -n 1 "$work/$name.log")"
+    echo "simrun exit $rc: $(tail -n 1 "$work/$name.log")" >"$work/$name.failed"
+    echo "FAILED $name: $(cat "$work/$name.failed")"
   fi
 }
+export -f run
 
-for model in "${models[@]}"; do
-  for config in tpu_v2v3_256 tpu_v3_128; do
-    for s in dp owt hypar accpar; do run "$config" "$s" "$model"; done
-  done
-  for config in torus_8pf torus_8pf_asym; do run "$config" dsm "$model"; done
+# Two phases: the trusted runs compare their placement with the planned runs' plans.
+# With PARTSIM_CROSSCHECK_TRUSTED=only the planned phase runs only the strategies without the option.
+for phase in planned trusted; do
+  [ "$phase" = trusted ] && [ "$trusted" = off ] && continue
+  for config in "${configs[@]}"; do
+    for s in "${strategies[@]}"; do
+      capable=0
+      [[ "$trusted_capable" == *" $s "* ]] && capable=1
+      [ "$phase" = trusted ] && [ "$capable" = 0 ] && continue
+      [ "$phase" = planned ] && [ "$trusted" = only ] && [ "$capable" = 1 ] && continue
+      for model in "${models[@]}"; do echo "$config $s $model $phase"; done
+    done
+  done | xargs -P "$jobs" -L 1 bash -c 'run "$@"' run
 done
-/usr/bin/python3 scripts/crosscheck_report.py "$work" "$granularity" > docs/crosscheck.md.tmp
-mv docs/crosscheck.md.tmp docs/crosscheck.md
-echo "wrote docs/crosscheck.md"
+# Which subset this was, and the command for the full matrix, go into the report's header.
+export PARTSIM_CROSSCHECK_SUBSET="models: ${models[*]}; platforms: ${configs[*]}; strategies: ${strategies[*]}; batch $batch; trusted option: $trusted"
+write_output docs/crosscheck.md python3 scripts/crosscheck_report.py "$work" "$granularity"

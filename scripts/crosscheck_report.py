@@ -1,8 +1,15 @@
 #!/usr/bin/python3
-"""Writes docs/crosscheck.md (Markdown on stdout) from the results.json files scripts/crosscheck.sh
-left in WORK_DIR (named CONFIG__STRATEGY__MODEL.results.json).
+"""Writes docs/crosscheck.md (Markdown on stdout) from what scripts/crosscheck.sh left in WORK_DIR:
+per run NAME = CONFIG__STRATEGY__MODEL__VARIANT (VARIANT planned | trusted) a NAME.plan.json and a
+NAME.results.json (or NAME.same_as naming the planned run whose replay a trusted plan with the same
+placement shares), NAME.log (simplan's warnings), or NAME.skipped / NAME.failed with one line why.
+
+Two views of the matrix: "as planned" (every strategy with its defaults) and "trusted" (the
+strategies with a trusted-model option, the AccPar family's compute=device, with it; the others as
+planned). Predicted times come from the plans, closed form, simulated and links from the replays.
 
 Usage: scripts/crosscheck_report.py WORK_DIR GRANULARITY
+Environment: PARTSIM_CROSSCHECK_SUBSET, the subset line crosscheck.sh writes into the header.
 """
 import glob
 import json
@@ -14,6 +21,9 @@ from collections import defaultdict
 import script_help  # scripts/ is on sys.path: the script's own folder
 
 script_help.answer_help(__doc__)
+VIEWS = ("planned", "trusted")
+VIEW_TITLE = {"planned": "as planned", "trusted": "trusted option"}
+FULL_COMMAND = "PARTSIM_JOBS=1 scripts/crosscheck.sh"
 
 
 def pearson(x, y):
@@ -27,135 +37,300 @@ def pearson(x, y):
     return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else float("nan")
 
 
+def log_pearson(x, y):
+    pairs = [(a, b) for a, b in zip(x, y) if a > 0 and b > 0]
+    return pearson([math.log(a) for a, _ in pairs], [math.log(b) for _, b in pairs])
+
+
 def ranking(values):
     """Strategy names ordered fastest first."""
     return [k for k, _ in sorted(values.items(), key=lambda kv: (kv[1], kv[0]))]
 
 
+def warning_terms(log_path):
+    """The terms simplan warned about (sim/planner/prediction_check.cpp), in a short form."""
+    terms = []
+    if not os.path.exists(log_path):
+        return terms
+    for line in open(log_path, errors="replace"):
+        if not line.startswith("simplan: warning: "):
+            continue
+        text = line[len("simplan: warning: "):]
+        if text.startswith("link latency:"):
+            terms.append("latency")
+        elif text.startswith("contention:"):
+            terms.append("contention")
+        elif "of compute" in text:
+            terms.append("compute")
+        elif "external memory" in text:
+            terms.append("memory")
+        else:
+            terms.append("other")
+    return terms
+
+
+def hot_links(results, count=3):
+    """The links busiest in the replay: (label, busy fraction, utilization), busiest first."""
+    links = sorted(results.get("links", []), key=lambda l: (-l["busy_fraction"], l["id"]))
+    return [(l["link"] + (f" ({l['axis']})" if l.get("axis") and l["axis"] not in l["link"] else ""),
+             l["busy_fraction"], l["utilization"]) for l in links[:count]]
+
+
+def links_text(links):
+    return ", ".join(f"{name} {100 * busy:.0f} % busy ({100 * util:.0f} % used)" for name, busy, util in links)
+
+
+def load(work):
+    runs, skipped, failed = [], [], []
+    for path in sorted(glob.glob(os.path.join(work, "*.plan.json"))):
+        name = os.path.basename(path)[: -len(".plan.json")]
+        config, strategy, model, variant = name.split("__")
+        base = os.path.join(work, name)
+        replay = base
+        if os.path.exists(base + ".same_as"):
+            replay = os.path.join(work, open(base + ".same_as").read().strip())
+        if not os.path.exists(replay + ".results.json"):
+            continue
+        plan = json.load(open(path))
+        r = json.load(open(replay + ".results.json"))
+        runs.append(dict(config=config, strategy=strategy, model=model, variant=variant,
+                         predicted=plan["predicted"]["iteration_s"], closed=r["closed_form_iteration_s"],
+                         simulated=r["simulated_iteration_s"], utilization=r["utilization"],
+                         links=hot_links(r), warnings=warning_terms(base + ".log"),
+                         shared=replay != base))
+    for kind, out in (("skipped", skipped), ("failed", failed)):
+        for path in sorted(glob.glob(os.path.join(work, f"*.{kind}"))):
+            config, strategy, model, variant = os.path.basename(path)[: -len(kind) - 1].split("__")
+            out.append(dict(config=config, strategy=strategy, model=model, variant=variant,
+                            why=open(path, errors="replace").read().strip()))
+    return runs, skipped, failed
+
+
+def view_runs(runs, view):
+    """The runs of a view: planned runs, or trusted runs replacing the planned ones they have."""
+    planned = {(r["config"], r["strategy"], r["model"]): r for r in runs if r["variant"] == "planned"}
+    if view == "planned":
+        return list(planned.values())
+    chosen = dict(planned)
+    for r in runs:
+        if r["variant"] == "trusted":
+            chosen[(r["config"], r["strategy"], r["model"])] = r
+    return list(chosen.values())
+
+
+def rank_pairs(runs):
+    """(config, model) -> {strategy: run}, for pairs with at least two strategies."""
+    groups = defaultdict(dict)
+    for r in runs:
+        groups[(r["config"], r["model"])][r["strategy"]] = r
+    return {k: v for k, v in sorted(groups.items()) if len(v) >= 2}
+
+
+def why_swapped(a, b):
+    """One line explaining why strategies a and b rank differently by prediction and simulation."""
+    parts = []
+    gap = abs(a["simulated"] / b["simulated"] - 1)
+    if gap < 0.05:
+        parts.append(f"near tie in the replay ({100 * gap:.1f} % apart)")
+    for r in (a, b):
+        part = (f"{r['strategy']}: predicted {1e3 * r['predicted']:.3g} ms, closed form {1e3 * r['closed']:.3g} ms "
+                f"({100 * (r['closed'] / r['predicted'] - 1):+.0f} %: what the model leaves out), simulated "
+                f"{1e3 * r['simulated']:.3g} ms ({100 * (r['simulated'] / r['closed'] - 1):+.0f} %: contention")
+        if r["links"] and r["simulated"] > 1.05 * r["closed"]:
+            part += f" on {r['links'][0][0]}, {100 * r['links'][0][1]:.0f} % busy"
+        part += ")"
+        if r["warnings"]:
+            part += "; simplan warned: " + ", ".join(r["warnings"])
+        parts.append(part)
+    return "; ".join(parts)
+
+
+def agreement(rs, error_cell=None):
+    """Table cells for runs: Pearson r, r of the logarithms, [error_cell,] same ranking x of y."""
+    pred, sim = [r["predicted"] for r in rs], [r["simulated"] for r in rs]
+    pairs = rank_pairs(rs)
+    same = sum(ranking({s: r["predicted"] for s, r in g.items()}) ==
+               ranking({s: r["simulated"] for s, r in g.items()}) for g in pairs.values())
+    cells = [f"{pearson(pred, sim):.4f}", f"{log_pearson(pred, sim):.4f}"]
+    cells += [error_cell] if error_cell is not None else []
+    return " | ".join(cells + [f"{same} of {len(pairs)}"])
+
+
+def summary(runs):
+    print("## Summary\n")
+    print("Over all runs of a view: Pearson r of predicted vs simulated iteration time (linear and of the")
+    print("logarithms), mean |simulated / predicted - 1|, and in how many (platform, workload) pairs the")
+    print("strategies rank the same by prediction as by simulation (fastest first).\n")
+    print("| view | runs | Pearson r | Pearson r (log) | mean abs error | same ranking |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for view in VIEWS:
+        rs = view_runs(runs, view)
+        if rs:
+            err = sum(abs(r["simulated"] / r["predicted"] - 1) for r in rs) / len(rs)
+            print(f"| {VIEW_TITLE[view]} | {len(rs)} | {agreement(rs, f'{100 * err:.1f} %')} |")
+    print()
+    print("Per platform:\n")
+    print("| platform | view | runs | Pearson r | Pearson r (log) | same ranking |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    for config in sorted({r["config"] for r in runs}):
+        for view in VIEWS:
+            rs = [r for r in view_runs(runs, view) if r["config"] == config]
+            if rs:
+                print(f"| {config} | {VIEW_TITLE[view]} | {len(rs)} | {agreement(rs)} |")
+    print()
+
+
 def spread(values):
     """'a .. b %' of a list of fractions."""
-    return f"{100 * min(values):+.2f} .. {100 * max(values):+.2f} %"
+    return f"{100 * min(values):+.1f} .. {100 * max(values):+.1f} %"
 
 
 def where_the_error_comes_from(runs):
-    """The error split into its two parts (DESIGN.md: both evaluators time the same program):
-    closed form vs prediction (the lowering reads the plan with the device model and the links'
-    latency, the planner with its own formulas) and simulation vs closed form (contention)."""
+    """simulated / predicted = closed / predicted x simulated / closed (both evaluators time the same
+    lowered program, DESIGN.md principle 1), as ranges per platform and view."""
     print("## Where the error comes from\n")
-    print("simulated / predicted = closed / predicted x simulated / closed: the first factor is the")
-    print("lowered program against the planner's formulas, the second is contention, which only SimGrid")
-    print("sees. Ranges over the runs of each platform family:\n")
-    print("| platforms | strategies | runs | closed vs predicted | simulated vs closed | simulated vs predicted |")
-    print("| --- | --- | ---: | ---: | ---: | ---: |")
-    families = defaultdict(list)
-    for r in runs:
-        families["TPU arrays (seed 000)" if r["config"].startswith("tpu") else "tori (seed 003)"].append(r)
-    for name, rs in sorted(families.items()):
-        strategies = ", ".join(sorted({r["strategy"] for r in rs}))
-        big = [r for r in rs if r["model"] != "lenet"]
-        subsets = [(name, rs)] + ([(f"{name}, without lenet", big)] if big and len(big) < len(rs) else [])
-        for label, sub in subsets:
-            print(f"| {label} | {strategies} | {len(sub)} | "
-                  f"{spread([r['closed'] / r['predicted'] - 1 for r in sub])} | "
-                  f"{spread([r['simulated'] / r['closed'] - 1 for r in sub])} | "
-                  f"{spread([r['simulated'] / r['predicted'] - 1 for r in sub])} |")
+    print("simulated / predicted = closed / predicted x simulated / closed: the first factor is the lowered")
+    print("program against the planner's formulas (what the model leaves out: the device model's compute,")
+    print("link latency, the lowering's real collectives), the second is contention, which only SimGrid")
+    print("sees. Ranges over the runs of each platform:\n")
+    print("| platform | view | strategies | runs | closed vs predicted | simulated vs closed | simulated vs predicted |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: |")
+    for config in sorted({r["config"] for r in runs}):
+        for view in VIEWS:
+            rs = [r for r in view_runs(runs, view) if r["config"] == config]
+            if rs:
+                print(f"| {config} | {VIEW_TITLE[view]} | {', '.join(sorted({r['strategy'] for r in rs}))} | "
+                      f"{len(rs)} | {spread([r['closed'] / r['predicted'] - 1 for r in rs])} | "
+                      f"{spread([r['simulated'] / r['closed'] - 1 for r in rs])} | "
+                      f"{spread([r['simulated'] / r['predicted'] - 1 for r in rs])} |")
     print()
-    print("- TPU arrays: the AccPar family is lowered by the shared sharding lowering (docs/model.md),")
-    print("  which knows only where each layer's work is. Three things the AccPar cost model leaves out")
-    print("  show: (1) every layer's gradient exchange runs as soon as its gradient exists and shares the")
-    print("  device's one star link with the others: the uncontended closed form is far below the")
-    print("  prediction for data parallelism and contention brings the simulation back to it (the model")
-    print("  charges exactly the bytes each link carries); (2) a conversion between layers of different")
-    print("  types moves every byte a device lacks from the devices that hold it, in pairwise-exchange")
-    print("  order on that one link, where Table 5 charges each level's conversion at the level's cut")
-    print("  bandwidth. The plans that mix types (hypar, accpar) are slower in the replay than predicted,")
-    print("  accpar most, so the ranking by prediction does not hold on the star; simrun's diagnosis of")
-    print("  their worst rows names contention on the devices' star links between these exchanges and")
-    print("  the gradient all-reduces of the layers around them (accpar vgg16 on tpu_v3_128: conv4_3")
-    print("  +23.4 ms, of which 21.7 ms contention). Issue 13 asks for a model that holds; (3) the")
-    print("  latency of every transfer and the memory traffic of element-wise layers, which dominate")
-    print("  lenet, whose iteration is tens of microseconds.")
-    print("- Tori: the program is faster than the DeepSpatialMatrix planner on passes with a relayout")
-    print("  all-to-all over a ring of more than 2 chips: the planner charges shift k of the all-to-all")
-    print("  k times (k pieces share each link, seed 003 §II-D), the uncontended closed form once; SimGrid")
-    print("  shares the links and lands back on the planner (tests/lowering_dsm, the contended relayout")
-    print("  test, checks this by hand). What remains is contention the planner does not charge (gradient")
-    print("  all-reduce against rotation and relayout on the same links) and, for lenet and resnets, the")
-    print("  HBM latency the model leaves out.")
-    print("- Rows of microseconds have large relative errors that mean little; the per-layer error below")
-    print("  is therefore also given weighted by predicted time.\n")
+
+
+def rankings(runs):
+    print("## Do the strategies rank the same?\n")
+    print("Per (platform, workload), fastest first. A trusted plan that places every layer as the planned")
+    print("one shares its replay, so the simulation order is the same in both views unless marked.\n")
+    print("| platform | workload | by prediction (as planned) | same | by prediction (trusted) | same | "
+          "by simulation |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    planned, trusted = rank_pairs(view_runs(runs, "planned")), rank_pairs(view_runs(runs, "trusted"))
+    exceptions = []
+    for key in sorted(set(planned) | set(trusted)):
+        cells = []
+        sim_orders = []
+        for view, pairs in (("planned", planned), ("trusted", trusted)):
+            g = pairs.get(key)
+            if not g:
+                cells += ["", ""]
+                continue
+            by_pred = ranking({s: r["predicted"] for s, r in g.items()})
+            by_sim = ranking({s: r["simulated"] for s, r in g.items()})
+            sim_orders.append(by_sim)
+            cells += [" < ".join(by_pred), "yes" if by_pred == by_sim else "**no**"]
+            if view == "trusted" and by_pred != by_sim:
+                exceptions.append((key, g, by_pred, by_sim))
+        sim_cell = " < ".join(sim_orders[-1]) if sim_orders else ""
+        if len(sim_orders) == 2 and sim_orders[0] != sim_orders[1]:
+            sim_cell = f"{' < '.join(sim_orders[0])} (trusted: {sim_cell})"
+        print(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + f" | {sim_cell} |")
+    print()
+    if not exceptions:
+        if trusted:
+            print("With the trusted option the ranking by prediction agrees with the simulation in every pair.\n")
+        return
+    print("### Why the trusted ranking still differs\n")
+    print("For every pair of strategies whose order differs, each one's prediction, closed form (the")
+    print("lowered program without contention: its gap to the prediction is what the model leaves out)")
+    print("and simulation (its gap to the closed form is contention), the busiest link and simplan's")
+    print("warnings.\n")
+    for (config, model), g, by_pred, by_sim in exceptions:
+        print(f"- **{config}, {model}**:")
+        for i, a in enumerate(by_pred):
+            for b in by_pred[i + 1:]:
+                if by_sim.index(a) > by_sim.index(b):
+                    print(f"  - {a} before {b} by prediction, after it in the replay: {why_swapped(g[a], g[b])}.")
+    print()
+
+
+def contention(runs):
+    rs = [r for r in view_runs(runs, "planned") if r["simulated"] > 1.05 * r["closed"]]
+    print("## Contention and hot spots\n")
+    print("Runs whose replay is more than 5 % slower than the uncontended closed form of the same program,")
+    print("with the links busiest in the replay (busy: some transfer in flight; used: bytes / (bandwidth x")
+    print("iteration)). Platforms in the order of the table below, then the largest contention first.\n")
+    if not rs:
+        print("None.\n")
+        return
+    print("| platform | strategy | workload | closed [ms] | simulated [ms] | contention | busiest links |")
+    print("| --- | --- | --- | ---: | ---: | ---: | --- |")
+    for r in sorted(rs, key=lambda r: (r["config"], -r["simulated"] / r["closed"], r["strategy"], r["model"])):
+        print(f"| {r['config']} | {r['strategy']} | {r['model']} | {1e3 * r['closed']:.3f} | "
+              f"{1e3 * r['simulated']:.3f} | {100 * (r['simulated'] / r['closed'] - 1):+.1f} % | "
+              f"{links_text(r['links'])} |")
+    print()
+
+
+def every_run(runs):
+    print("## Every run\n")
+    print("*closed vs pred.* is the planner-vs-program part of the error (what the model leaves out),")
+    print("*sim. vs closed* the contention part; *warnings* are the terms simplan said the prediction")
+    print("misses (sim/planner/prediction_check.hpp). A trusted run marked * shares the planned run's replay.\n")
+    print("| platform | strategy | workload | view | predicted [ms] | closed [ms] | simulated [ms] | error | "
+          "closed vs pred. | sim. vs closed | utilization | busiest link | warnings |")
+    print("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
+    for r in sorted(runs, key=lambda r: (r["config"], r["model"], r["strategy"], r["variant"])):
+        link = f"{r['links'][0][0]} {100 * r['links'][0][1]:.0f} %" if r["links"] else ""
+        print(f"| {r['config']} | {r['strategy']} | {r['model']} | {VIEW_TITLE[r['variant']]}"
+              f"{'*' if r['shared'] else ''} | {1e3 * r['predicted']:.3f} | {1e3 * r['closed']:.3f} | "
+              f"{1e3 * r['simulated']:.3f} | {100 * (r['simulated'] / r['predicted'] - 1):+.1f} % | "
+              f"{100 * (r['closed'] / r['predicted'] - 1):+.1f} % | {100 * (r['simulated'] / r['closed'] - 1):+.1f} % | "
+              f"{r['utilization']:.3f} | {link} | {', '.join(r['warnings'])} |")
+    print()
+
+
+def not_run(skipped, failed):
+    if skipped:
+        print("## Not accepted (skipped)\n")
+        print("simplan refused these (exit 2); its message, one per strategy and reason:\n")
+        grouped = defaultdict(list)
+        for s in skipped:
+            reason = s["why"].replace(s["config"], "CONFIG").replace(s["model"], "WORKLOAD")
+            grouped[(s["strategy"], reason)].append(f"{s['config']}/{s['model']}")
+        for (strategy, reason), where in sorted(grouped.items()):
+            print(f"- **{strategy}** ({len(where)}: {', '.join(sorted(where))}): `{reason}`")
+        print()
+    if failed:
+        print("## Failed\n")
+        for f in failed:
+            print(f"- {f['config']} {f['strategy']} {f['model']} ({f['variant']}): `{f['why']}`")
+        print()
 
 
 def main():
     work, granularity = sys.argv[1], sys.argv[2]
-    runs = []
-    for path in sorted(glob.glob(os.path.join(work, "*.results.json"))):
-        config, strategy, model = os.path.basename(path)[: -len(".results.json")].split("__")
-        r = json.load(open(path))
-        runs.append(dict(config=config, strategy=strategy, model=model, predicted=r["predicted_iteration_s"],
-                         closed=r["closed_form_iteration_s"], simulated=r["simulated_iteration_s"],
-                         utilization=r["utilization"], layer_r=r["cross_check"]["pearson_r"],
-                         layer_err=r["cross_check"]["mean_abs_rel_error"],
-                         layer_werr=r["cross_check"].get("weighted_abs_rel_error", float("nan"))))
-    failed = sorted(os.path.basename(p)[: -len(".log")] for p in glob.glob(os.path.join(work, "*.log"))
-                    if not os.path.exists(p[: -len(".log")] + ".results.json"))
-    print("# Cross-check: planner predictions against the SimGrid replay, across strategies\n")
-    print("Generated by `scripts/crosscheck.sh` (do not edit): every zoo CNN at batch 512, planned with")
-    print("`simplan` (dp, owt, hypar, accpar on the TPU arrays of seed 000; dsm on the tori of seed 003),")
-    print(f"lowered and replayed with `simrun --plan` at {granularity} granularity. *closed* is the lowered")
-    print("program timed without contention; *simulated* is SimGrid; error = simulated / predicted - 1.\n")
+    runs, skipped, failed = load(work)
+    print("# Cross-check: planner predictions against the SimGrid replay, across the matrix\n")
+    print("Generated by `scripts/crosscheck.sh` (do not edit): every strategy of `simplan --list-strategies`")
+    print("on every shipped platform that accepts it, planned with `simplan`, lowered and replayed with")
+    print(f"`simrun --plan` at {granularity} granularity. *closed* is the lowered program timed without")
+    print("contention; *simulated* is SimGrid; error = simulated / predicted - 1. The *trusted* view plans")
+    print("the strategies that have a trusted-model option with it (the AccPar family's `compute=device`,")
+    print("docs/model.md) and keeps the others as planned.\n")
+    subset = os.environ.get("PARTSIM_CROSSCHECK_SUBSET", "")
+    if subset:
+        print(f"This run covers: {subset}. The full matrix (alexnet, vgg16, resnet50, inception_v3, gnmt,")
+        print(f"bert_large; every platform; every strategy; both views) is `{FULL_COMMAND}`; it takes hours")
+        print("on 2 cores.\n")
+    print(f"**{len(runs)} runs replayed, {len(skipped)} not accepted, {len(failed)} failed.**\n")
     if not runs:
-        print("No run succeeded.")
+        not_run(skipped, failed)
         return
-    pred = [r["predicted"] for r in runs]
-    sim = [r["simulated"] for r in runs]
-    logr = pearson([math.log(x) for x in pred], [math.log(x) for x in sim])
-    print(f"**{len(runs)} runs. Pearson r of predicted vs simulated iteration time over all runs: "
-          f"{pearson(pred, sim):.4f}** (of their logarithms: {logr:.4f}).")
-    errs = [abs(r["simulated"] / r["predicted"] - 1) for r in runs]
-    print(f"Mean |error| {100 * sum(errs) / len(errs):.1f} %, max {100 * max(errs):.1f} %.\n")
+    summary(runs)
     where_the_error_comes_from(runs)
-    if failed:
-        print(f"Runs that failed ({len(failed)}): " + ", ".join(failed) + "\n")
-
-    # Ranking of strategies per (config, model), by prediction and by simulation.
-    groups = defaultdict(dict)
-    for r in runs:
-        groups[(r["config"], r["model"])][r["strategy"]] = r
-    agree = total = 0
-    rank_rows = []
-    for (config, model), by_s in sorted(groups.items()):
-        if len(by_s) < 2:
-            continue
-        by_pred = ranking({s: r["predicted"] for s, r in by_s.items()})
-        by_sim = ranking({s: r["simulated"] for s, r in by_s.items()})
-        same = by_pred == by_sim
-        agree += same
-        total += 1
-        rank_rows.append(f"| {config} | {model} | {' < '.join(by_pred)} | {' < '.join(by_sim)} | "
-                         f"{'yes' if same else '**no**'} |")
-    if total:
-        print(f"## Do the strategies rank the same?\n\nSame order by prediction and by simulation in "
-              f"{agree} of {total} (platform, workload) pairs (fastest first).\n")
-        print("| platform | workload | by prediction | by simulation | same |")
-        print("| --- | --- | --- | --- | --- |")
-        print("\n".join(rank_rows))
-        print()
-    print("## Every run\n")
-    print("*closed vs pred.* is the planner-vs-program part of the error, *sim. vs closed* the contention")
-    print("part. Per layer (rows of `simrun`'s table): Pearson r, the mean |error| weighted by predicted")
-    print("time, and the plain mean |error| (dominated by layers of microseconds, see above).\n")
-    print("| platform | strategy | workload | predicted [ms] | closed [ms] | simulated [ms] | error | "
-          "closed vs pred. | sim. vs closed | utilization | per-layer r | per-layer weighted abs error | "
-          "per-layer mean abs error |")
-    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for r in sorted(runs, key=lambda r: (r["config"], r["model"], r["strategy"])):
-        print(f"| {r['config']} | {r['strategy']} | {r['model']} | {1e3 * r['predicted']:.3f} | "
-              f"{1e3 * r['closed']:.3f} | {1e3 * r['simulated']:.3f} | "
-              f"{100 * (r['simulated'] / r['predicted'] - 1):+.1f} % | "
-              f"{100 * (r['closed'] / r['predicted'] - 1):+.2f} % | {100 * (r['simulated'] / r['closed'] - 1):+.2f} % | "
-              f"{r['utilization']:.3f} | {r['layer_r']:.3f} | {100 * r['layer_werr']:.1f} % | "
-              f"{100 * r['layer_err']:.1f} % |")
+    rankings(runs)
+    contention(runs)
+    every_run(runs)
+    not_run(skipped, failed)
 
 
 if __name__ == "__main__":

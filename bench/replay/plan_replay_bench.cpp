@@ -4,8 +4,12 @@
 // the wall time of lowering, closed form and replay, activities per second and peak memory.
 // Targets (issue 6): chip under 0.3 s, core under 3 s and 500 MB, at least 100k activities/s.
 //
-// Usage: plan_replay_bench [--config FILE] [--workload NAME] [--batch B] [--strategy S] [--only chip|core]
+// Usage: plan_replay_bench [--config FILE] [--set KEY=VALUE ...] [--workload NAME] [--batch B] [--strategy S]
+//                          [--only chip|core]
 //        plan_replay_bench --help
+// --set overrides a platform key as simplan --set does, e.g. the 64 x 64 TPU-v3 pod of issue 13's scale
+// figures: --config configs/tpu_v3_1024_torus_ici.yaml --set system.devices[0].count=4096
+//          --set system.torus.dims[0]=64 --set system.torus.dims[1]=64 --workload bert_large --strategy dp --only chip
 
 #include <sys/resource.h>
 
@@ -15,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "bench/replay/run_in_child.hpp"
 #include "sim/cli/command_line.hpp"
@@ -49,10 +54,10 @@ double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-Result run_one(const std::string& config, const std::string& workload_name, long long batch,
-               const std::string& strategy, topology::Granularity granularity) {
+Result run_one(const std::string& config, const std::vector<std::string>& overrides, const std::string& workload_name,
+               long long batch, const std::string& strategy, topology::Granularity granularity) {
   Result r;
-  const topology::SystemSpec spec = topology::load_system(config);
+  const topology::SystemSpec spec = topology::load_system(config, overrides);
   const workloads::Graph workload = workloads::load_workload(workload_name, batch);
   auto t0 = std::chrono::steady_clock::now();
   const plan::Plan plan = planner::builtin_strategies().make_plan(
@@ -84,25 +89,29 @@ Result run_one(const std::string& config, const std::string& workload_name, long
 int body(int argc, char** argv) {
   std::string config = std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf.yaml";
   std::string workload = "vgg16", strategy = "dsm", only;
+  std::vector<std::string> overrides;
   long long batch = 512;
   CLI::App app("plan_replay_bench: plans a workload (training), lowers the plan and replays it on SimGrid at chip "
                "and core granularity; prints tasks, activities, wall times, activities/s and peak memory "
                "(issue 6 targets: chip < 0.3 s, core < 3 s and < 500 MB, >= 100k activities/s)",
                "plan_replay_bench");
   app.add_option("--config", config, "Platform YAML file (default configs/torus_8pf.yaml)")->check(CLI::ExistingFile);
+  app.add_option("--set", overrides, "Platform key override KEY=VALUE, as simplan --set (repeatable)");
   app.add_option("--workload", workload, "Zoo workload (default vgg16)");
   app.add_option("--batch", batch, "Minibatch (default 512)")->check(CLI::Range(1LL, 1'000'000'000LL));
   app.add_option("--strategy", strategy, "Planning strategy (default dsm)");
   app.add_option("--only", only, "Only this granularity")->check(CLI::IsMember({"chip", "core"}));
   cli::parse(app, argc, argv);
-  std::printf("%s training, batch %lld, %s plan, %s\n", workload.c_str(), batch, strategy.c_str(), config.c_str());
+  std::printf("%s training, batch %lld, %s plan, %s", workload.c_str(), batch, strategy.c_str(), config.c_str());
+  for (const auto& o : overrides) std::printf(" --set %s", o.c_str());
+  std::printf("\n");
   std::printf("%-5s %9s %10s %12s %12s %12s %8s %8s %8s %10s %12s %8s\n", "gran.", "tasks", "activities", "predicted_s",
               "closed_s", "simulated_s", "lower_s", "setup_s", "replay_s", "total_s", "activities/s", "peak_MB");
   int failures = 0;
   for (auto g : {topology::Granularity::chip, topology::Granularity::core}) {
     if (!only.empty() && only != topology::to_string(g)) continue;
     bool ok = false;
-    const Result r = bench::run_in_child<Result>([&] { return run_one(config, workload, batch, strategy, g); }, ok);
+    const Result r = bench::run_in_child<Result>([&] { return run_one(config, overrides, workload, batch, strategy, g); }, ok);
     if (!ok) {
       std::printf("%-5s failed\n", topology::to_string(g).c_str());
       ++failures;

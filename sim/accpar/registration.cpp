@@ -2,8 +2,31 @@
 
 #include "sim/accpar/plan_fields.hpp"
 #include "sim/common/error.hpp"
+#include "sim/planner/prediction_check.hpp"
 
 namespace partsim::accpar {
+namespace {
+
+/// compute=device: each layer's compute is what the platform's device model takes for the plan's
+/// shards (per pass the slowest shard, planner::check_compute_by_layer, the function simplan's
+/// warning uses) instead of eq. 8's FLOPs at peak. The layer's communication is kept, so its total
+/// becomes communication + device compute, and the iteration stays the sum over layers (eq. 9).
+/// The search is not changed: it chose types and ratios with eq. 8; this prices the chosen plan.
+void price_compute_with_device_model(plan::Plan& p, const planner::PlanInputs& inputs) {
+  p.workload.mode = inputs.mode;  // check_compute_by_layer reads which passes run
+  const auto device = planner::check_compute_by_layer(p, inputs.spec, inputs.graph);
+  p.predicted_iteration_s = 0;
+  for (size_t v = 0; v < p.layers.size(); ++v) {
+    plan::PredictedCost& cost = p.layers[v].predicted;
+    cost.total_s += device[v].device_compute_s - cost.compute_s;
+    cost.compute_s = device[v].device_compute_s;
+    cost.breakdown["device_compute_s"] = device[v].device_compute_s;
+    p.predicted_iteration_s += cost.total_s;
+  }
+}
+
+}  // namespace
+
 plan::Plan make_accpar_plan(Strategy strategy, const planner::PlanInputs& inputs) {
   PlanOptions options;
   const std::string& levels = inputs.resolved.text("levels");
@@ -31,6 +54,7 @@ plan::Plan make_accpar_plan(Strategy strategy, const planner::PlanInputs& inputs
     layer.family = levels_to_json(result.typing[v]);
     p.layers.push_back(std::move(layer));
   }
+  if (inputs.resolved.text("compute") == "device") price_compute_with_device_model(p, inputs);
   return p;
 }
 
@@ -78,6 +102,11 @@ void register_strategies(planner::StrategyRegistry& registry) {
       "eq. 7's b at a split: cut = the smaller side's summed b_i (what the star delivers), device = the "
       "fetching side's own b_i (the paper's A(T)/b_i)",
       {"cut", "device"}};
+  const planner::OptionSpec compute{
+      "compute", planner::OptionType::choice, "peak",
+      "eq. 8's computation: peak = FLOPs at the devices' peak (the paper), device = the chosen plan's shards "
+      "priced by the platform's device model (PE-array mapping, memory-bound layers; the search still uses eq. 8)",
+      {"peak", "device"}};
   for (const auto& [strategy, description] : family) {
     const Strategy s = strategy;
     planner::StrategyInfo info;
@@ -86,6 +115,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
     info.options = {levels};
     if (s == Strategy::accpar) info.options.push_back(ratio);
     info.options.push_back(bandwidth);
+    info.options.push_back(compute);
     info.plan = [s](const planner::PlanInputs& inputs) { return make_accpar_plan(s, inputs); };
     info.check = check_accpar_plan;
     registry.add(std::move(info));

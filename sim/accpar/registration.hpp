@@ -2,8 +2,9 @@
 // The AccPar family in the strategy registry: dp, owt, hypar, accpar (seed 000 §6.1).
 //
 // Options (declared in register_strategies): levels=H|all (hierarchy levels searched);
-// bandwidth=cut|device (eq. 7's b at a split, hierarchy.hpp); accpar also ratio=level|layer (eq. 10
-// once per level for all layers (default), or per layer). Lowering: the
+// bandwidth=cut|device (eq. 7's b at a split, hierarchy.hpp); compute=peak|device (eq. 8 at peak,
+// or the chosen plan's shards priced by the platform's device model); accpar also ratio=level|layer
+// (eq. 10 once per level for all layers (default), or per layer). Lowering: the
 // shared sharding lowering (each layer's sharding is its typing, plan_fields.hpp).
 
 #include "sim/planner/registry.hpp"

@@ -87,15 +87,17 @@ std::vector<StepRun> step_runs(const collectives::Schedule& sched, const topolog
       if (ts[t].src == ts[t].dst || ts[t].bytes <= 0) continue;
       one.pairs.push_back({ts[t].src, ts[t].dst});
       one.bytes.push_back(ts[t].bytes);
-      one.latency = std::max(one.latency, topology.route_latency(topology.device_route(ts[t].src, ts[t].dst)));
     }
     if (one.pairs.empty()) continue;
-    if (!runs.empty() && runs.back().pairs == one.pairs) {
+    if (!runs.empty() && runs.back().pairs == one.pairs) {  // same pairs, same routes: same latency
       StepRun& run = runs.back();
       for (std::size_t i = 0; i < one.pairs.size(); ++i) run.bytes[i] += one.bytes[i];
       run.steps += 1;
-      run.latency = std::max(run.latency, one.latency);
     } else {
+      // Routes only for a new set of pairs: a ring's steps repeat theirs, and routing every step's
+      // transfers dominated lowering on 128-device stars.
+      for (const auto& [src, dst] : one.pairs)
+        one.latency = std::max(one.latency, topology.route_latency(topology.device_route(src, dst)));
       runs.push_back(std::move(one));
     }
   }

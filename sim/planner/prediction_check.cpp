@@ -2,10 +2,16 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <utility>
 #include <variant>
 
 #include "sim/devices/shard_compute.hpp"
 #include "sim/lowering/layer_geometry.hpp"
+#include "sim/lowering/sharding_lowering.hpp"
+#include "sim/program/closed_form.hpp"
+#include "sim/program/platform_binding.hpp"
+#include "sim/report/link_usage.hpp"
 
 namespace partsim::planner {
 namespace {
@@ -16,15 +22,81 @@ std::string ms(double s) {
   return buf;
 }
 
+std::string megabytes(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g MB", bytes / 1e6);
+  return buf;
+}
+
+std::string percent_of(double part, double whole) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f %%", whole > 0 ? 100 * part / whole : 0.0);
+  return buf;
+}
+
+/// The closing sentence of a warning: whether the term alone overturns the predicted iteration.
+std::string verdict(const plan::Plan& plan, double lower_bound_s) {
+  if (lower_bound_s > plan.predicted_iteration_s)
+    return "The predicted iteration (" + ms(plan.predicted_iteration_s) + ") cannot hold: it misses at least " +
+           ms(lower_bound_s - plan.predicted_iteration_s) + ".";
+  return "The predicted iteration (" + ms(plan.predicted_iteration_s) +
+         ") holds only if the replay hides that traffic behind compute.";
+}
+
+std::vector<std::string> compute_warnings(const plan::Plan& plan, const topology::SystemSpec& spec,
+                                          const workloads::Graph& graph, double threshold) {
+  const ComputeCheck c = check_compute(plan, spec, graph);
+  const double excess = c.device_compute_s - c.predicted_compute_s;
+  if (excess <= threshold * plan.predicted_iteration_s) return {};
+  const bool template_chips = spec.device_type(0).is_template();
+  std::string why = template_chips ? "the PE-array mapping of " + spec.device_type(0).name +
+                                         " (padding to the array, start-up, auxiliary work on the special-function "
+                                         "units, operands streamed through its memory)"
+                                   : "memory-bound layers (bytes / memory bandwidth above FLOPs / peak)";
+  if (!template_chips && c.memory_bound_s > 0) why += ": " + ms(c.memory_bound_s) + " of it";
+  return {plan.strategy + "'s cost model charges " + ms(c.predicted_compute_s) +
+          " of compute; the platform's device model takes " + ms(c.device_compute_s) + " for the same shards (" + why +
+          "; FLOPs at peak: " + ms(c.flops_at_peak_s) + "). The predicted iteration (" +
+          ms(plan.predicted_iteration_s) + ") cannot hold: it misses at least " + ms(excess) +
+          ". Replay the plan (simrun --plan) to see the whole difference."};
+}
+
+std::vector<std::string> communication_warnings(const plan::Plan& plan, const topology::SystemSpec& spec,
+                                                const workloads::Graph& graph, double threshold) {
+  const CommunicationCheck c = check_communication(plan, spec, graph);
+  std::vector<std::string> out;
+  const double margin = threshold * plan.predicted_iteration_s;
+  const double latency_excess = c.latency_s() - c.predicted_latency_s;
+  if (latency_excess > margin)
+    out.push_back("link latency: the plan's " + std::to_string(c.transfers) +
+                  " transfers each pay their route's latency, which " + plan.strategy + "'s cost model (" +
+                  ms(c.predicted_latency_s) + " of latency charged) leaves out; it adds " + ms(c.latency_s()) +
+                  " to the lowered program's critical path (closed form " + ms(c.closed_form_s) + ", " +
+                  ms(c.closed_form_bandwidth_only_s) + " at bandwidth only), " +
+                  percent_of(latency_excess, plan.predicted_iteration_s) + " of the predicted iteration (" +
+                  ms(plan.predicted_iteration_s) + "). Replay the plan (simrun --plan) to see the whole difference.");
+  const double contention_excess = c.busiest_link_s - c.predicted_comm_s;
+  if (contention_excess > margin)
+    out.push_back("contention: " + plan.strategy + "'s cost model charges " + ms(c.predicted_comm_s) +
+                  " of communication, but the busiest link (" + c.busiest_link + ") must carry " +
+                  megabytes(c.busiest_link_bytes) + " of the plan's transfers: " + ms(c.busiest_link_s) +
+                  " at its bandwidth, " + ms(contention_excess) +
+                  " more (transfers share that link; the model gives each device its bandwidth to itself). " +
+                  verdict(plan, c.busiest_link_s) + " Replay the plan (simrun --plan) to see the whole difference.");
+  return out;
+}
+
 }  // namespace
 
-ComputeCheck check_compute(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph) {
-  ComputeCheck c;
+std::vector<ComputeCheck> check_compute_by_layer(const plan::Plan& plan, const topology::SystemSpec& spec,
+                                                 const workloads::Graph& graph) {
+  std::vector<ComputeCheck> layers(plan.layers.size());
   const double bpe = static_cast<double>(topology::bytes_per_element(spec.precision));
   const bool training = plan.workload.mode == plan::Mode::training;
   for (std::size_t v = 0; v < graph.size() && v < plan.layers.size(); ++v) {
+    ComputeCheck& c = layers[v];
     const workloads::Layer& L = graph.layer(v);
-    c.predicted_compute_s += plan.layers[v].predicted.compute_s;
+    c.predicted_compute_s = plan.layers[v].predicted.compute_s;
     if (L.kind == workloads::LayerKind::input) continue;
     bool needs_input_error = false;
     for (std::size_t u : graph.predecessors(v)) needs_input_error |= graph.layer(u).kind != workloads::LayerKind::input;
@@ -54,26 +126,79 @@ ComputeCheck check_compute(const plan::Plan& plan, const topology::SystemSpec& s
       c.memory_bound_s += std::max(0.0, slowest - slowest_no_memory);
     }
   }
+  return layers;
+}
+
+ComputeCheck check_compute(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph) {
+  ComputeCheck sum;
+  for (const ComputeCheck& c : check_compute_by_layer(plan, spec, graph)) {
+    sum.predicted_compute_s += c.predicted_compute_s;
+    sum.device_compute_s += c.device_compute_s;
+    sum.flops_at_peak_s += c.flops_at_peak_s;
+    sum.memory_bound_s += c.memory_bound_s;
+  }
+  return sum;
+}
+
+CommunicationCheck check_communication(const plan::Plan& plan, const topology::SystemSpec& spec,
+                                       const workloads::Graph& graph) {
+  CommunicationCheck c;
+  for (const auto& layer : plan.layers) {
+    c.predicted_comm_s += layer.predicted.comm_s;
+    if (const auto it = layer.predicted.breakdown.find("latency_s"); it != layer.predicted.breakdown.end())
+      c.predicted_latency_s += it->second;
+  }
+  const topology::TopologyGraph topology(spec, topology::Granularity::chip);
+  const program::Program program = lowering::lower_sharding({plan, spec, graph, topology});
+  const report::TransferRoutes routes(program, topology);
+  // Both closed forms on the same routes: with latency (what the replay gives a lone flow) and
+  // without (what a bandwidth-only model such as AccPar's eq. 7 charges); routes looked up per pair.
+  std::map<std::pair<int, int>, std::pair<double, double>> route_of_pair;  // (latency s, bandwidth bytes/s)
+  for (std::size_t k = 0; k < routes.pair_count(); ++k)
+    route_of_pair[routes.pair_nodes(k)] = {topology.route_latency(routes.pair_route(k)),
+                                           topology.route_bandwidth(routes.pair_route(k))};
+  std::vector<double> link_bytes(static_cast<std::size_t>(topology.link_count()), 0.0);
+  const auto& tasks = program.tasks();
+  for (std::size_t t = 0; t < tasks.size(); ++t) {
+    const auto& route = routes.route(t);
+    if (route.empty()) continue;
+    ++c.transfers;
+    for (int link : route) link_bytes[static_cast<std::size_t>(link)] += tasks[t].bytes;
+  }
+  const auto transfer_time = [&](bool with_latency) -> program::TransferTime {
+    return [&, with_latency](const program::Endpoint& src, const program::Endpoint& dst, double bytes) {
+      const auto it = route_of_pair.find({program::node_of(topology, src), program::node_of(topology, dst)});
+      if (it == route_of_pair.end()) return 0.0;  // same node
+      return (with_latency ? it->second.first : 0.0) + bytes / it->second.second;
+    };
+  };
+  // The shared lowering also stands for link latency with delays placed nowhere (the latency of
+  // ring steps merged into one flow per pair, sharding_lowering.cpp add_steps); its other delays
+  // stand for a memory (Endpoint::memory) or are zero-time joins. Bandwidth only: those are zero.
+  program::Program bandwidth_only;
+  for (const auto& name : program.layer_names()) bandwidth_only.add_layer(name);
+  for (program::Task task : program.tasks()) {
+    if (task.kind == program::TaskKind::delay && task.at.device < 0) task.seconds = 0;
+    bandwidth_only.add(std::move(task));
+  }
+  c.closed_form_s = program::ClosedFormEvaluator(transfer_time(true)).evaluate(program).makespan_s;
+  c.closed_form_bandwidth_only_s =
+      program::ClosedFormEvaluator(transfer_time(false)).evaluate(bandwidth_only).makespan_s;
+  for (int link = 0; link < topology.link_count(); ++link) {
+    const double seconds = link_bytes[static_cast<std::size_t>(link)] / topology.link(link).bandwidth;
+    if (seconds <= c.busiest_link_s) continue;
+    c.busiest_link_s = seconds;
+    c.busiest_link_bytes = link_bytes[static_cast<std::size_t>(link)];
+    c.busiest_link = report::link_label(topology.link(link));
+  }
   return c;
 }
 
 std::vector<std::string> prediction_warnings(const plan::Plan& plan, const topology::SystemSpec& spec,
                                              const workloads::Graph& graph, double threshold) {
-  std::vector<std::string> out;
-  const ComputeCheck c = check_compute(plan, spec, graph);
-  const double excess = c.device_compute_s - c.predicted_compute_s;
-  if (plan.predicted_iteration_s <= 0 || excess <= threshold * plan.predicted_iteration_s) return out;
-  const bool template_chips = spec.device_type(0).is_template();
-  std::string why = template_chips ? "the PE-array mapping of " + spec.device_type(0).name +
-                                         " (padding to the array, start-up, auxiliary work on the special-function "
-                                         "units, operands streamed through its memory)"
-                                   : "memory-bound layers (bytes / memory bandwidth above FLOPs / peak)";
-  if (!template_chips && c.memory_bound_s > 0) why += ": " + ms(c.memory_bound_s) + " of it";
-  out.push_back(plan.strategy + "'s cost model charges " + ms(c.predicted_compute_s) +
-                " of compute; the platform's device model takes " + ms(c.device_compute_s) + " for the same shards (" +
-                why + "; FLOPs at peak: " + ms(c.flops_at_peak_s) + "). The predicted iteration (" +
-                ms(plan.predicted_iteration_s) + ") cannot hold: it misses at least " + ms(excess) +
-                ". Replay the plan (simrun --plan) to see the whole difference.");
+  if (plan.predicted_iteration_s <= 0) return {};
+  std::vector<std::string> out = compute_warnings(plan, spec, graph, threshold);
+  for (auto& w : communication_warnings(plan, spec, graph, threshold)) out.push_back(std::move(w));
   return out;
 }
 

@@ -1,10 +1,17 @@
 #pragma once
-// Saying when a prediction cannot hold (DESIGN.md principle 2): a plan's predicted compute set
-// against the platform's device model for the same shards. A strategy's cost model may leave out a
-// term the device model says dominates: AccPar (seed 000 eq. 8) charges FLOPs at peak, while a
-// template chip maps each shard onto its PE arrays (padding, start-up), runs auxiliary work on its
-// special-function units and streams operands through its memory, and a roofline device can be
-// memory-bound on element-wise layers.
+// Saying when a prediction cannot hold (DESIGN.md principle 2): the terms a strategy's cost model
+// may leave out, each sized on the plan itself and set against the plan's own prediction.
+// - Compute: AccPar (seed 000 eq. 8) charges FLOPs at peak, while a template chip maps each shard
+//   onto its PE arrays (padding, start-up), runs auxiliary work on its special-function units and
+//   streams operands through its memory, and a roofline device can be memory-bound on element-wise
+//   layers.
+// - Link latency: AccPar's eq. 7 is bandwidth-only (A(T) / b_i); every transfer of the lowered
+//   program also pays its route's latency, which dominates tiny tensors.
+// - Contention: a model that gives every device its b_i to itself (a star without sharing) misses
+//   the bytes several transfers push through one link of a torus; the busiest link's bytes over its
+//   bandwidth is a lower bound on the iteration whatever the schedule.
+// The latency and contention terms come from the plan's lowered program (the shared sharding
+// lowering at chip granularity), timed by the closed form: no SimGrid, cheap.
 //
 // Contract: pure; only for strategies lowered by the shared sharding lowering (a strategy with a
 // lowering of its own, dsm, costs the device itself). Seconds.
@@ -19,18 +26,43 @@
 namespace partsim::planner {
 
 struct ComputeCheck {
-  double predicted_compute_s = 0;  // the plan's compute, summed over its layers
+  double predicted_compute_s = 0;  // the plan's compute, summed over its layers (or of one layer)
   double device_compute_s = 0;     // per layer and pass the slowest shard by the device model, summed
   double flops_at_peak_s = 0;      // the same shards' FLOPs at the devices' peaks, summed
   double memory_bound_s = 0;       // how much of device_compute_s the memory term adds
 };
 
-/// The device model's compute of the plan's shards (the sharding lowering's compute tasks, without
-/// any communication).
+struct CommunicationCheck {
+  double predicted_comm_s = 0;     // the plan's communication, summed over its layers
+  double predicted_latency_s = 0;  // the part of it the strategy says is latency (breakdown "latency_s")
+  long long transfers = 0;         // transfers of the lowered program that cross at least one link
+  double closed_form_s = 0;        // the lowered program, each transfer latency + bytes / bandwidth
+  double closed_form_bandwidth_only_s = 0;  // the same with every route's latency taken out
+  double busiest_link_s = 0;       // max over links of bytes carried / bandwidth
+  double busiest_link_bytes = 0;
+  std::string busiest_link;        // its label (report::link_label), empty when nothing crosses a link
+  /// What the routes' latency adds to the program's critical path.
+  double latency_s() const { return closed_form_s - closed_form_bandwidth_only_s; }
+};
+
+/// The device model's compute of each layer's shards (the sharding lowering's compute tasks, without
+/// any communication), one entry per plan layer; what strategies that price their compute with the
+/// device model (AccPar's compute=device) charge.
+std::vector<ComputeCheck> check_compute_by_layer(const plan::Plan& plan, const topology::SystemSpec& spec,
+                                                 const workloads::Graph& graph);
+/// The same summed over the layers.
 ComputeCheck check_compute(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph);
 
+/// The plan's lowered program (shared sharding lowering, chip granularity): what link latency adds
+/// to it and how long its busiest link must carry bytes.
+CommunicationCheck check_communication(const plan::Plan& plan, const topology::SystemSpec& spec,
+                                       const workloads::Graph& graph);
+
 /// One line per term that changes the iteration by more than `threshold` of the prediction (empty
-/// when the prediction can hold as far as compute goes): the term, its size and the prediction's.
+/// when the prediction can hold): compute (device model vs the plan's compute), link latency (the
+/// lowered program's critical path with and without it vs the plan's "latency_s"), contention (the
+/// busiest link's bytes / bandwidth vs the plan's communication). Each names the term, its size and
+/// the prediction's, and says when the predicted iteration itself cannot hold.
 std::vector<std::string> prediction_warnings(const plan::Plan& plan, const topology::SystemSpec& spec,
                                              const workloads::Graph& graph, double threshold = 0.10);
 

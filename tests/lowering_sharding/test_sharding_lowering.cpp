@@ -184,7 +184,9 @@ TEST(PredictionCheck, MemoryBoundShardsAreNamedWithTheirSize) {
   const double flops_s = (3 * kFwdFlops + 2 * kUpdFlops) / 2 / 1e12;
   p.layers[1].predicted.compute_s = flops_s / 2;  // what a FLOPs-at-peak model charges
   p.layers[2].predicted.compute_s = flops_s / 2;
-  p.predicted_iteration_s = flops_s + 2.1e-3;
+  p.layers[1].predicted.comm_s = kWeightBytes / 1e9;  // each all-reduce's bytes on a device's link
+  p.layers[2].predicted.comm_s = kWeightBytes / 1e9;
+  p.predicted_iteration_s = flops_s + 2 * kWeightBytes / 1e9 + 2.1e-3;
   const auto fast = planner::check_compute(p, fixtures::star(2), g);
   EXPECT_NEAR(fast.device_compute_s, flops_s, 1e-9 * flops_s);
   EXPECT_NEAR(fast.flops_at_peak_s, flops_s, 1e-9 * flops_s);
@@ -198,4 +200,66 @@ TEST(PredictionCheck, MemoryBoundShardsAreNamedWithTheirSize) {
             std::string::npos)
       << warnings[0];
   EXPECT_NE(warnings[0].find("memory-bound layers"), std::string::npos) << warnings[0];
+}
+
+// The communication terms of the same data-parallel plan (planner::check_communication). Each
+// layer's gradient all-reduce on a ring of 2 is one flow per direction of S = 2,097,152 B (two
+// steps merged, DataParallelByHand), so each device's link to the switch carries 2 S = 4,194,304 B:
+// 4.194 ms at 1 GB/s. A plan charging no communication misses all of it, and 4.19 ms is more than
+// its 0.434 ms iteration: that cannot hold.
+TEST(PredictionCheck, BusiestLinkAgainstPredictedCommunication) {
+  const auto g = fixtures::two_fc();
+  const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 2}});
+  plan::Plan p = plan_of(g, {dp, dp, dp});
+  const double flops_s = (3 * kFwdFlops + 2 * kUpdFlops) / 2 / 1e12;  // 0.334 ms, compute-bound
+  p.layers[1].predicted.compute_s = p.layers[2].predicted.compute_s = flops_s / 2;
+  p.predicted_iteration_s = 0.434e-3;
+  const auto c = planner::check_communication(p, fixtures::star(2), g);
+  EXPECT_EQ(c.transfers, 4);
+  EXPECT_DOUBLE_EQ(c.busiest_link_bytes, 2 * kWeightBytes);
+  EXPECT_NEAR(c.busiest_link_s, 4.194304e-3, 1e-12);
+  EXPECT_EQ(c.busiest_link, "d0->switch");
+  EXPECT_EQ(c.latency_s(), 0);  // the star has no latency
+  const auto warnings = planner::prediction_warnings(p, fixtures::star(2), g);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("contention: hand's cost model charges 0 ms of communication, but the busiest link "
+                             "(d0->switch) must carry 4.19 MB of the plan's transfers: 4.19 ms at its bandwidth, "
+                             "4.19 ms more"),
+            std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find("cannot hold: it misses at least 3.76 ms"), std::string::npos) << warnings[0];
+  // Charging the link's bytes (2 x 2.097 ms) silences it.
+  p.layers[1].predicted.comm_s = p.layers[2].predicted.comm_s = kWeightBytes / 1e9;
+  p.predicted_iteration_s += 2 * kWeightBytes / 1e9;
+  EXPECT_TRUE(planner::prediction_warnings(p, fixtures::star(2), g).empty());
+}
+
+// Link latency: with 50 us per star link a route d0 -> switch -> d1 takes 100 us. fc1's all-reduce
+// ends the iteration (DataParallelByHand): its flow pays 100 us and its second, merged ring step
+// another 100 us (the lowering's latency delay), so latency adds 4 x 50 = 200 us to the critical
+// path, whatever the bandwidth. Against a 1 ms iteration charging no latency that is 20 %; a plan
+// that charges it (breakdown "latency_s") is not warned.
+TEST(PredictionCheck, LinkLatencyOnTheCriticalPathByHand) {
+  const auto g = fixtures::two_fc();
+  const auto spec = fixtures::star(2, "1000GB/s", "50us");
+  const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 2}});
+  plan::Plan p = plan_of(g, {dp, dp, dp});
+  const double flops_s = (3 * kFwdFlops + 2 * kUpdFlops) / 2 / 1e12;  // no compute warning
+  p.layers[1].predicted.compute_s = p.layers[2].predicted.compute_s = flops_s / 2;
+  p.layers[1].predicted.comm_s = p.layers[2].predicted.comm_s = kWeightBytes / 1e9;  // no contention warning
+  p.predicted_iteration_s = 1e-3;
+  const auto c = planner::check_communication(p, spec, g);
+  const double fwd = kFwdFlops / 2 / 1e12, upd = kUpdFlops / 2 / 1e12;
+  EXPECT_NEAR(c.closed_form_bandwidth_only_s, 3 * fwd + 2 * upd + kWeightBytes / 1e9, 1e-12);
+  EXPECT_NEAR(c.latency_s(), 200e-6, 1e-12);
+  auto warnings = planner::prediction_warnings(p, spec, g);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("link latency: the plan's 4 transfers each pay their route's latency, which hand's "
+                             "cost model (0 ms of latency charged) leaves out; it adds 0.2 ms to the lowered "
+                             "program's critical path"),
+            std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find("20 % of the predicted iteration (1 ms)"), std::string::npos) << warnings[0];
+  p.layers[2].predicted.breakdown["latency_s"] = 200e-6;
+  EXPECT_TRUE(planner::prediction_warnings(p, spec, g).empty());
 }

@@ -11,15 +11,16 @@
 
 namespace partsim::fixtures {
 
-// `n` roofline devices on a star, bf16 (2 bytes per element), no latency: 1 TFLOP/s, memory
-// 1000 GB/s (or `memory_bandwidth`), 1 GB/s per device link.
-inline topology::SystemSpec star(int n, const std::string& memory_bandwidth = "1000GB/s") {
+// `n` roofline devices on a star, bf16 (2 bytes per element), no latency (or `latency` per link):
+// 1 TFLOP/s, memory 1000 GB/s (or `memory_bandwidth`), 1 GB/s per device link.
+inline topology::SystemSpec star(int n, const std::string& memory_bandwidth = "1000GB/s",
+                                 const std::string& latency = "0s") {
   return test::platform_from_yaml("system:\n  name: star\n  precision: bf16\n  device_types:\n"
                             "    dev: {kind: roofline, peak: 1TFLOP/s, memory: 16GiB, memory_bandwidth: " +
                             memory_bandwidth + ", "
                             "network_bandwidth: 1GB/s}\n"
                             "  devices:\n    - {type: dev, count: " + std::to_string(n) + "}\n"
-                            "  star:\n    latency: 0s\n");
+                            "  star:\n    latency: " + latency + "\n");
 }
 
 // x (1024 features) -> fc1 (1024 -> 1024) -> fc2 (1024 -> 1024), batch 64, no biases: no auxiliary

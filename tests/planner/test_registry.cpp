@@ -82,10 +82,13 @@ TEST(Registry, OptionsAreCheckedByTheStrategy) {
   EXPECT_THROW(make("accpar", {"ratio=group"}), InputError);
   EXPECT_THROW(make("dp", {"ratio=layer"}), InputError);  // only accpar has a ratio to choose
   using Options = std::map<std::string, std::string>;
-  EXPECT_EQ(make("accpar", {"levels=3"}).options, (Options{{"bandwidth", "cut"}, {"levels", "3"}, {"ratio", "level"}}));
+  EXPECT_EQ(make("accpar", {"levels=3"}).options,
+            (Options{{"bandwidth", "cut"}, {"compute", "peak"}, {"levels", "3"}, {"ratio", "level"}}));
   EXPECT_EQ(make("accpar", {"ratio=layer"}).options,
-            (Options{{"bandwidth", "cut"}, {"levels", "all"}, {"ratio", "layer"}}));
-  EXPECT_EQ(make("hypar", {"levels=2", "bandwidth=device"}).options, (Options{{"bandwidth", "device"}, {"levels", "2"}}));
+            (Options{{"bandwidth", "cut"}, {"compute", "peak"}, {"levels", "all"}, {"ratio", "layer"}}));
+  EXPECT_EQ(make("hypar", {"levels=2", "bandwidth=device", "compute=device"}).options,
+            (Options{{"bandwidth", "device"}, {"compute", "device"}, {"levels", "2"}}));
+  EXPECT_THROW(make("dp", {"compute=roofline"}), InputError);
 }
 
 TEST(Registry, MessagesNameTheAllowedKeysAndValues) {
@@ -98,7 +101,7 @@ TEST(Registry, MessagesNameTheAllowedKeysAndValues) {
     }
     return std::string("<no error>");
   };
-  EXPECT_EQ(error("accpar", {"depth=3"}), "strategy accpar: unknown option 'depth' (allowed: levels, ratio, bandwidth)");
+  EXPECT_EQ(error("accpar", {"depth=3"}), "strategy accpar: unknown option 'depth' (allowed: levels, ratio, bandwidth, compute)");
   EXPECT_EQ(error("accpar", {"ratio=group"}),
             "strategy accpar: option ratio='group' is not allowed (allowed: level | layer)");
   EXPECT_EQ(error("dsm", {"opt=hybrid,warp"}),
