@@ -49,6 +49,7 @@ struct Options {
   std::vector<std::string> merge;  // --merge: the shards' CSVs, in shard order
   bool resume = false;
   bool list_points = false;
+  bool quiet = false;  // --quiet: no progress or "wrote" lines (errors still printed)
   int jobs = 0;
 };
 
@@ -73,10 +74,12 @@ std::string file_hash(const std::string& path) {
 
 class Progress {
  public:
-  Progress(size_t total, std::string who) : total_(total), who_(std::move(who)), tty_(::isatty(STDERR_FILENO) != 0) {}
+  Progress(size_t total, std::string who, bool quiet)
+      : total_(total), who_(std::move(who)), tty_(::isatty(STDERR_FILENO) != 0), quiet_(quiet) {}
   void step(bool failed) {
     ++done_;
     failed_ += failed ? 1 : 0;
+    if (quiet_) return;
     if (tty_) {
       const size_t width = 30, filled = total_ ? done_ * width / total_ : width;
       std::cerr << "\r" << who_ << "[" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << done_
@@ -92,6 +95,7 @@ class Progress {
   size_t total_, done_ = 0, failed_ = 0;
   std::string who_;
   bool tty_;
+  bool quiet_;
 };
 
 // "--set K=V: ..." from the platform, about a value that came from --vary: "--vary K=V: ...".
@@ -241,7 +245,8 @@ int merge_mode(const Options& o, const std::vector<sweep::SweepAxis>& axes, cons
   }
   outputs.add(o.out, sweep::merge_shards(shards, axes));
   outputs.commit();
-  std::cerr << "simsweep: wrote " << o.out << " (" << points.size() << " points from " << shards.size() << " shards)\n";
+  if (!o.quiet)
+    std::cerr << "simsweep: wrote " << o.out << " (" << points.size() << " points from " << shards.size() << " shards)\n";
   return 0;
 }
 
@@ -282,10 +287,10 @@ RankRows run_points(const Options& o, const std::vector<sweep::SweepAxis>& axes,
     chains.push_back(std::move(commands));
   }
   const std::string who = world.size() > 1 ? "[rank " + std::to_string(world.rank()) + "]" : "";
-  if (o.resume)
+  if (o.resume && !o.quiet)
     std::cerr << "simsweep" << who << ": --resume: " << mine.size() - chains.size() << " of " << mine.size()
               << " points already done, running " << chains.size() << "\n";
-  Progress progress(chains.size(), who);
+  Progress progress(chains.size(), who, o.quiet);
   const auto results = sweep::run_chains(chains, jobs, [&](size_t, const sweep::ChainResult& r) {
     progress.step(r.exit_code != 0);
   });
@@ -324,6 +329,7 @@ int run(int argc, char** argv) {
   app.add_option("--out", o.out, "CSV file to write (with --shard: this shard's rows)")->required();
   app.add_option("--work-dir", o.work_dir, "Where each point's definition, plan, results and log go (default: OUT.d)");
   app.add_option("--bin-dir", o.bin_dir, "Where simplan and simrun are (default: beside simsweep)");
+  cli::add_quiet_flag(app, o.quiet);
   app.add_flag("--resume", o.resume,
                "Keep the points of the work directory whose results.json is complete and whose definition "
                "(point.json) is this sweep's; run the others");
@@ -382,9 +388,10 @@ int run(int argc, char** argv) {
   for (const auto& row : ordered) csv += row;
   outputs.add(o.out, csv);
   outputs.commit();
-  std::cerr << "simsweep: wrote " << o.out << " (" << range.size() << " points"
-            << (shard.count > 1 ? " of shard " + o.shard : std::string()) << ", " << failed << " failed; work in "
-            << (o.work_dir.empty() ? o.out + ".d" : o.work_dir) << ")\n";
+  if (!o.quiet)
+    std::cerr << "simsweep: wrote " << o.out << " (" << range.size() << " points"
+              << (shard.count > 1 ? " of shard " + o.shard : std::string()) << ", " << failed << " failed; work in "
+              << (o.work_dir.empty() ? o.out + ".d" : o.work_dir) << ")\n";
   return failed == 0 ? 0 : 1;
 }
 

@@ -234,6 +234,20 @@ TEST(Simsweep, ResumeRerunsOnlyMissingPoints) {
   fs::remove_all(dir);
 }
 
+// --quiet: the CSV as without it, and nothing on stdout or stderr (no progress, no "wrote" line).
+TEST(Simsweep, QuietPrintsNothing) {
+  const fs::path dir = test_dir("simsweep_quiet");
+  write_stand_ins(dir);
+  std::string output;
+  ASSERT_EQ(run_command(stand_in_sweep(dir, "--vary batch=1,2") + " --quiet --out " + (dir / "sweep.csv").string(), &output), 0)
+      << output;
+  EXPECT_EQ(output, "");
+  EXPECT_EQ(read(dir / "sweep.csv"),
+            "batch,batch_si,status,predicted_s,closed_form_s,simulated_s,utilization,error,warnings\n"
+            "1,1,ok,1,1,2,0.5,,\n2,2,ok,2,1,2,0.5,,\n");
+  fs::remove_all(dir);
+}
+
 // --list-points prints the points (of a shard) and runs nothing.
 TEST(Simsweep, ListPoints) {
   const fs::path dir = test_dir("simsweep_list");
