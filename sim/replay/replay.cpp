@@ -4,14 +4,19 @@
 #include <xbt/config.hpp>
 #include <xbt/log.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <cmath>
+#include <map>
 #include <set>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "sim/common/error.hpp"
+#include "sim/common/text.hpp"
 #include "sim/replay/simulation_impl.hpp"
 
 namespace partsim::replay {
@@ -50,6 +55,25 @@ void refuse_link_tracing() {
                        "or tracing:yes alone");
 }
 
+// SimGrid 3.32 checks the values of its model and optimisation keys only when it builds the models,
+// and then aborts the process (surf_interface.cpp find_model_description: xbt_die). The values that
+// build and replay partsim's platforms, checked here instead. Left out: network/model ns-3 (needs
+// ns-3's own platform set-up; a replay with it does not finish) and Constant (it has no links and
+// refuses partsim's).
+void check_model_choice(const std::string& setting, const std::string& key, const std::string& value) {
+  static const std::map<std::string, std::vector<std::string>> kChoices = {
+      {"network/model", {"LV08", "CM02", "SMPI", "IB"}},
+      {"cpu/model", {"Cas01"}},
+      {"host/model", {"default", "compound", "ptask_L07"}},
+      {"disk/model", {"S19"}},
+      {"network/optim", {"Lazy", "Full"}},
+      {"cpu/optim", {"Lazy", "TI", "Full"}},
+  };
+  const auto it = kChoices.find(key);
+  if (it == kChoices.end() || std::find(it->second.begin(), it->second.end(), value) != it->second.end()) return;
+  throw InputError("--simgrid-cfg '" + setting + "': bad value for SimGrid key '" + key + "' (allowed: " + join(it->second) + ")");
+}
+
 }  // namespace
 
 void check_simgrid_settings(const std::vector<std::string>& settings) {
@@ -76,6 +100,7 @@ void check_simgrid_settings(const std::vector<std::string>& settings) {
     } catch (const std::out_of_range&) {
       throw InputError("--simgrid-cfg '" + setting + "': SimGrid has no configuration key '" + key + "' (" + form + ")");
     }
+    check_model_choice(setting, key, setting.substr(colon + 1));
     try {
       // Setting it now is harmless: the Simulation applies partsim's settings and then these again.
       simgrid::config::set_parse(setting);

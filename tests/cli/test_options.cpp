@@ -56,15 +56,25 @@ TEST(Options, SimgridSettingsAreCheckedBeforePlanning) {
       {base + ":CM02", "not KEY:VALUE"},
       {base + "bogus/key:1", "SimGrid has no configuration key 'bogus/key'"},
       {base + "network/crosstraffic:maybe", "bad value for SimGrid key 'network/crosstraffic'"},
+      // Model and optimisation values SimGrid would only check (and abort on) when building its models.
+      {base + "network/model:nonsense", "bad value for SimGrid key 'network/model' (allowed: LV08, CM02, SMPI, IB)"},
+      {base + "network/model:Constant", "(allowed: LV08, CM02, SMPI, IB)"},
+      {base + "cpu/optim:bogus", "bad value for SimGrid key 'cpu/optim' (allowed: Lazy, TI, Full)"},
+      {base + "host/model:bogus", "bad value for SimGrid key 'host/model' (allowed: default, compound, ptask_L07)"},
       // SimGrid 3.32's tracer aborts on split-duplex links ("container already present"): refused.
       {base + "tracing:yes --simgrid-cfg tracing/platform:yes", "tracing:yes with tracing/platform:yes: not supported"},
       {base + "tracing/actor:yes --simgrid-cfg tracing:yes", "tracing:yes with tracing/actor:yes: not supported"},
   };
   for (const auto& c : cases) expect_refused(c);
-  // A valid setting still reaches the replay.
+  // Valid settings still reach the replay.
   std::string out;
   EXPECT_EQ(run_command(kBin + "simrun --config " + kConfig +
                             " --collective all_reduce --bytes 1MB --simgrid-cfg network/optim:Full",
+                        &out),
+            0)
+      << out;
+  EXPECT_EQ(run_command(kBin + "simrun --config " + kConfig +
+                            " --collective all_reduce --bytes 1MB --simgrid-cfg network/model:CM02",
                         &out),
             0)
       << out;
