@@ -148,7 +148,8 @@ TEST(LayerFlops, AttentionMacs) {
 TEST(LayerFlops, GroupedQueryAttentionWithoutBias) {
   NetBuilder b("t", "");
   b.attention("attn", {b.input("x", {64, 10, 1})}, 8, /*kv_heads=*/2, /*bias=*/false);
-  const LayerQuantities& q = only(b.build(1), "attn").q;
+  const Graph g = b.build(1);
+  const LayerQuantities& q = only(g, "attn").q;
   EXPECT_EQ(q.params, 10'240);
   EXPECT_DOUBLE_EQ(q.macs.fwd, 115'200.0);
   EXPECT_DOUBLE_EQ(q.aux_flops.fwd, 3'200.0);
