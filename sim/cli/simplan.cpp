@@ -25,6 +25,7 @@
 
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/inputs.hpp"
+#include "sim/cli/simplan_options.hpp"
 #include "sim/common/error.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/planner/check_plan.hpp"
@@ -37,25 +38,7 @@ using namespace partsim;
 
 namespace {
 
-struct Options {
-  std::string workload;             // zoo name or workload YAML file
-  std::optional<long long> batch;   // --batch: minibatch size (required to plan; --describe: 1)
-  bool quiet = false;               // --quiet: no summary line or notes
-  bool describe = false;
-  bool list = false;
-  std::string json_file;            // --json: describe output as JSON ("-" = stdout)
-  double bytes_per_element = 4;     // tensor bytes in --describe (4 = fp32)
-  cli::PlatformOptions platform;    // --config, --set, --dump-config (planning modes)
-  std::string strategy;             // --strategy (see --list-strategies)
-  bool list_strategies = false;
-  int levels = -1;                  // --levels: AccPar hierarchy levels searched (-1 = all)
-  std::vector<std::string> strategy_options;  // --option key=value
-  std::string mode = "training";    // --mode training|inference
-  std::string output;               // -o plan.json
-  std::string dsm_opt;              // --opt: dsm optimizations (becomes the option opt=...)
-  std::string explain;              // --explain LAYER
-  std::optional<std::uint64_t> seed;  // --seed N (stochastic strategies)
-};
+using Options = cli::SimplanOptions;
 
 int list_strategies_mode() {
   std::cout << planner::builtin_strategies().list_table();
@@ -71,9 +54,7 @@ int plan_mode(const Options& o) {
   for (const auto& f : {o.output, o.platform.dump_config_file})
     if (!f.empty()) files.push_back(f);
   outputs.check(files);
-  std::vector<std::string> options = o.strategy_options;
-  if (o.levels >= 0) options.push_back("levels=" + std::to_string(o.levels));
-  if (!o.dsm_opt.empty()) options.push_back("opt=" + o.dsm_opt);
+  const std::vector<std::string> options = cli::strategy_options(o);
   const cli::PlanningInputs loaded =
       cli::load_planning_inputs(o.platform, o.workload, o.batch.value_or(1), o.strategy, options, outputs);
   // Checked after the strategy, platform, workload and options, so those errors come first. No
@@ -138,27 +119,7 @@ int describe_mode(const Options& o) {
 int body(int argc, char** argv) {
   Options o;
   CLI::App app("simplan: describe DNN workloads and plan their partitioning over a platform", "simplan");
-  app.add_option("--workload", o.workload,
-                 "Zoo name (see --list), workload YAML file or ONNX model[#ops,NAME=N] (workloads/README.md)");
-  app.add_option("--batch", o.batch, "Minibatch size (1 to 1000000000); required with --strategy, --describe defaults to 1")->check(CLI::Range(1LL, 1'000'000'000LL));
-  app.add_flag("--describe", o.describe, "Print one row per layer (shape, params, FLOP, bytes) and totals");
-  app.add_flag("--list", o.list, "List the zoo workloads with a one-line description");
-  app.add_option("--json", o.json_file, "With --describe: also write the description as JSON ('-' for stdout)");
-  app.add_option("--bytes-per-element", o.bytes_per_element, "Bytes per tensor element for --describe (4 = fp32; 0.125 to 1024)")
-      ->check(CLI::Range(0.125, 1024.0));
-  cli::add_platform_options(app, o.platform);
-  app.add_option("--strategy", o.strategy, "Plan with this strategy (see --list-strategies)");
-  app.add_flag("--list-strategies", o.list_strategies, "List the planning strategies with a one-line description");
-  app.add_option("--levels", o.levels, "AccPar family: hierarchy levels searched (default: all; lower ones are Type-I)")
-      ->check(CLI::Range(0, 64));
-  app.add_option("--option", o.strategy_options, "Strategy option key=value (repeatable)");
-  app.add_option("--mode", o.mode, "training (forward, backward, gradient) or inference (forward only)")
-      ->check(CLI::IsMember({"training", "inference"}));
-  app.add_option("-o,--output", o.output, "Plan file to write (plan.json; docs/plan-format.md)");
-  app.add_option("--opt", o.dsm_opt, "dsm: same as --option opt=LIST (hybrid,memreuse,dysm,tpipe, all, none)");
-  app.add_option("--explain", o.explain, "Print the strategy's candidate configurations of this layer, instead of planning");
-  app.add_option("--seed", o.seed, "Seed of a stochastic strategy (recorded in plan.json; same seed, same plan)");
-  cli::add_quiet_flag(app, o.quiet);
+  cli::add_simplan_options(app, o);
   cli::parse(app, argc, argv);
 
   if (o.list_strategies) return list_strategies_mode();

@@ -23,6 +23,7 @@
 
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/inputs.hpp"
+#include "sim/cli/simplan_options.hpp"
 #include "sim/common/content_hash.hpp"
 #include "sim/common/error.hpp"
 #include "sim/planner/builtin_strategies.hpp"
@@ -160,6 +161,8 @@ std::string point_text(const sweep::SweepPoint& point) {
 // resolved platform, the workload or fixed plan file), part of its definition for --resume.
 std::vector<std::vector<std::string>> check_inputs(const Options& o, const std::vector<sweep::SweepAxis>& axes,
                                                    const std::vector<sweep::SweepPoint>& points) {
+  if (!o.base.fixed_plan.empty() && !o.base.simplan_args.empty())
+    throw InputError("--simplan-arg has no effect with --fixed-plan (no point runs simplan)");
   cli::OutputSet unused;
   const cli::PlatformOptions fixed{o.base.config, o.base.sets, ""};
   std::string plan_hash;
@@ -172,6 +175,10 @@ std::vector<std::vector<std::string>> check_inputs(const Options& o, const std::
   } else {
     cli::load_platform(fixed, unused);
   }
+  // simplan's own parser, so a bad extra argument fails here, not at every point; its strategy
+  // options join each point's in the check below.
+  const std::vector<std::string> extra_options =
+      cli::strategy_options(cli::parse_simplan_arguments(o.base.simplan_args));
   check_axis_values(o, axes);
 
   std::vector<std::vector<std::string>> hashes;
@@ -190,8 +197,10 @@ std::vector<std::vector<std::string>> check_inputs(const Options& o, const std::
       } else if (!checked_planning.insert(planning_key).second) {
         hashes.push_back({topology::content_hash(cli::load_platform(platform, unused)), workload_hashes.at(in.workload)});
       } else {
+        std::vector<std::string> options = in.options;
+        options.insert(options.end(), extra_options.begin(), extra_options.end());
         const cli::PlanningInputs planning =
-            cli::load_planning_inputs(platform, in.workload, in.batch, in.strategy, in.options, unused);
+            cli::load_planning_inputs(platform, in.workload, in.batch, in.strategy, options, unused);
         workload_hashes.emplace(in.workload, file_hash(in.workload));
         hashes.push_back({topology::content_hash(planning.spec), workload_hashes.at(in.workload)});
       }

@@ -137,6 +137,18 @@ TEST(Simsweep, BadInputIsRefusedBeforeAnyPoint) {
       {"--config " + config + " --workload vgg16 --strategy dsm" + vary, "--workload, --batch and --strategy are required"},
       {"--config " + config + good + vary + " --shard 2/2", "--shard 2/2: I must be below N"},
       {"--config " + config + good + " --vary batch=8 --vary batch=16", "--vary batch is given twice"},
+      // --simplan-arg goes through simplan's own parser, up front (issue 21).
+      {"--config " + config + good + vary + " --simplan-arg=--mode=bogus",
+       "--simplan-arg --mode=bogus: --mode: bogus not in {training,inference}"},
+      {"--config " + config + good + vary + " --simplan-arg=--mode=inference --simplan-arg=--levels=99",
+       "--simplan-arg --mode=inference --levels=99: --levels: Value 99 not in range 0 to 64"},
+      {"--config " + config + good + vary + " --simplan-arg=--no-such-flag", "--simplan-arg --no-such-flag: "},
+      {"--config " + config + good + vary + " --simplan-arg=--batch=4",
+       "--simplan-arg --batch=4: --batch is set by simsweep at every point"},
+      {"--config " + config + good + vary + " --simplan-arg=-o --simplan-arg=x.json",
+       "--simplan-arg -o x.json: --output is set by simsweep"},
+      {"--config " + config + good + vary + " --simplan-arg=--option=bogus=1",
+       "point 0 (system.torus.bandwidth=10GB/s): strategy dsm: unknown option 'bogus'"},
   };
   // A dsm plan whose passes the lowering refuses (training passes in an inference plan).
   const std::string plan = (dir / "dsm.json").string();
@@ -151,6 +163,8 @@ TEST(Simsweep, BadInputIsRefusedBeforeAnyPoint) {
   std::ofstream(dir / "dsm_inference.json") << text;
   cases.push_back({"--config " + config + " --fixed-plan " + (dir / "dsm_inference.json").string() + vary,
                    "dsm_inference.json: /layers/1/family/passes: layer 'conv1': passes [fwd, upd] do not match"});
+  cases.push_back({"--config " + config + " --fixed-plan " + plan + vary + " --simplan-arg=--mode=inference",
+                   "--simplan-arg has no effect with --fixed-plan"});
   cases.push_back({"--config " + config + " --fixed-plan " + plan + " --vary batch=8,16",
                    "--vary batch: only platform keys can be varied with --fixed-plan"});
   for (const auto& c : cases) {

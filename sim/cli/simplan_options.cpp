@@ -1,0 +1,70 @@
+#include "sim/cli/simplan_options.hpp"
+
+#include <algorithm>
+
+#include "sim/common/error.hpp"
+#include "sim/common/text.hpp"
+
+namespace partsim::cli {
+
+void add_simplan_options(CLI::App& app, SimplanOptions& o) {
+  app.add_option("--workload", o.workload,
+                 "Zoo name (see --list), workload YAML file or ONNX model[#ops,NAME=N] (workloads/README.md)");
+  app.add_option("--batch", o.batch, "Minibatch size (1 to 1000000000); required with --strategy, --describe defaults to 1")
+      ->check(CLI::Range(1LL, 1'000'000'000LL));
+  app.add_flag("--describe", o.describe, "Print one row per layer (shape, params, FLOP, bytes) and totals");
+  app.add_flag("--list", o.list, "List the zoo workloads with a one-line description");
+  app.add_option("--json", o.json_file, "With --describe: also write the description as JSON ('-' for stdout)");
+  app.add_option("--bytes-per-element", o.bytes_per_element, "Bytes per tensor element for --describe (4 = fp32; 0.125 to 1024)")
+      ->check(CLI::Range(0.125, 1024.0));
+  add_platform_options(app, o.platform);
+  app.add_option("--strategy", o.strategy, "Plan with this strategy (see --list-strategies)");
+  app.add_flag("--list-strategies", o.list_strategies, "List the planning strategies with a one-line description");
+  app.add_option("--levels", o.levels, "AccPar family: hierarchy levels searched (default: all; lower ones are Type-I)")
+      ->check(CLI::Range(0, 64));
+  app.add_option("--option", o.strategy_options, "Strategy option key=value (repeatable)");
+  app.add_option("--mode", o.mode, "training (forward, backward, gradient) or inference (forward only)")
+      ->check(CLI::IsMember({"training", "inference"}));
+  app.add_option("-o,--output", o.output, "Plan file to write (plan.json; docs/plan-format.md)");
+  app.add_option("--opt", o.dsm_opt, "dsm: same as --option opt=LIST (hybrid,memreuse,dysm,tpipe, all, none)");
+  app.add_option("--explain", o.explain, "Print the strategy's candidate configurations of this layer, instead of planning");
+  app.add_option("--seed", o.seed, "Seed of a stochastic strategy (recorded in plan.json; same seed, same plan)");
+  add_quiet_flag(app, o.quiet);
+}
+
+std::vector<std::string> strategy_options(const SimplanOptions& o) {
+  std::vector<std::string> options = o.strategy_options;
+  if (o.levels >= 0) options.push_back("levels=" + std::to_string(o.levels));
+  if (!o.dsm_opt.empty()) options.push_back("opt=" + o.dsm_opt);
+  return options;
+}
+
+const std::vector<std::string>& options_simsweep_controls() {
+  static const std::vector<std::string> controlled{"--config",  "--set",  "--dump-config",     "--workload",
+                                                   "--batch",   "--strategy", "--output",      "--describe",
+                                                   "--list",    "--json", "--list-strategies", "--explain"};
+  return controlled;
+}
+
+SimplanOptions parse_simplan_arguments(const std::vector<std::string>& args) {
+  const std::string given = "--simplan-arg " + join(args, " ");
+  SimplanOptions o;
+  CLI::App app("simplan", "simplan");
+  add_simplan_options(app, o);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes its arguments last first
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    throw InputError(given + ": --help would print simplan's help instead of planning");
+  } catch (const CLI::ParseError& e) {
+    throw InputError(given + ": " + e.what());
+  }
+  for (const auto& name : options_simsweep_controls())
+    if (app.count(name) > 0)
+      throw InputError(given + ": " + name + " is set by simsweep at every point (use simsweep's own --config, "
+                       "--set, --workload, --batch, --strategy or --vary); allowed through --simplan-arg: --option, "
+                       "--levels, --opt, --mode, --seed, --bytes-per-element, --quiet");
+  return o;
+}
+
+}  // namespace partsim::cli

@@ -1,0 +1,53 @@
+#pragma once
+// simplan's command-line options in one place: simplan parses its command line with them, and
+// simsweep parses each --simplan-arg with the same parser before the first point, so a bad extra
+// argument is refused up front with simplan's own message.
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/cli/command_line.hpp"
+
+namespace partsim::cli {
+
+struct SimplanOptions {
+  std::string workload;             // zoo name, workload YAML file or ONNX model
+  std::optional<long long> batch;   // --batch: minibatch size (required to plan; --describe: 1)
+  bool quiet = false;               // --quiet: no summary line or notes
+  bool describe = false;
+  bool list = false;
+  std::string json_file;            // --json: describe output as JSON ("-" = stdout)
+  double bytes_per_element = 4;     // tensor bytes in --describe (4 = fp32)
+  PlatformOptions platform;         // --config, --set, --dump-config (planning modes)
+  std::string strategy;             // --strategy (see --list-strategies)
+  bool list_strategies = false;
+  int levels = -1;                  // --levels: AccPar hierarchy levels searched (-1 = all)
+  std::vector<std::string> strategy_options;  // --option key=value
+  std::string mode = "training";    // --mode training|inference
+  std::string output;               // -o plan.json
+  std::string dsm_opt;              // --opt: dsm optimizations (becomes the option opt=...)
+  std::string explain;              // --explain LAYER
+  std::optional<std::uint64_t> seed;  // --seed N (stochastic strategies)
+};
+
+/// Adds every simplan option to `app` (also -q/--quiet; --version and --help come from parse()).
+void add_simplan_options(CLI::App& app, SimplanOptions& options);
+
+/// The strategy options the command line gives: every --option, then --levels and --opt in their
+/// option form (levels=H, opt=LIST).
+std::vector<std::string> strategy_options(const SimplanOptions& options);
+
+/// The options simsweep sets itself at every point (--config, --workload, --batch, --strategy, -o,
+/// --set) or that would make simplan do something other than plan (--describe, --list, --explain,
+/// ...): none may come through --simplan-arg.
+const std::vector<std::string>& options_simsweep_controls();
+
+/// Parses `args` (simsweep's --simplan-arg values, in order) as simplan would. Throws InputError
+/// "--simplan-arg ARGS: WHY" for a value simplan would refuse, and for an option simsweep controls.
+SimplanOptions parse_simplan_arguments(const std::vector<std::string>& args);
+
+}  // namespace partsim::cli
