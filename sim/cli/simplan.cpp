@@ -18,9 +18,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include <cstdint>
 #include <cstdio>
-#include <optional>
 #include <iostream>
 
 #include "sim/cli/command_line.hpp"

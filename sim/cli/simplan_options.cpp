@@ -39,12 +39,18 @@ std::vector<std::string> strategy_options(const SimplanOptions& o) {
   return options;
 }
 
-const std::vector<std::string>& options_simsweep_controls() {
-  static const std::vector<std::string> controlled{"--config",  "--set",  "--dump-config",     "--workload",
-                                                   "--batch",   "--strategy", "--output",      "--describe",
-                                                   "--list",    "--json", "--list-strategies", "--explain"};
-  return controlled;
+namespace {
+
+// The simplan options simsweep sets itself at every point, or that would stop simplan from planning.
+const std::vector<std::string> kSetBySimsweep{"--config", "--set",    "--dump-config", "--workload",
+                                              "--batch",  "--strategy", "--output",    "--describe",
+                                              "--list",   "--json",   "--list-strategies", "--explain"};
+
+bool set_by_simsweep(const std::string& name) {
+  return std::find(kSetBySimsweep.begin(), kSetBySimsweep.end(), name) != kSetBySimsweep.end();
 }
+
+}  // namespace
 
 SimplanOptions parse_simplan_arguments(const std::vector<std::string>& args) {
   const std::string given = "--simplan-arg " + join(args, " ");
@@ -59,11 +65,17 @@ SimplanOptions parse_simplan_arguments(const std::vector<std::string>& args) {
   } catch (const CLI::ParseError& e) {
     throw InputError(given + ": " + e.what());
   }
-  for (const auto& name : options_simsweep_controls())
-    if (app.count(name) > 0)
+  for (const auto& name : kSetBySimsweep)
+    if (app.count(name) > 0) {
+      std::vector<std::string> allowed;  // every other option simplan has, from its own definitions
+      for (const CLI::Option* option : app.get_options()) {
+        const std::string other = option->get_name();
+        if (other != "--help" && !set_by_simsweep(other)) allowed.push_back(other);
+      }
       throw InputError(given + ": " + name + " is set by simsweep at every point (use simsweep's own --config, "
-                       "--set, --workload, --batch, --strategy or --vary); allowed through --simplan-arg: --option, "
-                       "--levels, --opt, --mode, --seed, --bytes-per-element, --quiet");
+                       "--set, --workload, --batch, --strategy or --vary); allowed through --simplan-arg: " +
+                       join(allowed));
+    }
   return o;
 }
 

@@ -41,13 +41,10 @@ void add_simplan_options(CLI::App& app, SimplanOptions& options);
 /// option form (levels=H, opt=LIST).
 std::vector<std::string> strategy_options(const SimplanOptions& options);
 
-/// The options simsweep sets itself at every point (--config, --workload, --batch, --strategy, -o,
-/// --set) or that would make simplan do something other than plan (--describe, --list, --explain,
-/// ...): none may come through --simplan-arg.
-const std::vector<std::string>& options_simsweep_controls();
-
 /// Parses `args` (simsweep's --simplan-arg values, in order) as simplan would. Throws InputError
-/// "--simplan-arg ARGS: WHY" for a value simplan would refuse, and for an option simsweep controls.
+/// "--simplan-arg ARGS: WHY" for a value simplan would refuse, and for an option simsweep sets itself
+/// at every point (--config, --set, --workload, --batch, --strategy, -o) or one that would make simplan
+/// do something other than plan (--describe, --list, --explain, ...); the message lists the others.
 SimplanOptions parse_simplan_arguments(const std::vector<std::string>& args);
 
 }  // namespace partsim::cli
