@@ -65,6 +65,7 @@ std::string allowed_values(const OptionSpec& o) {
     case OptionType::boolean: return "true or false";
     case OptionType::choice: return joined(o.choices, " | ");
     case OptionType::words: return "comma-separated " + joined(o.choices, ",") + ", or all, or none";
+    case OptionType::text: return "any non-empty text";
   }
   return "";
 }
@@ -94,6 +95,9 @@ std::string check_value(const std::string& strategy, const OptionSpec& o, const 
     case OptionType::choice:
       if (!is_choice) return bad();
       return value;
+    case OptionType::text:
+      if (value.empty()) return bad();
+      return value;
     case OptionType::words: {
       if (value == "all" || value == "none") return value;
       const auto words = split_words(value);
@@ -118,6 +122,7 @@ std::string to_string(OptionType type) {
     case OptionType::boolean: return "boolean";
     case OptionType::choice: return "choice";
     case OptionType::words: return "words";
+    case OptionType::text: return "text";
   }
   return "";
 }
@@ -156,7 +161,8 @@ std::vector<std::string> StrategyOptions::words(const std::string& key, const st
 void StrategyRegistry::add(StrategyInfo info) {
   if (contains(info.name)) throw Error("strategy '" + info.name + "' registered twice");
   if (!info.plan) throw Error("strategy '" + info.name + "' has no planning function");
-  for (const auto& o : info.options) check_value(info.name, o, o.default_value);  // a bad default is a bug
+  for (const auto& o : info.options)  // a bad default is a bug; a text option may default to "" (not given)
+    if (!(o.type == OptionType::text && o.default_value.empty())) check_value(info.name, o, o.default_value);
   strategies_.push_back(std::move(info));
 }
 
@@ -184,7 +190,8 @@ std::string StrategyRegistry::list_table() const {
     out += s.name + std::string(width + 2 - s.name.size(), ' ') + s.description + "\n";
     const std::string indent(width + 2, ' ');
     for (const auto& o : s.options)
-      out += indent + "--option " + o.key + "=<" + allowed_values(o) + "> (default " + o.default_value + "): " +
+      out += indent + "--option " + o.key + "=<" + allowed_values(o) + "> (default " +
+             (o.default_value.empty() ? std::string("none") : o.default_value) + "): " +
              o.description + "\n";
     if (s.stochastic) out += indent + "--seed N: seeds the search (recorded in plan.json; same seed, same plan)\n";
   }
