@@ -132,8 +132,10 @@ workloads::Graph uneven_chain() {
 }
 
 TEST(RlSearch, LearningImprovesOverTheFirstSamples) {
-  // PPO at the paper's settings (20 rollouts, 4 mini-batches, 10 epochs), 8 updates: the mean reward
-  // of the last update's 20 samples beats the first 20's (drawn by the untrained policy).
+  // PPO at the paper's settings (20 rollouts, 4 mini-batches, 10 epochs), 7 updates over 8 batches:
+  // the mean reward of the last two batches' 40 samples beats the first two's by 5 % (the first
+  // batch comes from the untrained policy; one batch alone is noisy: the FIX repair draws too).
+  // Measured (seed 1): 0.80 -> 0.91 of greedy's throughput, the best sample 1.51x greedy.
   const PlacementProblem p = make_problem(test::tiny_ring(4), uneven_chain());
   RlOptions o;
   o.samples = 160;
@@ -141,8 +143,9 @@ TEST(RlSearch, LearningImprovesOverTheFirstSamples) {
   const RlResult r = rl_search(p, o);
   ASSERT_EQ(r.mean_reward.size(), 8u);
   EXPECT_GT(r.updates, 0);
-  EXPECT_GT(r.mean_reward.back(), r.mean_reward.front() * 1.05)
-      << "first " << r.mean_reward.front() << ", last " << r.mean_reward.back();
+  const double first = (r.mean_reward[0] + r.mean_reward[1]) / 2, last = (r.mean_reward[6] + r.mean_reward[7]) / 2;
+  EXPECT_GT(last, first * 1.05) << "first two batches " << first << ", last two " << last;
+  EXPECT_GT(r.search.best_cost.throughput_per_s(), r.reference_throughput);  // beats greedy
 }
 
 }  // namespace
