@@ -140,6 +140,10 @@ TEST(RlSearch, LearningImprovesOverTheFirstSamples) {
   RlOptions o;
   o.samples = 160;
   o.seed = 1;
+  // No pull towards the previous chip: on 4 chips the FIX repair of any candidate is cheap, and with
+  // the default bias the samples start next to greedy's split (0.97 of its throughput) and PPO
+  // settles on it (1.00): too little room to show learning on this small a graph.
+  o.stay_bias = 0;
   const RlResult r = rl_search(p, o);
   ASSERT_EQ(r.mean_reward.size(), 8u);
   EXPECT_GT(r.updates, 0);

@@ -20,6 +20,7 @@ RlOptions rl_options(const planner::PlanInputs& in) {
   o.learning_rate = in.resolved.number("learning_rate");
   o.clip = in.resolved.number("clip");
   o.entropy = in.resolved.number("entropy");
+  o.stay_bias = in.resolved.number("stay_bias");
   o.train = in.resolved.flag("train");
   o.use_solver = in.resolved.flag("solver");
   return o;
@@ -37,6 +38,7 @@ plan::Plan make_plan(const planner::PlanInputs& in) {
                     {"updates", r.updates},
                     {"mean_reward_per_update", r.mean_reward},
                     {"raw_invalid_samples", r.raw_invalid_samples},
+                    {"solver_gave_up", r.solver_gave_up},
                     {"solver", in.resolved.flag("solver")}};
   return p;
 }
@@ -57,6 +59,8 @@ void register_strategies(planner::StrategyRegistry& registry) {
       {"learning_rate", OptionType::number, "0.001", "Adam learning rate", {}, {0, 1, true}},
       {"clip", OptionType::number, "0.2", "PPO clip epsilon", {}, {0, 1, true, true}},
       {"entropy", OptionType::number, "0.01", "weight of the entropy bonus in the PPO loss", {}},
+      {"stay_bias", OptionType::number, "5",
+       "added to the logit of each node's previous chip: each eq. 7 step refines the last (0: none)", {}},
       {"train", OptionType::boolean, "true", "update the policy (false: zero-shot, samples from the policy as it is)", {}},
       {"solver", OptionType::boolean, "true",
        "repair every sample with the FIX-mode solver (false: the paper's RL-without-solver baseline, §5.1)", {}},

@@ -45,6 +45,15 @@ torch::Tensor as_tensor(const std::vector<Placement>& placements) {
   return torch::from_blob(flat.data(), {batch, n}, torch::kInt64).clone();
 }
 
+/// Logits of p(y^(t) | h_G, y^(t-1)) for a batch of previous placements: the network's, plus
+/// stay_bias on each node's previous chip (see the header: the iteration refines y^(t-1)).
+torch::Tensor step_logits(PlacementPolicy& policy, const GraphTensors& g, const std::vector<Placement>& previous,
+                          double stay_bias) {
+  const torch::Tensor logits = policy->forward(g, placement_features(g, previous));
+  if (stay_bias == 0) return logits;
+  return logits + stay_bias * torch::one_hot(as_tensor(previous), g.chips).to(torch::kFloat32);
+}
+
 /// sum_i log p(action_i) per rollout, from logits [B, N, C]: [B].
 torch::Tensor joint_log_prob(const torch::Tensor& logits, const torch::Tensor& actions) {
   return torch::log_softmax(logits, 2).gather(2, actions.unsqueeze(2)).squeeze(2).sum(1);
@@ -80,8 +89,8 @@ void check_options(const RlOptions& o) {
   if (o.minibatches > o.rollouts)
     throw InputError("mcm_rl: " + std::to_string(o.minibatches) + " mini-batches of " + std::to_string(o.rollouts) +
                      " rollouts leave some empty; use minibatches <= rollouts");
-  if (!(o.learning_rate > 0) || !(o.clip > 0) || o.entropy < 0)
-    throw InputError("mcm_rl: learning_rate and clip must be positive, entropy non-negative");
+  if (!(o.learning_rate > 0) || !(o.clip > 0) || o.entropy < 0 || o.stay_bias < 0)
+    throw InputError("mcm_rl: learning_rate and clip must be positive, entropy and stay_bias non-negative");
 }
 
 }  // namespace
@@ -129,7 +138,7 @@ RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
       std::vector<Placement> candidates;
       torch::Tensor logits;
       for (int t = 1; t <= o.refinements; ++t) {
-        logits = policy_->forward(g, placement_features(g, previous));
+        logits = step_logits(policy_, g, previous, o.stay_bias);
         candidates = draw(torch::softmax(logits, 2), rng_);
         if (t < o.refinements) previous = candidates;
       }
@@ -142,8 +151,15 @@ RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
         r.previous = previous[static_cast<std::size_t>(b)];
         bool valid = raw_valid;
         if (o.use_solver) {
-          r.action = solve_fix(solver, random_order(p.size(), rng_), y, rng_);
-          valid = memory_violations(p, r.action).empty();  // eq. 2-4 hold by construction
+          try {
+            r.action = solve_fix(solver, random_order(p.size(), rng_), y, rng_);
+            valid = memory_violations(p, r.action).empty();  // eq. 2-4 hold by construction
+          } catch (const SolverLimitError&) {
+            // The repair gave up (max_backtracks): an invalid sample, learnt from as y itself.
+            r.action = y;
+            valid = false;
+            ++result.solver_gave_up;
+          }
         } else {
           r.action = y;
         }
@@ -192,7 +208,7 @@ RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
           adv.push_back(advantage[i]);
           old.push_back(logp_old[i]);
         }
-        const torch::Tensor logits = policy_->forward(g, placement_features(g, prev));
+        const torch::Tensor logits = step_logits(policy_, g, prev, o.stay_bias);
         const torch::Tensor logp = joint_log_prob(logits, as_tensor(act));
         const torch::Tensor loss =
             ppo_clipped_loss(logp, torch::tensor(old, torch::kFloat64).to(torch::kFloat32),
