@@ -65,7 +65,7 @@ std::string allowed_values(const OptionSpec& o) {
     case OptionType::boolean: return "true or false";
     case OptionType::choice: return joined(o.choices, " | ");
     case OptionType::words: return "comma-separated " + joined(o.choices, ",") + ", or all, or none";
-    case OptionType::text: return "any non-empty text";
+    case OptionType::text: return "any text (empty: not given)";
   }
   return "";
 }
@@ -96,8 +96,7 @@ std::string check_value(const std::string& strategy, const OptionSpec& o, const 
       if (!is_choice) return bad();
       return value;
     case OptionType::text:
-      if (value.empty()) return bad();
-      return value;
+      return value;  // "" = not given (what a plan records for an option left at an empty default)
     case OptionType::words: {
       if (value == "all" || value == "none") return value;
       const auto words = split_words(value);
@@ -161,8 +160,7 @@ std::vector<std::string> StrategyOptions::words(const std::string& key, const st
 void StrategyRegistry::add(StrategyInfo info) {
   if (contains(info.name)) throw Error("strategy '" + info.name + "' registered twice");
   if (!info.plan) throw Error("strategy '" + info.name + "' has no planning function");
-  for (const auto& o : info.options)  // a bad default is a bug; a text option may default to "" (not given)
-    if (!(o.type == OptionType::text && o.default_value.empty())) check_value(info.name, o, o.default_value);
+  for (const auto& o : info.options) check_value(info.name, o, o.default_value);  // a bad default is a bug
   strategies_.push_back(std::move(info));
 }
 

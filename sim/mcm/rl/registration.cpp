@@ -68,7 +68,12 @@ void register_strategies(planner::StrategyRegistry& registry) {
        "repair every sample with the FIX-mode solver (false: the paper's RL-without-solver baseline, §5.1)", {}},
       {"checkpoint", OptionType::text, "", "start from these pre-trained weights (written by mcm_rl_train)", {}},
   };
-  for (const OptionSpec& s : solver_option_specs()) options.push_back(s);
+  for (OptionSpec s : solver_option_specs()) {
+    // A repair that needs this many backtracks is rare and costs a minute at 100000 on BERT; RL
+    // counts it as an invalid sample and goes on, so it gets a smaller budget than the searches.
+    if (s.key == "max_backtracks") s.default_value = "5000";
+    options.push_back(s);
+  }
   planner::StrategyInfo info;
   info.name = "mcm_rl";
   info.description =

@@ -96,8 +96,12 @@ void check_options(const RlOptions& o) {
 }  // namespace
 
 double reference_throughput(const PlacementProblem& p, const SearchOptions& options) {
-  const SearchResult greedy = greedy_search(p, options);
-  if (!greedy.best.empty()) return greedy.best_cost.throughput_per_s();
+  try {
+    const SearchResult greedy = greedy_search(p, options);
+    if (!greedy.best.empty()) return greedy.best_cost.throughput_per_s();
+  } catch (const SolverLimitError&) {
+    // greedy's repair gave up: no baseline placement, the fallback below
+  }
   const double total = std::accumulate(p.nodes.begin(), p.nodes.end(), 0.0,
                                        [](double s, const Node& n) { return s + n.compute_s; });
   return total > 0 ? p.chips / total : 1.0;

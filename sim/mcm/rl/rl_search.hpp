@@ -57,7 +57,15 @@ struct RlOptions {
   bool use_solver = true;     // false: the paper's RL-without-solver baseline
   bool keep_samples = false;  // RlResult::placements gets every scored placement (tests, curves)
   std::uint64_t seed = 1;
-  SolverOptions solver;
+  SolverOptions solver = rl_solver_options();
+
+  /// The solver's defaults with max_failures 5000: a repair needing more is rare, costs a minute at
+  /// the searches' 100000 on BERT, and RL counts it as an invalid sample and goes on.
+  static SolverOptions rl_solver_options() {
+    SolverOptions o;
+    o.max_failures = 5000;
+    return o;
+  }
 };
 
 struct RlResult {
@@ -94,8 +102,8 @@ class RlAgent {
 RlResult rl_search(const PlacementProblem& problem, const RlOptions& options,
                    const std::optional<std::string>& checkpoint = std::nullopt);
 
-/// The greedy baseline's valid throughput, the reward's unit (when greedy finds no valid placement:
-/// C / total compute, a perfectly balanced pipeline without communication).
+/// The greedy baseline's valid throughput, the reward's unit (when greedy finds no valid placement
+/// or its repair gives up: C / total compute, a perfectly balanced pipeline without communication).
 double reference_throughput(const PlacementProblem& problem, const SearchOptions& options);
 
 }  // namespace partsim::mcm::rl
