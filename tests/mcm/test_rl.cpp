@@ -3,6 +3,7 @@
 // sample that went through the FIX-mode solver, and that learning does improve the samples.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -10,6 +11,7 @@
 #include "sim/mcm/rl/rl_search.hpp"
 #include "tests/mcm/tiny_ring.hpp"
 #include "topology/system_parser.hpp"
+#include "tests/support/run_command.hpp"
 #include "workloads/random_dag.hpp"
 
 namespace partsim::mcm::rl {
@@ -150,6 +152,27 @@ TEST(RlSearch, LearningImprovesOverTheFirstSamples) {
   const double first = (r.mean_reward[0] + r.mean_reward[1]) / 2, last = (r.mean_reward[6] + r.mean_reward[7]) / 2;
   EXPECT_GT(last, first * 1.05) << "first two batches " << first << ", last two " << last;
   EXPECT_GT(r.search.best_cost.throughput_per_s(), r.reference_throughput);  // beats greedy
+}
+
+}  // namespace
+}  // namespace partsim::mcm::rl
+
+namespace partsim::mcm::rl {
+namespace {
+
+TEST(McmRlStrategy, SimplanPlansBertAndMcmPipelineReplaysIt) {
+  const std::string bin = std::string(PARTSIM_BIN_DIR) + "/";
+  const std::string plan = testing::TempDir() + "mcm_rl_plan.json";
+  const std::string base = bin + "simplan --config " + kRing +
+                           " --workload bert_base_ops --batch 1 --mode inference --strategy mcm_rl --seed 1 "
+                           "--option samples=4 --option rollouts=4 --option minibatches=2 --option epochs=1 ";
+  std::string out;
+  ASSERT_EQ(test::run_command(base + "-o " + plan, &out), 0) << out;
+  ASSERT_EQ(test::run_command(bin + "mcm_pipeline --config " + kRing + " --plan " + plan, &out), 0) << out;
+  EXPECT_NE(out.find("\"strategy\":\"mcm_rl\""), std::string::npos) << out;
+  // A bad option: one line, exit 2.
+  EXPECT_EQ(test::run_command(base + "--option minibatches=0 -o " + plan + ".bad", &out), 2);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
 }
 
 }  // namespace
