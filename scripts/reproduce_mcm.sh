@@ -21,9 +21,9 @@ pretrain=${6:-600}
 build_targets "$build" simplan mcm_pipeline mcm_rl_train
 rl_args=()
 if [ "$rl" -gt 0 ]; then
-  "$build/bin/mcm_rl_train" --config configs/mcm_ring36.yaml --out docs/reproductions/mcm_rl_policy.pt \
+  "$build/bin/mcm_rl_train" --config configs/mcm_ring36.yaml --out "$build/mcm_rl_policy.pt" \
     --time-limit "$pretrain" > docs/reproductions/mcm_rl_pretrain.json
-  rl_args=(--rl --checkpoint docs/reproductions/mcm_rl_policy.pt --rl-samples "$rl")
+  rl_args=(--rl --checkpoint "$build/mcm_rl_policy.pt" --rl-samples "$rl")
 fi
 python3 scripts/mcm_fig7.py --build "$build" --samples "$fig7" --out docs/reproductions/mcm_fig7 >/dev/null 2>&1
 python3 scripts/mcm_search_curves.py --build "$build" --samples "$search" --seeds "$seeds" \
