@@ -1,50 +1,63 @@
 #include "sim/mcm/rl/registration.hpp"
 
-#include <limits>
+#include <dlfcn.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "sim/common/error.hpp"
 #include "sim/mcm/registration.hpp"
-#include "sim/mcm/rl/rl_search.hpp"
+#include "sim/mcm/rl/plugin.hpp"
 
 namespace partsim::mcm::rl {
 namespace {
 
-RlOptions rl_options(const planner::PlanInputs& in) {
-  RlOptions o;
-  o.seed = in.seed.value_or(1);
-  o.solver = solver_options(in);
-  o.samples = static_cast<int>(in.resolved.integer("samples"));
-  o.rollouts = static_cast<int>(in.resolved.integer("rollouts"));
-  o.minibatches = static_cast<int>(in.resolved.integer("minibatches"));
-  o.epochs = static_cast<int>(in.resolved.integer("epochs"));
-  o.refinements = static_cast<int>(in.resolved.integer("refinements"));
-  o.learning_rate = in.resolved.number("learning_rate");
-  o.clip = in.resolved.number("clip");
-  o.entropy = in.resolved.number("entropy");
-  o.stay_bias = in.resolved.number("stay_bias");
-  o.train = in.resolved.flag("train");
-  o.use_solver = in.resolved.flag("solver");
-  return o;
+/// The directories searched for the plugin: $PARTSIM_PLUGIN_DIR alone when set (tests), else the
+/// running program's directory, then its ../lib (build/lib, where CMake puts it).
+std::vector<std::filesystem::path> plugin_candidates() {
+  const std::filesystem::path file = PARTSIM_MCM_RL_PLUGIN_FILE;
+  if (const char* dir = std::getenv("PARTSIM_PLUGIN_DIR"); dir != nullptr && *dir != '\0')
+    return {std::filesystem::path(dir) / file};
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {file};  // no /proc: dlopen's own search (LD_LIBRARY_PATH)
+  return {exe.parent_path() / file, exe.parent_path().parent_path() / "lib" / file};
 }
 
+const RlPluginApi& load_plugin() {
+  std::string tried;
+  for (const std::filesystem::path& candidate : plugin_candidates()) {
+    // Never dlclose()d: libtorch stays loaded until the program exits.
+    void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      const char* why = dlerror();
+      tried += (tried.empty() ? "" : "; ") + (why != nullptr ? std::string(why) : candidate.string() + ": not loaded");
+      continue;
+    }
+    const auto entry = reinterpret_cast<RlPluginEntry>(dlsym(handle, kRlPluginEntry));
+    if (entry == nullptr) {
+      const char* why = dlerror();
+      throw Error("mcm_rl: " + candidate.string() + " is not the mcm_rl plugin (" +
+                  (why != nullptr ? std::string(why) : std::string("no ") + kRlPluginEntry) + ")");
+    }
+    const RlPluginApi* api = entry();
+    if (api == nullptr || api->abi != kRlPluginAbi || std::string(api->version) != PARTSIM_VERSION)
+      throw Error("mcm_rl: " + candidate.string() + " is from another build of partsim (version " +
+                  (api != nullptr ? std::string(api->version) : std::string("?")) + ", this is " + PARTSIM_VERSION +
+                  "); rebuild the project");
+    return *api;
+  }
+  throw Error("mcm_rl: cannot load its plugin " + std::string(PARTSIM_MCM_RL_PLUGIN_FILE) +
+              " (built with the project into build/lib; holds libtorch; PARTSIM_PLUGIN_DIR names its folder): " + tried);
+}
+
+/// mcm_rl's plan: loads the plugin (once per process) and runs its plan function.
 plan::Plan make_plan(const planner::PlanInputs& in) {
-  const PlacementProblem problem = inference_problem(in);
-  const RlOptions o = rl_options(in);
-  const std::string& checkpoint = in.resolved.text("checkpoint");
-  const RlResult r = rl_search(problem, o, checkpoint.empty() ? std::nullopt : std::optional<std::string>(checkpoint));
-  if (!o.use_solver && r.search.best.empty())
-    throw InputError("mcm_rl without the solver: no valid placement of '" + in.workload_name + "' in " +
-                     std::to_string(r.search.samples) + " samples (every one broke eq. 2-4 or H(G, f); seed 002 §5.1 "
-                     "saw the same)");
-  plan::Plan p = plan_from_search(problem, r.search, in);
-  p.family["rl"] = {{"reference_throughput_per_s", r.reference_throughput},
-                    {"reference", "mcm_greedy (rewards are throughput / this)"},
-                    {"checkpoint", checkpoint.empty() ? nlohmann::json(nullptr) : nlohmann::json(checkpoint)},
-                    {"updates", r.updates},
-                    {"mean_reward_per_update", r.mean_reward},
-                    {"raw_invalid_samples", r.raw_invalid_samples},
-                    {"solver_gave_up", r.solver_gave_up},
-                    {"solver", in.resolved.flag("solver")}};
-  return p;
+  static const RlPluginApi& api = load_plugin();  // a failure is retried by the next call
+  return api.plan(in);
 }
 
 }  // namespace

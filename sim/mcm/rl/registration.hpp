@@ -1,7 +1,8 @@
 #pragma once
 // mcm_rl in the registry: the constrained RL placement search of seed 002 §4 (rl_search.hpp), beside
-// mcm_greedy/mcm_random/mcm_sa (sim/mcm/registration.hpp, whose plan and check it shares). It lives
-// in partsim_mcm_rl so that libtorch is linked by this one library and the programs that use it.
+// mcm_greedy/mcm_random/mcm_sa (sim/mcm/registration.hpp, whose plan and check it shares). The entry
+// (name, options, check) links no libtorch; its plan function dlopen()s the plugin that does
+// (plugin.hpp) the first time mcm_rl plans.
 
 #include "sim/planner/registry.hpp"
 
