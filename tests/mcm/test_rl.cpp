@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <numeric>
 
 #include "sim/mcm/constraints.hpp"
@@ -173,6 +174,41 @@ TEST(McmRlStrategy, SimplanPlansBertAndMcmPipelineReplaysIt) {
   // A bad option: one line, exit 2.
   EXPECT_EQ(test::run_command(base + "--option minibatches=0 -o " + plan + ".bad", &out), 2);
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+}
+
+// libtorch is in a plugin that simplan dlopen()s when mcm_rl plans (sim/mcm/rl/plugin.hpp): without
+// it, mcm_rl is still listed, and planning with it is one line naming the path tried, exit 1.
+TEST(McmRlStrategy, MissingPluginIsOneLineNamingThePathExitOne) {
+  const std::string bin = std::string(PARTSIM_BIN_DIR) + "/";
+  const std::string empty = testing::TempDir() + "mcm_rl_no_plugin";
+  std::filesystem::create_directories(empty);
+  const std::string env = "PARTSIM_PLUGIN_DIR=" + empty + " ";
+  std::string out;
+  ASSERT_EQ(test::run_command(env + bin + "simplan --list-strategies", &out), 0) << out;
+  EXPECT_NE(out.find("mcm_rl"), std::string::npos) << out;
+  EXPECT_EQ(test::run_command(env + bin + "simplan --config " + kRing +
+                                  " --workload bert_base_ops --batch 1 --mode inference --strategy mcm_rl -o " +
+                                  testing::TempDir() + "mcm_rl_no_plugin.json",
+                              &out),
+            1);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_NE(out.find(empty + "/libpartsim_mcm_rl_plugin.so"), std::string::npos) << out;
+  EXPECT_NE(out.find("built with the project"), std::string::npos) << out;
+}
+
+// An error thrown inside the plugin reaches simplan's main() with its type: a checkpoint that does
+// not exist is an InputError (exit 2, one line), not an internal error.
+TEST(McmRlStrategy, ErrorsFromThePluginKeepTheirType) {
+  const std::string bin = std::string(PARTSIM_BIN_DIR) + "/";
+  std::string out;
+  EXPECT_EQ(test::run_command(bin + "simplan --config " + kRing +
+                                  " --workload bert_base_ops --batch 1 --mode inference --strategy mcm_rl "
+                                  "--option checkpoint=/nonexistent/policy.pt -o " +
+                                  testing::TempDir() + "mcm_rl_bad_checkpoint.json",
+                              &out),
+            2);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_NE(out.find("/nonexistent/policy.pt"), std::string::npos) << out;
 }
 
 }  // namespace
