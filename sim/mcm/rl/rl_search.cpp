@@ -67,20 +67,8 @@ torch::Tensor mean_entropy(const torch::Tensor& logits) {
 
 /// Records a scored placement in the search trace; returns its throughput (0 when invalid).
 double record(const PlacementProblem& p, const Placement& f, bool valid, SearchResult& r) {
-  ++r.samples;
-  double throughput = 0;
-  if (valid) {
-    const AnalyticalCost cost = analytical_cost(p, f);
-    throughput = cost.throughput_per_s();
-    if (r.best.empty() || cost.latency_s < r.best_cost.latency_s) {
-      r.best = f;
-      r.best_cost = cost;
-    }
-  } else {
-    ++r.invalid_samples;
-  }
-  r.best_throughput.push_back(r.best.empty() ? 0.0 : r.best_cost.throughput_per_s());
-  return throughput;
+  const std::optional<AnalyticalCost> cost = record_sample(p, f, valid, r);
+  return cost ? cost->throughput_per_s() : 0.0;
 }
 
 void check_options(const RlOptions& o) {
