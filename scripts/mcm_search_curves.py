@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Seed 002 Fig. 6 / Table 3 on partsim, without RL: throughput improvement over the greedy baseline
-against the number of samples, for Random and SA, rewards from the analytical model.
+"""Seed 002 Fig. 6 / Table 3 on partsim: throughput improvement over the greedy baseline against the
+number of samples, for Random and SA and, with --rl, the constrained RL from scratch and, with
+--checkpoint (mcm_rl_train's), zero-shot (train=false) and fine-tuned; rewards from the analytical
+model.
 
 For each seed, `simplan --strategy mcm_random|mcm_sa --option samples=N --seed k` records the running
 best throughput after every sample (plan family `best_throughput_per_sample`); mcm_greedy gives the
@@ -8,7 +10,8 @@ baseline. Prints the mean improvement at sample counts and the samples needed to
 levels (Table 3's form), and writes OUT.csv (one row per strategy, seed, sample) and OUT.png.
 
 Usage: scripts/mcm_search_curves.py [--workload bert_base_ops] [--samples 200] [--seeds 3]
-                                    [--levels 1.0,1.1,1.2] [--build build] [--out docs/reproductions/mcm_search]"""
+                                    [--levels 1.0,1.1,1.2] [--build build] [--out docs/reproductions/mcm_search]
+                                    [--rl] [--checkpoint policy.pt] [--rl-samples N]"""
 import argparse
 import csv
 import json
@@ -18,12 +21,20 @@ import sys
 import tempfile
 
 
-def plan(a, strategy, seed, samples, tmp):
-    out = os.path.join(tmp, f"{strategy}_{seed}.json")
+# Curve label -> (strategy, extra options); {checkpoint} is filled in from --checkpoint.
+RL_CURVES = {"mcm_rl": ("mcm_rl", []),
+             "mcm_rl zero-shot": ("mcm_rl", ["train=false", "checkpoint={checkpoint}"]),
+             "mcm_rl fine-tuned": ("mcm_rl", ["checkpoint={checkpoint}"])}
+
+
+def plan(a, strategy, seed, samples, tmp, options=()):
+    out = os.path.join(tmp, f"{strategy}_{seed}_{len(options)}.json")
     cmd = [f"{a.build}/bin/simplan", "--config", a.config, "--workload", a.workload, "--batch", "1", "--mode", "inference",
            "--strategy", strategy, "-o", out]
     if strategy != "mcm_greedy":
         cmd += ["--seed", str(seed), "--option", f"samples={samples}"]
+    for o in options:
+        cmd += ["--option", o.format(checkpoint=a.checkpoint)]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"{' '.join(cmd)}: {r.stderr.strip()}")
@@ -40,6 +51,10 @@ def main():
     ap.add_argument("--config", default="configs/mcm_ring36.yaml")
     ap.add_argument("--build", default="build")
     ap.add_argument("--out", default="docs/reproductions/mcm_search")
+    ap.add_argument("--rl", action="store_true", help="add mcm_rl from scratch")
+    ap.add_argument("--checkpoint", help="add mcm_rl zero-shot and fine-tuned from this pre-trained policy")
+    ap.add_argument("--rl-samples", type=int, help="samples of the RL curves (default --samples; the rest of the "
+                    "curve repeats the last best)")
     a = ap.parse_args()
     levels = [float(x) for x in a.levels.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
@@ -48,6 +63,15 @@ def main():
         for strategy in ("mcm_random", "mcm_sa"):
             curves[strategy] = [[t / base for t in plan(a, strategy, k, a.samples, tmp)["best_throughput_per_sample"]]
                                 for k in range(1, a.seeds + 1)]
+        labels = (["mcm_rl"] if a.rl else []) + (["mcm_rl zero-shot", "mcm_rl fine-tuned"] if a.checkpoint else [])
+        rl_samples = min(a.rl_samples or a.samples, a.samples)
+        for label in labels:
+            strategy, options = RL_CURVES[label]
+            runs = []
+            for k in range(1, a.seeds + 1):
+                run = [t / base for t in plan(a, strategy, k, rl_samples, tmp, options)["best_throughput_per_sample"]]
+                runs.append(run + [run[-1]] * (a.samples - len(run)))
+            curves[label] = runs
     os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
     with open(a.out + ".csv", "w", newline="") as f:
         w = csv.writer(f)

@@ -8,6 +8,7 @@
 #include "bench/benchmark_main.hpp"
 #include "sim/mcm/constraints.hpp"
 #include "sim/mcm/cost_model.hpp"
+#include "sim/mcm/rl/rl_search.hpp"
 #include "sim/mcm/searches.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/zoo.hpp"
@@ -57,6 +58,20 @@ void analytical_only(benchmark::State& state, const std::string& workload) {
   state.SetItemsProcessed(state.iterations());
 }
 
+/// mcm_rl: `rollouts` samples per iteration (eq. 7 steps + FIX repair + memory check + analytical
+/// model), with (train = 1) or without the PPO update after them (10 epochs x 4 mini-batches).
+/// items_per_second = samples/s. Includes the greedy baseline's run (once per iteration).
+void rl_samples(benchmark::State& state, const std::string& workload) {
+  const mcm::PlacementProblem& p = problem(workload);
+  mcm::rl::RlOptions o;
+  o.samples = o.rollouts = 20;
+  o.train = state.range(0) != 0;
+  mcm::rl::RlAgent agent(p.chips, std::nullopt, o.learning_rate, 1);
+  for (auto _ : state) benchmark::DoNotOptimize(agent.search(p, o).search.best_cost.latency_s);
+  state.SetItemsProcessed(state.iterations() * o.samples);
+}
+
+BENCHMARK_CAPTURE(rl_samples, bert_base_ops, std::string("bert_base_ops"))->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(random_sample, bert_base_ops, std::string("bert_base_ops"))->Unit(benchmark::kMillisecond);
 // bert_large_ops is left out of the solver benchmarks: uniform SAMPLE does not find a valid placement of
 // it within the default 100000 backtracks (docs/model.md "Multi-chip-module placement").

@@ -14,9 +14,7 @@ enum class Search { greedy, random, annealing };
 SearchOptions search_options(const planner::PlanInputs& in, Search search) {
   SearchOptions o;
   o.seed = in.seed.value_or(1);
-  o.solver.weights_fit = in.resolved.flag("weights_fit");
-  o.solver.max_failures = in.resolved.integer("max_backtracks");
-  o.solver.restart_failures = in.resolved.integer("restart_backtracks");
+  o.solver = solver_options(in);
   if (search != Search::greedy) o.samples = static_cast<int>(in.resolved.integer("samples"));
   if (search == Search::annealing) {
     o.t0 = in.resolved.number("t0");
@@ -28,14 +26,24 @@ SearchOptions search_options(const planner::PlanInputs& in, Search search) {
 }
 
 plan::Plan make_plan(Search search, const planner::PlanInputs& in) {
-  if (in.mode != plan::Mode::inference)
-    throw InputError("the mcm strategies place an inference graph (seed 002 pipelines inference on the package): "
-                     "use --mode inference");
-  const PlacementProblem problem = make_problem(in.spec, in.graph);
+  const PlacementProblem problem = inference_problem(in);
   const SearchOptions o = search_options(in, search);
   const SearchResult r = search == Search::greedy   ? greedy_search(problem, o)
                          : search == Search::random ? random_search(problem, o)
                                                     : annealing_search(problem, o);
+  return plan_from_search(problem, r, in);
+}
+
+}  // namespace
+
+PlacementProblem inference_problem(const planner::PlanInputs& in) {
+  if (in.mode != plan::Mode::inference)
+    throw InputError("the mcm strategies place an inference graph (seed 002 pipelines inference on the package): "
+                     "use --mode inference");
+  return make_problem(in.spec, in.graph);
+}
+
+plan::Plan plan_from_search(const PlacementProblem& problem, const SearchResult& r, const planner::PlanInputs& in) {
   if (r.best.empty())
     throw InputError("no valid placement of '" + in.workload_name + "' on '" + in.spec.name + "' in " +
                      std::to_string(r.samples) + " samples (" + std::to_string(r.invalid_samples) +
@@ -63,8 +71,7 @@ plan::Plan make_plan(Search search, const planner::PlanInputs& in) {
   return p;
 }
 
-/// A loaded mcm plan: every layer on one chip, and the placement satisfies eq. 2-4 and H.
-void check_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph,
+void check_mcm_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph,
                 const std::string& file) {
   const PlacementProblem problem = make_problem(spec, graph);
   Placement f(problem.nodes.size(), 0);
@@ -81,17 +88,32 @@ void check_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const 
                      found.front().message + (found.size() > 1 ? " (and " + std::to_string(found.size() - 1) + " more)" : ""));
 }
 
-}  // namespace
+std::vector<planner::OptionSpec> solver_option_specs() {
+  using planner::OptionSpec;
+  using planner::OptionType;
+  return {{"weights_fit", OptionType::boolean, "true",
+           "solver also keeps every chip's weights within its SRAM (part of H(G, f))", {}},
+          {"max_backtracks", OptionType::integer, "100000",
+           "solver backtracks per placement, restarts included, before it gives up", {}},
+          {"restart_backtracks", OptionType::integer, "20",
+           "solver backtracks before it restarts with a new random node order", {}}};
+}
+
+SolverOptions solver_options(const planner::PlanInputs& in) {
+  SolverOptions o;
+  o.weights_fit = in.resolved.flag("weights_fit");
+  o.max_failures = in.resolved.integer("max_backtracks");
+  o.restart_failures = in.resolved.integer("restart_backtracks");
+  return o;
+}
 
 void register_strategies(planner::StrategyRegistry& registry) {
   using planner::OptionSpec;
   using planner::OptionType;
-  const OptionSpec weights_fit{"weights_fit", OptionType::boolean, "true",
-                               "solver also keeps every chip's weights within its SRAM (part of H(G, f))", {}};
-  const OptionSpec backtracks{"max_backtracks", OptionType::integer, "100000",
-                              "solver backtracks per placement, restarts included, before it gives up", {}};
-  const OptionSpec restarts{"restart_backtracks", OptionType::integer, "20",
-                            "solver backtracks before it restarts with a new random node order", {}};
+  const std::vector<OptionSpec> solver = solver_option_specs();
+  const OptionSpec& weights_fit = solver[0];
+  const OptionSpec& backtracks = solver[1];
+  const OptionSpec& restarts = solver[2];
   const OptionSpec samples{"samples", OptionType::integer, "200", "placements drawn and evaluated", {}, {1}};
   const planner::OptionRange positive{0, std::numeric_limits<double>::infinity(), true};
   const planner::OptionRange fraction{0, 1, true};  // (0, 1]
@@ -123,7 +145,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
     info.stochastic = e.search != Search::greedy;
     const Search search = e.search;
     info.plan = [search](const planner::PlanInputs& in) { return make_plan(search, in); };
-    info.check = check_plan;
+    info.check = check_mcm_plan;
     registry.add(std::move(info));
   }
 }

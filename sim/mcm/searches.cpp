@@ -10,25 +10,30 @@ namespace {
 
 /// Records one sample; returns its latency (infinity when it fails H).
 double record(const PlacementProblem& p, const Placement& f, SearchResult& r) {
-  ++r.samples;
-  double latency = INFINITY;
-  if (memory_violations(p, f).empty()) {
-    const AnalyticalCost cost = analytical_cost(p, f);
-    latency = cost.latency_s;
-    if (r.best.empty() || cost.latency_s < r.best_cost.latency_s) {
-      r.best = f;
-      r.best_cost = cost;
-    }
-  } else {
-    ++r.invalid_samples;
-  }
-  r.best_throughput.push_back(r.best.empty() ? 0.0 : r.best_cost.throughput_per_s());
-  return latency;
+  const std::optional<AnalyticalCost> cost = record_sample(p, f, memory_violations(p, f).empty(), r);
+  return cost ? cost->latency_s : INFINITY;
 }
 
 double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 }  // namespace
+
+std::optional<AnalyticalCost> record_sample(const PlacementProblem& p, const Placement& f, bool valid,
+                                            SearchResult& r) {
+  ++r.samples;
+  std::optional<AnalyticalCost> cost;
+  if (valid) {
+    cost = analytical_cost(p, f);
+    if (r.best.empty() || cost->latency_s < r.best_cost.latency_s) {
+      r.best = f;
+      r.best_cost = *cost;
+    }
+  } else {
+    ++r.invalid_samples;
+  }
+  r.best_throughput.push_back(r.best.empty() ? 0.0 : r.best_cost.throughput_per_s());
+  return cost;
+}
 
 Placement greedy_split(const PlacementProblem& p) {
   const double total = std::accumulate(p.nodes.begin(), p.nodes.end(), 0.0,

@@ -17,6 +17,7 @@
 // Contract: the reward is the analytical model's throughput (cost_model.hpp).
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "sim/mcm/cost_model.hpp"
@@ -52,5 +53,11 @@ SearchResult annealing_search(const PlacementProblem& problem, const SearchOptio
 
 /// The greedy split before repair (may violate eq. 4 or H).
 Placement greedy_split(const PlacementProblem& problem);
+
+/// Adds one scored sample to a search's trace (samples, invalid_samples, best, best_throughput);
+/// returns its analytical cost, or nothing when it is not `valid` (the caller's verdict: H alone for
+/// the solver's samples, eq. 2-4 and H for mcm_rl's).
+std::optional<AnalyticalCost> record_sample(const PlacementProblem& problem, const Placement& f, bool valid,
+                                            SearchResult& result);
 
 }  // namespace partsim::mcm

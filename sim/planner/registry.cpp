@@ -65,6 +65,7 @@ std::string allowed_values(const OptionSpec& o) {
     case OptionType::boolean: return "true or false";
     case OptionType::choice: return joined(o.choices, " | ");
     case OptionType::words: return "comma-separated " + joined(o.choices, ",") + ", or all, or none";
+    case OptionType::text: return "any text (empty: not given)";
   }
   return "";
 }
@@ -94,6 +95,8 @@ std::string check_value(const std::string& strategy, const OptionSpec& o, const 
     case OptionType::choice:
       if (!is_choice) return bad();
       return value;
+    case OptionType::text:
+      return value;  // "" = not given (what a plan records for an option left at an empty default)
     case OptionType::words: {
       if (value == "all" || value == "none") return value;
       const auto words = split_words(value);
@@ -118,6 +121,7 @@ std::string to_string(OptionType type) {
     case OptionType::boolean: return "boolean";
     case OptionType::choice: return "choice";
     case OptionType::words: return "words";
+    case OptionType::text: return "text";
   }
   return "";
 }
@@ -184,7 +188,8 @@ std::string StrategyRegistry::list_table() const {
     out += s.name + std::string(width + 2 - s.name.size(), ' ') + s.description + "\n";
     const std::string indent(width + 2, ' ');
     for (const auto& o : s.options)
-      out += indent + "--option " + o.key + "=<" + allowed_values(o) + "> (default " + o.default_value + "): " +
+      out += indent + "--option " + o.key + "=<" + allowed_values(o) + "> (default " +
+             (o.default_value.empty() ? std::string("none") : o.default_value) + "): " +
              o.description + "\n";
     if (s.stochastic) out += indent + "--seed N: seeds the search (recorded in plan.json; same seed, same plan)\n";
   }

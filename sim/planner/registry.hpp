@@ -34,6 +34,7 @@ enum class OptionType {
   boolean,  // true | false
   choice,   // one of `choices`
   words,    // a comma-separated subset of `choices`, or "all" or "none"
+  text,     // any text (a file name, e.g. mcm_rl's checkpoint); "" = not given
 };
 
 /// The values an integer or number option allows: min..max, an open end excluding its bound.

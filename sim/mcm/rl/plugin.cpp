@@ -1,0 +1,63 @@
+// libpartsim_mcm_rl_plugin.so: mcm_rl's plan function, the one user of libtorch among the programs,
+// loaded by registration.cpp only when mcm_rl plans (plugin.hpp says why and how).
+#include "sim/mcm/rl/plugin.hpp"
+
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "sim/common/error.hpp"
+#include "sim/mcm/registration.hpp"
+#include "sim/mcm/rl/rl_search.hpp"
+
+namespace partsim::mcm::rl {
+namespace {
+
+RlOptions rl_options(const planner::PlanInputs& in) {
+  RlOptions o;
+  o.seed = in.seed.value_or(1);
+  o.solver = solver_options(in);
+  o.samples = static_cast<int>(in.resolved.integer("samples"));
+  o.rollouts = static_cast<int>(in.resolved.integer("rollouts"));
+  o.minibatches = static_cast<int>(in.resolved.integer("minibatches"));
+  o.epochs = static_cast<int>(in.resolved.integer("epochs"));
+  o.refinements = static_cast<int>(in.resolved.integer("refinements"));
+  o.learning_rate = in.resolved.number("learning_rate");
+  o.clip = in.resolved.number("clip");
+  o.entropy = in.resolved.number("entropy");
+  o.stay_bias = in.resolved.number("stay_bias");
+  o.train = in.resolved.flag("train");
+  o.use_solver = in.resolved.flag("solver");
+  return o;
+}
+
+plan::Plan make_plan(const planner::PlanInputs& in) {
+  const PlacementProblem problem = inference_problem(in);
+  const RlOptions o = rl_options(in);
+  const std::string& checkpoint = in.resolved.text("checkpoint");
+  const RlResult r = rl_search(problem, o, checkpoint.empty() ? std::nullopt : std::optional<std::string>(checkpoint));
+  if (!o.use_solver && r.search.best.empty())
+    throw InputError("mcm_rl without the solver: no valid placement of '" + in.workload_name + "' in " +
+                     std::to_string(r.search.samples) + " samples (every one broke eq. 2-4 or H(G, f); seed 002 §5.1 "
+                     "saw the same)");
+  plan::Plan p = plan_from_search(problem, r.search, in);
+  p.family["rl"] = {{"reference_throughput_per_s", r.reference_throughput},
+                    {"reference", "mcm_greedy (rewards are throughput / this)"},
+                    {"checkpoint", checkpoint.empty() ? nlohmann::json(nullptr) : nlohmann::json(checkpoint)},
+                    {"updates", r.updates},
+                    {"mean_reward_per_update", r.mean_reward},
+                    {"raw_invalid_samples", r.raw_invalid_samples},
+                    {"solver_gave_up", r.solver_gave_up},
+                    {"solver", in.resolved.flag("solver")}};
+  return p;
+}
+
+const RlPluginApi kApi{kRlPluginAbi, PARTSIM_VERSION, make_plan};
+
+}  // namespace
+}  // namespace partsim::mcm::rl
+
+// The plugin's one exported symbol (everything else is hidden: see sim/mcm/rl/CMakeLists.txt).
+extern "C" __attribute__((visibility("default"))) const partsim::mcm::rl::RlPluginApi* partsim_mcm_rl_plugin() {
+  return &partsim::mcm::rl::kApi;
+}

@@ -1,0 +1,225 @@
+#include "sim/mcm/rl/rl_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "sim/common/error.hpp"
+#include "sim/mcm/constraints.hpp"
+#include "sim/mcm/cost_model.hpp"
+
+namespace partsim::mcm::rl {
+namespace {
+
+/// One rollout as PPO needs it: the state y^(T-1) the last step saw, the action scored, its
+/// log-probability when drawn, and the reward.
+struct Rollout {
+  Placement previous;
+  Placement action;
+  double logp_old = 0;
+  double reward = 0;
+};
+
+/// Draws one placement per row of probabilities [B, N, C] (already on the CPU, contiguous).
+std::vector<Placement> draw(const torch::Tensor& probs, std::mt19937_64& rng) {
+  const auto batch = probs.size(0), n = probs.size(1), c = probs.size(2);
+  const torch::Tensor p = probs.to(torch::kFloat64).contiguous();
+  const double* data = p.data_ptr<double>();
+  std::vector<Placement> out(static_cast<std::size_t>(batch), Placement(static_cast<std::size_t>(n)));
+  std::vector<double> weights(static_cast<std::size_t>(c));
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t v = 0; v < n; ++v) {
+      std::copy_n(data + (b * n + v) * c, c, weights.begin());
+      out[static_cast<std::size_t>(b)][static_cast<std::size_t>(v)] = static_cast<int>(draw_index(weights, rng));
+    }
+  return out;
+}
+
+/// [B, N] int64 tensor of placements.
+torch::Tensor as_tensor(const std::vector<Placement>& placements) {
+  const auto batch = static_cast<std::int64_t>(placements.size());
+  const auto n = static_cast<std::int64_t>(placements.front().size());
+  std::vector<std::int64_t> flat;
+  flat.reserve(static_cast<std::size_t>(batch * n));
+  for (const Placement& f : placements) flat.insert(flat.end(), f.begin(), f.end());
+  return torch::from_blob(flat.data(), {batch, n}, torch::kInt64).clone();
+}
+
+/// Logits of p(y^(t) | h_G, y^(t-1)) for a batch of previous placements: the network's, plus
+/// stay_bias on each node's previous chip (see the header: the iteration refines y^(t-1)).
+torch::Tensor step_logits(PlacementPolicy& policy, const GraphTensors& g, const std::vector<Placement>& previous,
+                          double stay_bias) {
+  const torch::Tensor logits = policy->forward(g, placement_features(g, previous));
+  if (stay_bias == 0) return logits;
+  return logits + stay_bias * torch::one_hot(as_tensor(previous), g.chips).to(torch::kFloat32);
+}
+
+/// sum_i log p(action_i) per rollout, from logits [B, N, C]: [B].
+torch::Tensor joint_log_prob(const torch::Tensor& logits, const torch::Tensor& actions) {
+  return torch::log_softmax(logits, 2).gather(2, actions.unsqueeze(2)).squeeze(2).sum(1);
+}
+
+/// Mean per-node entropy of the distributions, over the batch.
+torch::Tensor mean_entropy(const torch::Tensor& logits) {
+  const torch::Tensor logp = torch::log_softmax(logits, 2);
+  return -(logp.exp() * logp).sum(2).mean();
+}
+
+/// Records a scored placement in the search trace; returns its throughput (0 when invalid).
+double record(const PlacementProblem& p, const Placement& f, bool valid, SearchResult& r) {
+  const std::optional<AnalyticalCost> cost = record_sample(p, f, valid, r);
+  return cost ? cost->throughput_per_s() : 0.0;
+}
+
+void check_options(const RlOptions& o) {
+  if (o.samples < 1 || o.rollouts < 1 || o.minibatches < 1 || o.epochs < 1 || o.refinements < 1)
+    throw InputError("mcm_rl: samples, rollouts, minibatches, epochs and refinements must be at least 1");
+  if (o.minibatches > o.rollouts)
+    throw InputError("mcm_rl: " + std::to_string(o.minibatches) + " mini-batches of " + std::to_string(o.rollouts) +
+                     " rollouts leave some empty; use minibatches <= rollouts");
+  if (!(o.learning_rate > 0) || !(o.clip > 0) || o.entropy < 0 || o.stay_bias < 0)
+    throw InputError("mcm_rl: learning_rate and clip must be positive, entropy and stay_bias non-negative");
+}
+
+}  // namespace
+
+double reference_throughput(const PlacementProblem& p, const SearchOptions& options) {
+  try {
+    const SearchResult greedy = greedy_search(p, options);
+    if (!greedy.best.empty()) return greedy.best_cost.throughput_per_s();
+  } catch (const SolverLimitError&) {
+    // greedy's repair gave up: no baseline placement, the fallback below
+  }
+  const double total = std::accumulate(p.nodes.begin(), p.nodes.end(), 0.0,
+                                       [](double s, const Node& n) { return s + n.compute_s; });
+  return total > 0 ? p.chips / total : 1.0;
+}
+
+RlAgent::RlAgent(int chips, const std::optional<std::string>& checkpoint, double learning_rate, std::uint64_t seed)
+    : rng_(seed) {
+  torch::set_num_threads(1);
+  torch::manual_seed(seed);
+  policy_ = checkpoint ? load_policy(*checkpoint, chips) : PlacementPolicy(PolicyShape{chips, 8, 128});
+  optimizer_ = std::make_unique<torch::optim::Adam>(policy_->parameters(), torch::optim::AdamOptions(learning_rate));
+}
+
+RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
+  check_options(o);
+  if (p.chips != policy_->shape().chips)
+    throw InputError("mcm_rl: the policy places on " + std::to_string(policy_->shape().chips) + " chips, '" +
+                     p.graph_name + "' is to be placed on " + std::to_string(p.chips));
+  for (auto& group : optimizer_->param_groups())
+    static_cast<torch::optim::AdamOptions&>(group.options()).lr(o.learning_rate);
+  RlResult result;
+  SearchOptions greedy_options;
+  greedy_options.seed = o.seed;
+  greedy_options.solver = o.solver;
+  result.reference_throughput = reference_throughput(p, greedy_options);
+  const GraphTensors g = graph_tensors(p);
+  PlacementSolver solver(p, o.solver);
+  const Placement start = greedy_split(p);
+
+  for (int done = 0; done < o.samples;) {
+    const int batch = std::min(o.rollouts, o.samples - done);
+    std::vector<Rollout> rollouts(static_cast<std::size_t>(batch));
+    {
+      torch::NoGradGuard no_grad;
+      policy_->eval();
+      // eq. 7: T steps, all rollouts of the batch together.
+      std::vector<Placement> previous(static_cast<std::size_t>(batch), start);
+      std::vector<Placement> candidates;
+      torch::Tensor logits;
+      for (int t = 1; t <= o.refinements; ++t) {
+        logits = step_logits(policy_, g, previous, o.stay_bias);
+        candidates = draw(torch::softmax(logits, 2), rng_);
+        if (t < o.refinements) previous = candidates;
+      }
+      std::vector<Placement> actions;
+      for (int b = 0; b < batch; ++b) {
+        const Placement& y = candidates[static_cast<std::size_t>(b)];
+        const bool raw_valid = is_valid(p, y);
+        if (!raw_valid) ++result.raw_invalid_samples;
+        Rollout& r = rollouts[static_cast<std::size_t>(b)];
+        r.previous = previous[static_cast<std::size_t>(b)];
+        bool valid = raw_valid;
+        if (o.use_solver) {
+          try {
+            r.action = solve_fix(solver, random_order(p.size(), rng_), y, rng_);
+            valid = memory_violations(p, r.action).empty();  // eq. 2-4 hold by construction
+          } catch (const SolverLimitError&) {
+            // The repair gave up (max_backtracks): an invalid sample, learnt from as y itself.
+            r.action = y;
+            valid = false;
+            ++result.solver_gave_up;
+          }
+        } else {
+          r.action = y;
+        }
+        r.reward = record(p, r.action, valid, result.search) / result.reference_throughput;
+        result.rewards.push_back(r.reward);
+        if (o.keep_samples) result.placements.push_back(r.action);
+        actions.push_back(r.action);
+      }
+      const torch::Tensor logp = joint_log_prob(logits, as_tensor(actions));
+      for (int b = 0; b < batch; ++b) rollouts[static_cast<std::size_t>(b)].logp_old = logp[b].item<double>();
+    }
+    done += batch;
+    double mean = 0;
+    for (const Rollout& r : rollouts) mean += r.reward;
+    mean /= batch;
+    result.mean_reward.push_back(mean);
+    if (!o.train || batch < 2) continue;
+
+    // PPO update with the mean-reward baseline.
+    double var = 0;
+    for (const Rollout& r : rollouts) var += (r.reward - mean) * (r.reward - mean);
+    const double sd = std::sqrt(var / batch);
+    if (sd < 1e-12) continue;  // every rollout scored the same: no direction to learn
+    std::vector<double> advantage, logp_old;
+    std::vector<Placement> previous_all, action_all;
+    for (const Rollout& r : rollouts) {
+      advantage.push_back((r.reward - mean) / sd);
+      logp_old.push_back(r.logp_old);
+      previous_all.push_back(r.previous);
+      action_all.push_back(r.action);
+    }
+    policy_->train();
+    std::vector<int> index(static_cast<std::size_t>(batch));
+    for (int e = 0; e < o.epochs; ++e) {
+      std::iota(index.begin(), index.end(), 0);
+      for (std::size_t k = index.size(); k > 1; --k) std::swap(index[k - 1], index[rng_() % k]);  // our own shuffle
+      const int minibatches = std::min(o.minibatches, batch);
+      for (int m = 0; m < minibatches; ++m) {
+        const int lo = m * batch / minibatches, hi = (m + 1) * batch / minibatches;
+        std::vector<Placement> prev, act;
+        std::vector<double> adv, old;
+        for (int k = lo; k < hi; ++k) {
+          const auto i = static_cast<std::size_t>(index[static_cast<std::size_t>(k)]);
+          prev.push_back(previous_all[i]);
+          act.push_back(action_all[i]);
+          adv.push_back(advantage[i]);
+          old.push_back(logp_old[i]);
+        }
+        const torch::Tensor logits = step_logits(policy_, g, prev, o.stay_bias);
+        const torch::Tensor logp = joint_log_prob(logits, as_tensor(act));
+        const torch::Tensor loss =
+            ppo_clipped_loss(logp, torch::tensor(old, torch::kFloat64).to(torch::kFloat32),
+                             torch::tensor(adv, torch::kFloat64).to(torch::kFloat32), o.clip) -
+            o.entropy * mean_entropy(logits);
+        optimizer_->zero_grad();
+        loss.backward();
+        torch::nn::utils::clip_grad_norm_(policy_->parameters(), 1.0);
+        optimizer_->step();
+      }
+    }
+    ++result.updates;
+  }
+  return result;
+}
+
+RlResult rl_search(const PlacementProblem& problem, const RlOptions& options, const std::optional<std::string>& checkpoint) {
+  RlAgent agent(problem.chips, checkpoint, options.learning_rate, options.seed);
+  return agent.search(problem, options);
+}
+
+}  // namespace partsim::mcm::rl

@@ -1,0 +1,109 @@
+#pragma once
+// The constrained reinforcement learning of seed 002 §4 (Fig. 3): the policy of policy.hpp draws a
+// candidate placement y, the FIX-mode constraint solver (Algorithm 2, solver.hpp) repairs it into a
+// valid y', the analytical model (cost_model.hpp) scores y', and PPO (Schulman et al. 2017) with the
+// clipped objective updates the networks. §5.1's setting: 20 rollouts per update, 4 mini-batches,
+// 10 epochs, FIX mode.
+//
+// One rollout (one sample):
+//  - eq. 7, T = `refinements` steps: y^(0) is the greedy split (searches.hpp, before repair: the
+//    paper does not say where the iteration starts; the baseline's split is a state every graph
+//    has), and step t draws every node's chip from p(y_i^(t) | h_G, y^(t-1)) at once, with our own
+//    seeded draws (solver.hpp draw_index). The logits are the network's plus `stay_bias` on the
+//    node's previous chip, so each step refines y^(t-1) and an untrained network moves about 20 % of
+//    the nodes (stay_bias 5 on 36 chips). Without it the untrained policy's candidates are uniform
+//    over the chips, and the FIX repair of such a candidate on bert_base_ops exhausts 100000
+//    backtracks (4761 restarts, 3 minutes) instead of taking 15-60 ms as it does for a candidate near
+//    a valid split (measured; the paper does not say how its candidates start);
+//  - the last candidate y^(T) goes to solve_fix with a random node order (the paper's default), and
+//    the repaired y' is what is scored and what PPO learns from: its log-probability is
+//    sum_i log p(y'_i^(T) | h_G, y^(T-1)) (§4.1: "we use the reward of y' rather than directly using
+//    the reward of y"; PPO needs the probability of the action that got the reward);
+//  - reward: throughput of y' / throughput of the greedy baseline (the paper's metric, §5.1), 0 when
+//    y' fails H(G, f) (memory), as an invalid placement gets zero throughput on the paper's platform.
+// Without the solver (use_solver = false, the paper's "RL without constraint solver" baseline), y^(T)
+// itself is scored, 0 when it breaks any constraint.
+//
+// PPO (the paper is silent on all but the three numbers above): a mean-reward baseline, no critic:
+// advantages are the update's rewards minus their mean over the 20 rollouts, divided by their
+// standard deviation; clip 0.2; an entropy bonus (mean per-node entropy, `entropy`); gradients clipped
+// to norm 1; Adam. Mini-batches are a seeded shuffle of the rollouts, each epoch.
+//
+// Reproducible: torch::manual_seed(seed) before the networks are built (their initial weights), our
+// std::mt19937_64(seed) for every draw, libtorch on one thread (its reductions are then in one order).
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sim/mcm/rl/policy.hpp"
+#include "sim/mcm/searches.hpp"
+
+namespace partsim::mcm::rl {
+
+struct RlOptions {
+  int samples = 200;          // rollouts in all (each one a scored placement)
+  int rollouts = 20;          // per PPO update (§5.1)
+  int minibatches = 4;        // §5.1
+  int epochs = 10;            // §5.1
+  int refinements = 2;        // T of eq. 7
+  double learning_rate = 1e-3;
+  double clip = 0.2;          // PPO's epsilon
+  double entropy = 0.01;      // weight of the entropy bonus
+  double stay_bias = 5.0;     // added to the logit of each node's previous chip (eq. 7 as a refinement)
+  bool train = true;          // false: zero-shot, samples from the policy as it is
+  bool use_solver = true;     // false: the paper's RL-without-solver baseline
+  bool keep_samples = false;  // RlResult::placements gets every scored placement (tests, curves)
+  std::uint64_t seed = 1;
+  SolverOptions solver = rl_solver_options();
+
+  /// The solver's defaults with max_failures 5000: a repair needing more is rare, costs a minute at
+  /// the searches' 100000 on BERT, and RL counts it as an invalid sample and goes on.
+  static SolverOptions rl_solver_options() {
+    SolverOptions o;
+    o.max_failures = 5000;
+    return o;
+  }
+};
+
+struct RlResult {
+  SearchResult search;                 // best placement, trace of the best throughput per sample
+  double reference_throughput = 0;     // the greedy baseline's (1/s): rewards are relative to it
+  int raw_invalid_samples = 0;         // candidates y^(T) that broke eq. 2-4 or H before repair
+  int solver_gave_up = 0;              // repairs that hit max_backtracks (counted invalid)
+  std::vector<double> mean_reward;     // per update batch (also without training)
+  int updates = 0;                     // PPO updates done
+  std::vector<Placement> placements;   // every scored placement, when keep_samples
+  std::vector<double> rewards;         // every sample's reward (throughput / reference; 0 invalid)
+};
+
+/// The networks and their optimiser; kept across graphs by pre-training (mcm_rl_train).
+class RlAgent {
+ public:
+  /// Seeds torch and builds a fresh policy for `chips` chips, or loads `checkpoint` when given.
+  RlAgent(int chips, const std::optional<std::string>& checkpoint, double learning_rate, std::uint64_t seed);
+
+  /// Draws options.samples placements of `problem`, updating the policy after every
+  /// options.rollouts samples when options.train. The agent's rng continues from call to call.
+  RlResult search(const PlacementProblem& problem, const RlOptions& options);
+
+  PlacementPolicy& policy() { return policy_; }
+  void save(const std::string& file) { save_policy(policy_, file); }
+
+ private:
+  PlacementPolicy policy_{nullptr};
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::mt19937_64 rng_;
+};
+
+/// A fresh (or checkpoint-started) agent seeded with options.seed, then RlAgent::search.
+RlResult rl_search(const PlacementProblem& problem, const RlOptions& options,
+                   const std::optional<std::string>& checkpoint = std::nullopt);
+
+/// The greedy baseline's valid throughput, the reward's unit (when greedy finds no valid placement
+/// or its repair gives up: C / total compute, a perfectly balanced pipeline without communication).
+double reference_throughput(const PlacementProblem& problem, const SearchOptions& options);
+
+}  // namespace partsim::mcm::rl
