@@ -5,7 +5,7 @@
 // Targets (issue 6): chip under 0.3 s, core under 3 s and 500 MB, at least 100k activities/s.
 //
 // Usage: plan_replay_bench [--config FILE] [--set KEY=VALUE ...] [--workload NAME] [--batch B] [--strategy S]
-//                          [--only chip|core]
+//                          [--only chip|core] [--gradient-sync-order concurrent|in_order] [--gradient-bucket SIZE]
 //        plan_replay_bench --help
 // --set overrides a platform key as simplan --set does, e.g. the 64 x 64 TPU-v3 pod of issue 13's scale
 // figures: --config configs/tpu_v3_1024_torus_ici.yaml --set system.devices[0].count=4096
@@ -18,14 +18,17 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/replay/run_in_child.hpp"
 #include "sim/cli/command_line.hpp"
+#include "sim/cli/simplan_options.hpp"
 #include "sim/lowering/lowering.hpp"
 #include "sim/planner/check_plan.hpp"
 #include "sim/planner/builtin_strategies.hpp"
+#include "sim/plan/plan_io.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "sim/replay/program_replay.hpp"
@@ -55,13 +58,15 @@ double since(std::chrono::steady_clock::time_point t0) {
 }
 
 Result run_one(const std::string& config, const std::vector<std::string>& overrides, const std::string& workload_name,
-               long long batch, const std::string& strategy, topology::Granularity granularity) {
+               long long batch, const std::string& strategy, const cli::GradientSyncOptions& sync,
+               topology::Granularity granularity) {
   Result r;
   const topology::SystemSpec spec = topology::load_system(config, overrides);
   const workloads::Graph workload = workloads::load_workload(workload_name, batch);
   auto t0 = std::chrono::steady_clock::now();
-  const plan::Plan plan = planner::builtin_strategies().make_plan(
+  plan::Plan plan = planner::builtin_strategies().make_plan(
       strategy, planner::PlanInputs{spec, workload, workload_name, plan::Mode::training, {}});
+  sync.apply_to(plan.schedule);
   r.plan_wall_s = since(t0);
   const topology::TopologyGraph graph(spec, granularity);
   t0 = std::chrono::steady_clock::now();
@@ -101,9 +106,14 @@ int body(int argc, char** argv) {
   app.add_option("--batch", batch, "Minibatch (default 512)")->check(CLI::Range(1LL, 1'000'000'000LL));
   app.add_option("--strategy", strategy, "Planning strategy (default dsm)");
   app.add_option("--only", only, "Only this granularity")->check(CLI::IsMember({"chip", "core"}));
+  cli::GradientSyncOptions sync;
+  cli::add_gradient_sync_options(app, sync);
   cli::parse(app, argc, argv);
   std::printf("%s training, batch %lld, %s plan, %s", workload.c_str(), batch, strategy.c_str(), config.c_str());
   for (const auto& o : overrides) std::printf(" --set %s", o.c_str());
+  if (sync.order)
+    std::printf(", gradient all-reduces %s", plan::gradient_sync_order_names()[static_cast<std::size_t>(*sync.order)].c_str());
+  if (sync.bucket_bytes) std::printf(", gradient buckets of %.0f B", *sync.bucket_bytes);
   std::printf("\n");
   std::printf("%-5s %9s %10s %12s %12s %12s %8s %8s %8s %10s %12s %8s\n", "gran.", "tasks", "activities", "predicted_s",
               "closed_s", "simulated_s", "lower_s", "setup_s", "replay_s", "total_s", "activities/s", "peak_MB");
@@ -111,7 +121,7 @@ int body(int argc, char** argv) {
   for (auto g : {topology::Granularity::chip, topology::Granularity::core}) {
     if (!only.empty() && only != topology::to_string(g)) continue;
     bool ok = false;
-    const Result r = bench::run_in_child<Result>([&] { return run_one(config, overrides, workload, batch, strategy, g); }, ok);
+    const Result r = bench::run_in_child<Result>([&] { return run_one(config, overrides, workload, batch, strategy, sync, g); }, ok);
     if (!ok) {
       std::printf("%-5s failed\n", topology::to_string(g).c_str());
       ++failures;

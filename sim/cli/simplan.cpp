@@ -69,7 +69,15 @@ int plan_mode(const Options& o) {
     std::cout << explanation;
     return 0;
   }
-  const plan::Plan p = registry.make_plan(o.strategy, inputs);
+  if (o.gradient_sync.any()) {  // a directive to the shared lowering; refused where it means nothing
+    if (mode != plan::Mode::training)
+      throw InputError("--gradient-sync-order, --gradient-bucket: an inference plan has no gradient all-reduce");
+    if (registry.find(o.strategy).lower)
+      throw InputError("--gradient-sync-order, --gradient-bucket: strategy '" + o.strategy +
+                       "' has a lowering of its own, which does not read it (the shared sharding lowering does)");
+  }
+  plan::Plan p = registry.make_plan(o.strategy, inputs);
+  o.gradient_sync.apply_to(p.schedule);
   outputs.add(o.output, plan::plan_to_text(p));
   outputs.commit();
   if (o.output != "-" && !o.quiet)

@@ -4,8 +4,38 @@
 
 #include "sim/common/error.hpp"
 #include "sim/common/text.hpp"
+#include "sim/common/units.hpp"
+#include "sim/plan/plan_io.hpp"
 
 namespace partsim::cli {
+
+void GradientSyncOptions::apply_to(plan::ScheduleDirectives& schedule) const {
+  if (order) schedule.gradient_sync_order = *order;
+  if (bucket_bytes) schedule.gradient_bucket_bytes = *bucket_bytes;
+}
+
+void add_gradient_sync_options(CLI::App& app, GradientSyncOptions& o) {
+  const std::vector<std::string>& names = plan::gradient_sync_order_names();
+  app.add_option_function<std::string>(
+         "--gradient-sync-order",
+         [&o, &names](const std::string& name) {
+           o.order = static_cast<plan::GradientSyncOrder>(std::find(names.begin(), names.end(), name) - names.begin());
+         },
+         "Training plans: how gradient all-reduces share the network (plan schedule.gradient_sync_order): "
+         "concurrent (default: all at once) or in_order (one stream per device, as NCCL and XLA)")
+      ->check(CLI::IsMember(names));
+  app.add_option_function<std::string>(
+         "--gradient-bucket",
+         [&o](const std::string& size) {
+           std::string error;
+           const auto bytes = units::parse(size, units::Dimension::bytes, &error);
+           if (!bytes) throw CLI::ValidationError("--gradient-bucket", error);
+           o.bucket_bytes = *bytes;
+         },
+         "Training plans: all-reduce consecutive layers' gradients together in buckets of this size per device, "
+         "e.g. 25MB as PyTorch DDP (plan schedule.gradient_bucket_bytes; default 0B: each layer alone)")
+      ->type_name("SIZE");
+}
 
 void add_simplan_options(CLI::App& app, SimplanOptions& o) {
   app.add_option("--workload", o.workload,
@@ -29,6 +59,7 @@ void add_simplan_options(CLI::App& app, SimplanOptions& o) {
   app.add_option("--opt", o.dsm_opt, "dsm: same as --option opt=LIST (hybrid,memreuse,dysm,tpipe, all, none)");
   app.add_option("--explain", o.explain, "Print the strategy's candidate configurations of this layer, instead of planning");
   app.add_option("--seed", o.seed, "Seed of a stochastic strategy (recorded in plan.json; same seed, same plan)");
+  add_gradient_sync_options(app, o.gradient_sync);
   add_quiet_flag(app, o.quiet);
 }
 

@@ -11,8 +11,20 @@
 #include <vector>
 
 #include "sim/cli/command_line.hpp"
+#include "sim/plan/plan.hpp"
 
 namespace partsim::cli {
+
+/// How a training plan's gradient all-reduces are scheduled, when the command line says so (unset:
+/// the strategy's; plan.json "schedule", docs/plan-format.md).
+struct GradientSyncOptions {
+  std::optional<plan::GradientSyncOrder> order;  // --gradient-sync-order concurrent|in_order
+  std::optional<double> bucket_bytes;            // --gradient-bucket SIZE (bytes per device)
+  bool any() const { return order || bucket_bytes; }
+  void apply_to(plan::ScheduleDirectives& schedule) const;
+};
+/// Adds --gradient-sync-order and --gradient-bucket (simplan's and the replay benchmark's).
+void add_gradient_sync_options(CLI::App& app, GradientSyncOptions& options);
 
 struct SimplanOptions {
   std::string workload;             // zoo name, workload YAML file or ONNX model
@@ -32,7 +44,9 @@ struct SimplanOptions {
   std::string dsm_opt;              // --opt: dsm optimizations (becomes the option opt=...)
   std::string explain;              // --explain LAYER
   std::optional<std::uint64_t> seed;  // --seed N (stochastic strategies)
+  GradientSyncOptions gradient_sync;  // --gradient-sync-order, --gradient-bucket
 };
+
 
 /// Adds every simplan option to `app` (also -q/--quiet; --version and --help come from parse()).
 void add_simplan_options(CLI::App& app, SimplanOptions& options);

@@ -34,6 +34,37 @@ struct LayerState {
   plan::LoopExtent extent;
   std::vector<Owner> owners;           // after FWD
   std::vector<int> grad_ready;         // per box: the UPD task (gradient ready), -1 when none
+
+  /// The owners whose box meets `box`, in owner order. Found through an index on the batch axis
+  /// (built once the owners are known), so a device of a 1,024-way data-parallel layer looks at the
+  /// one owner holding its samples rather than intersecting all 1,024 boxes.
+  std::vector<std::size_t> owners_meeting(const TensorBox& box) {
+    if (by_batch_lo_.size() != owners.size()) {
+      by_batch_lo_.resize(owners.size());
+      for (std::size_t o = 0; o < owners.size(); ++o) by_batch_lo_[o] = o;
+      std::stable_sort(by_batch_lo_.begin(), by_batch_lo_.end(), [&](std::size_t a, std::size_t b) {
+        return owners[a].box.batch.lo < owners[b].box.batch.lo;
+      });
+      max_batch_hi_.resize(owners.size());
+      for (std::size_t i = 0; i < owners.size(); ++i)
+        max_batch_hi_[i] = std::max(i > 0 ? max_batch_hi_[i - 1] : owners[by_batch_lo_[i]].box.batch.hi,
+                                    owners[by_batch_lo_[i]].box.batch.hi);
+    }
+    // Owners starting before the box ends, walked back until none of the rest reaches the box.
+    std::size_t end = static_cast<std::size_t>(
+        std::partition_point(by_batch_lo_.begin(), by_batch_lo_.end(),
+                             [&](std::size_t o) { return owners[o].box.batch.lo < box.batch.hi; }) -
+        by_batch_lo_.begin());
+    std::vector<std::size_t> found;
+    for (std::size_t i = end; i-- > 0 && max_batch_hi_[i] > box.batch.lo;)
+      if (intersect(box, owners[by_batch_lo_[i]].box).elements() > 0) found.push_back(by_batch_lo_[i]);
+    std::sort(found.begin(), found.end());
+    return found;
+  }
+
+ private:
+  std::vector<std::size_t> by_batch_lo_;    // owner indices by batch.lo
+  std::vector<std::int64_t> max_batch_hi_;  // largest batch.hi among by_batch_lo_[0..i]
 };
 
 class ShardingLowerer {
@@ -43,7 +74,8 @@ class ShardingLowerer {
         batch_(c.workload.batch()),
         bpe_(static_cast<double>(topology::bytes_per_element(c.spec.precision))),
         core_level_(c.topology.granularity() == topology::Granularity::core),
-        last_compute_(static_cast<std::size_t>(c.spec.device_count()), -1) {}
+        last_compute_(static_cast<std::size_t>(c.spec.device_count()), -1),
+        sync_stream_end_(static_cast<std::size_t>(c.spec.device_count())) {}
 
   program::Program run() {
     const auto& layers = c_.workload.layers();
@@ -57,6 +89,7 @@ class ShardingLowerer {
     if (c_.plan.workload.mode == plan::Mode::training) {
       for (std::size_t v = layers.size(); v-- > 0;) backward(v);
       if (!c_.plan.schedule.overlap_gradient_sync) synchronise_after_backward();
+      all_reduce_remaining_buckets();
     }
     return std::move(program_);
   }
@@ -126,12 +159,12 @@ class ShardingLowerer {
   /// Queues the part `need` of a tensor held as `owners` for `device`. Returns the tasks it waits
   /// for that exist already (pieces it holds itself) and adds the queued transfers' indices to `queued`.
   template <class Source>
-  std::vector<int> fetch(const std::string& label, int device, const TensorBox& need, const std::vector<Owner>& owners,
+  std::vector<int> fetch(const std::string& label, int device, const TensorBox& need, LayerState& holder,
                          Source source, std::vector<std::size_t>& queued) {
     std::vector<int> deps;
-    for (const Owner& o : owners) {
+    for (std::size_t index : holder.owners_meeting(need)) {
+      const Owner& o = holder.owners[index];
       const double elements = intersect(need, o.box).elements();
-      if (elements <= 0) continue;
       std::vector<int> ready = source(o);
       if (o.device == device) {
         deps.insert(deps.end(), ready.begin(), ready.end());
@@ -186,13 +219,12 @@ class ShardingLowerer {
 
   /// A schedule of point-to-point steps (collectives::Schedule) with data dependencies only: a
   /// device's transfer in step t waits for what reached it in step t - 1 (and for `start` of its own
-  /// device in the first step). Steps repeating the same pairs run as one flow per pair (step_runs).
-  /// Returns, per device, the tasks that end its part.
+  /// device in the first step: every task of `start[device]`). Steps repeating the same pairs run as
+  /// one flow per pair (step_runs). Returns, per device, the tasks that end its part.
   std::map<int, std::vector<int>> add_steps(std::size_t v, Pass pass, const std::string& label,
-                                            const collectives::Schedule& schedule, const std::map<int, int>& start) {
-    std::map<int, std::vector<int>> arrived;  // by device: what reached it in the previous run
-    for (const auto& [d, t] : start)
-      if (t >= 0) arrived[d] = {t};
+                                            const collectives::Schedule& schedule,
+                                            const std::map<int, std::vector<int>>& start) {
+    std::map<int, std::vector<int>> arrived = start;  // by device: what reached it in the previous run
     const int layer_index = static_cast<int>(v);
     for (const StepRun& run : step_runs(schedule, c_.topology)) {
       std::map<int, std::vector<int>> next;
@@ -232,7 +264,7 @@ class ShardingLowerer {
         for (std::size_t slot = 0; slot < producers.size(); ++slot) {
           const std::size_t u = producers[slot];
           const auto got = fetch("input from " + layer(u).name, s.boxes[k].device,
-                                 input_box(L, slot, s.boxes[k].box, s.extent, batch_), state_[u].owners,
+                                 input_box(L, slot, s.boxes[k].box, s.extent, batch_), state_[u],
                                  [](const Owner& o) { return o.ready >= 0 ? std::vector<int>{o.ready} : std::vector<int>{}; },
                                  queued[k]);
           deps[k].insert(deps[k].end(), got.begin(), got.end());
@@ -326,7 +358,7 @@ class ShardingLowerer {
       for (std::size_t slot = 0; slot < producers.size(); ++slot) {
         const std::size_t u = producers[slot];
         const auto got = fetch("input from " + layer(u).name, s.boxes[k].device, input_box(L, slot, first, s.extent, batch_),
-                               state_[u].owners,
+                               state_[u],
                                [](const Owner& o) { return o.ready >= 0 ? std::vector<int>{o.ready} : std::vector<int>{}; },
                                queued[k]);
         deps[k].insert(deps[k].end(), got.begin(), got.end());
@@ -371,10 +403,10 @@ class ShardingLowerer {
     LayerState& s = state_[v];
     const std::size_t k = members.size();
     std::vector<int> devices;
-    std::map<int, int> start;
+    std::map<int, std::vector<int>> start;
     for (std::size_t m : members) {
       devices.push_back(s.boxes[m].device);
-      start[s.boxes[m].device] = done[m];
+      if (done[m] >= 0) start[s.boxes[m].device] = {done[m]};
     }
     const auto end = add_steps(v, Pass::fwd, "partial-sum reduce-scatter", ring(devices, static_cast<int>(k) - 1,
                                                                                  whole.elements() / static_cast<double>(k) * bpe_),
@@ -410,7 +442,7 @@ class ShardingLowerer {
     std::vector<std::vector<std::size_t>> queued(s.boxes.size());
     for (std::size_t k = 0; k < s.boxes.size(); ++k)
       deps[k] = fetch("error of " + L.name, s.boxes[k].device, output_box(L, s.boxes[k].box, s.extent, batch_),
-                      s.owners,
+                      s,
                       [has_consumers](const Owner& o) {
                         if (has_consumers) return o.error_in;
                         return o.ready >= 0 ? std::vector<int>{o.ready} : std::vector<int>{};
@@ -433,9 +465,8 @@ class ShardingLowerer {
           if (is_input(u)) continue;
           const TensorBox dx_box = input_box(L, slot, box, s.extent, batch_);
           auto& owners = state_[u].owners;
-          for (std::size_t o = 0; o < owners.size(); ++o) {
+          for (std::size_t o : state_[u].owners_meeting(dx_box)) {
             const double elements = intersect(dx_box, owners[o].box).elements();
-            if (elements <= 0) continue;
             if (owners[o].device == device) {
               owners[o].error_in.insert(owners[o].error_in.end(), after.begin(), after.end());
               continue;
@@ -475,13 +506,54 @@ class ShardingLowerer {
       if (members.size() < 2) continue;
       const double bytes = static_cast<double>(L.q.params) * weight_fraction(L, s.boxes[members.front()].box, s.extent) * bpe_;
       std::vector<int> devices;
-      std::map<int, int> start;
+      for (std::size_t m : members) devices.push_back(s.boxes[m].device);
+      GradientBucket& bucket = buckets_[devices];
+      if (bucket.layers == 0) bucket_order_.push_back(devices);
+      bucket.bytes += bytes;
+      ++bucket.layers;
+      bucket.layer = v;
       for (std::size_t m : members) {
-        devices.push_back(s.boxes[m].device);
-        start[s.boxes[m].device] = barrier >= 0 ? barrier : s.grad_ready[m];
+        const int ready = barrier >= 0 ? barrier : s.grad_ready[m];
+        if (ready >= 0) bucket.ready[s.boxes[m].device].push_back(ready);
       }
-      add_steps(v, Pass::upd, "gradient all-reduce", all_reduce_schedule(devices, bytes), start);
+      if (bucket.bytes >= c_.plan.schedule.gradient_bucket_bytes) all_reduce_bucket(devices);
     }
+  }
+
+  /// Gradients waiting to be all-reduced together over one replica group (schedule
+  /// gradient_bucket_bytes; with 0 every layer's gradients go alone).
+  struct GradientBucket {
+    double bytes = 0;                       // per device
+    int layers = 0;                         // layers in it
+    std::size_t layer = 0;                  // the last one added: the all-reduce is reported under it
+    std::map<int, std::vector<int>> ready;  // per device: its gradients' UPD tasks
+  };
+
+  /// All-reduces the bucket of replica group `devices` (in the group's ring order) and empties it.
+  void all_reduce_bucket(const std::vector<int>& devices) {
+    GradientBucket bucket = std::move(buckets_.at(devices));
+    buckets_.erase(devices);
+    std::erase(bucket_order_, devices);
+    std::map<int, std::vector<int>> start = std::move(bucket.ready);
+    if (in_order_sync())  // and after each device's previous all-reduce (one stream per device)
+      for (int device : devices) {
+        const std::vector<int>& previous = sync_stream_end_[static_cast<std::size_t>(device)];
+        start[device].insert(start[device].end(), previous.begin(), previous.end());
+      }
+    const std::string label = bucket.layers == 1 ? "gradient all-reduce"
+                                                 : "gradient all-reduce (bucket of " + std::to_string(bucket.layers) + " layers)";
+    const auto end = add_steps(bucket.layer, Pass::upd, label, all_reduce_schedule(devices, bucket.bytes), start);
+    if (in_order_sync())
+      for (const auto& [device, tasks] : end) sync_stream_end_[static_cast<std::size_t>(device)] = tasks;
+  }
+
+  /// After back-propagation: the buckets still under gradient_bucket_bytes, oldest first.
+  void all_reduce_remaining_buckets() {
+    while (!bucket_order_.empty()) all_reduce_bucket(std::vector<int>(bucket_order_.front()));
+  }
+
+  bool in_order_sync() const {
+    return c_.plan.schedule.gradient_sync_order == plan::GradientSyncOrder::in_order;
   }
 
   /// All-reduce of `bytes` per device over `devices`: on a torus whose every device takes part, the
@@ -510,6 +582,10 @@ class ShardingLowerer {
   double bpe_;
   bool core_level_;
   std::vector<int> last_compute_;  // per device: its last compute (program order)
+  // per device: the tasks ending its latest gradient all-reduce (schedule.gradient_sync_order in_order)
+  std::vector<std::vector<int>> sync_stream_end_;
+  std::map<std::vector<int>, GradientBucket> buckets_;  // by replica group (devices in ring order)
+  std::vector<std::vector<int>> bucket_order_;          // the groups with a bucket, oldest first
   std::vector<LayerState> state_;
   mutable std::optional<topology::TopologyGraph> chip_topology_;
   mutable std::vector<int> lanes_;  // per device: network links leaving it

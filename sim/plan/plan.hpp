@@ -75,6 +75,8 @@ struct MemoryUse {
   bool fits() const { return per_device_bytes <= capacity_bytes; }
 };
 
+enum class GradientSyncOrder { concurrent, in_order };
+
 /// Directives to the lowering about how a plan's communication is scheduled (docs/plan-format.md
 /// "schedule"); plans without them get the defaults.
 struct ScheduleDirectives {
@@ -82,6 +84,15 @@ struct ScheduleDirectives {
   /// the rest of back-propagation (DeePa §5). false: every all-reduce waits for the end of the whole
   /// backward pass (DeePa's Fig. 7 grey bars).
   bool overlap_gradient_sync = true;
+  /// concurrent: every layer's all-reduce runs as soon as it may, all of them sharing the links at
+  /// once. in_order: one communication stream per device, as NCCL's single stream and XLA's in-order
+  /// collectives: a device takes part in one gradient all-reduce at a time, in the order the
+  /// gradients become ready (backward order), still overlapping back-propagation's compute.
+  GradientSyncOrder gradient_sync_order = GradientSyncOrder::concurrent;
+  /// Gradient fusion (PyTorch DDP's buckets, Horovod's tensor fusion, XLA's all-reduce combiner):
+  /// consecutive layers' gradients over the same devices are all-reduced together once they add up
+  /// to this many bytes per device (the rest after back-propagation). 0: each layer's alone.
+  double gradient_bucket_bytes = 0;
   bool operator==(const ScheduleDirectives&) const = default;
 };
 

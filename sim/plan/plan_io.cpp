@@ -22,6 +22,15 @@ const std::vector<std::string>& mode_names() {
   return names;
 }
 
+}  // namespace
+
+const std::vector<std::string>& gradient_sync_order_names() {
+  static const std::vector<std::string> names{"concurrent", "in_order"};
+  return names;
+}
+
+namespace {
+
 // ---- writing ----------------------------------------------------------------------------------
 
 ordered_json cost_to_json(const PredictedCost& c) {
@@ -128,7 +137,11 @@ ordered_json plan_to_json(const Plan& plan) {
     j["configuration"] = configuration;
   }
   if (!(plan.schedule == ScheduleDirectives{}))
-    j["schedule"] = ordered_json{{"overlap_gradient_sync", plan.schedule.overlap_gradient_sync}};
+    j["schedule"] = ordered_json{
+        {"overlap_gradient_sync", plan.schedule.overlap_gradient_sync},
+        {"gradient_sync_order",
+         gradient_sync_order_names()[static_cast<std::size_t>(plan.schedule.gradient_sync_order)]},
+        {"gradient_bucket_bytes", plan.schedule.gradient_bucket_bytes}};
   ordered_json layers = ordered_json::array();
   for (const auto& layer : plan.layers) {
     ordered_json l;
@@ -200,9 +213,14 @@ Plan plan_from_json(const json& root, const std::string& file) {
   }
   if (r.has("schedule")) {
     Reader schedule = r.at("schedule");
-    schedule.only_keys({"overlap_gradient_sync"});
+    schedule.only_keys({"overlap_gradient_sync", "gradient_sync_order", "gradient_bucket_bytes"});
+    if (schedule.has("gradient_bucket_bytes"))
+      plan.schedule.gradient_bucket_bytes = schedule.at("gradient_bucket_bytes").number();
     if (schedule.has("overlap_gradient_sync"))
       plan.schedule.overlap_gradient_sync = schedule.at("overlap_gradient_sync").boolean();
+    if (schedule.has("gradient_sync_order"))
+      plan.schedule.gradient_sync_order =
+          static_cast<GradientSyncOrder>(schedule.at("gradient_sync_order").choice(gradient_sync_order_names()));
   }
   for (const auto& lr : r.at("layers").elements()) {
     lr.only_keys({"name", "sharding", "predicted", "passes", "family"});

@@ -163,3 +163,48 @@ TEST(SimrunPlan, MissingPlanFileIsOneLineAndExitTwo) {
   EXPECT_EQ(run_command(kBin + "simrun --config " + kConfigs + "torus_8pf.yaml --plan /nonexistent/plan.json", &out), 2);
   EXPECT_NE(out.find("/nonexistent/plan.json"), std::string::npos) << out;
 }
+
+// simplan --gradient-sync-order / --gradient-bucket write the plan's schedule and simrun replays it:
+// with one stream per device the all-reduces can only end later in the uncontended closed form (they
+// wait for each other), and one 1 GB bucket holds all of alexnet's gradients (61 M parameters x 2 B
+// = 122 MB per device): they go as one all-reduce after back-propagation, a different replay.
+TEST(SimrunPlan, GradientSyncOptionsReachTheReplay) {
+  const std::string base = kBin + "simplan --config " + kConfigs + "torus_8pf.yaml --workload alexnet --batch 256 --strategy dp";
+  const std::string dir = testing::TempDir();
+  std::string out;
+  ASSERT_EQ(run_command(base + " -o " + dir + "gs_concurrent.json", &out), 0) << out;
+  ASSERT_EQ(run_command(base + " --gradient-sync-order in_order -o " + dir + "gs_in_order.json", &out), 0) << out;
+  ASSERT_EQ(run_command(base + " --gradient-bucket 1GB -o " + dir + "gs_bucket.json", &out), 0) << out;
+  const auto schedule = [&](const std::string& name) {
+    return nlohmann::json::parse(partsim::test::read_text_file(dir + name)).value("schedule", nlohmann::json::object());
+  };
+  EXPECT_TRUE(schedule("gs_concurrent.json").empty());
+  EXPECT_EQ(schedule("gs_in_order.json").at("gradient_sync_order"), "in_order");
+  EXPECT_EQ(schedule("gs_bucket.json").at("gradient_bucket_bytes"), 1e9);
+  const auto replay = [&](const std::string& name) {
+    const std::string results = dir + name + ".results.json";
+    EXPECT_EQ(run_command(kBin + "simrun --config " + kConfigs + "torus_8pf.yaml --plan " + dir + name + " --out " + results, &out), 0) << out;
+    return nlohmann::json::parse(partsim::test::read_text_file(results));
+  };
+  const auto concurrent = replay("gs_concurrent.json");
+  const auto in_order = replay("gs_in_order.json");
+  const auto bucket = replay("gs_bucket.json");
+  EXPECT_GT(in_order["closed_form_iteration_s"].get<double>(), concurrent["closed_form_iteration_s"].get<double>());
+  EXPECT_DOUBLE_EQ(in_order["predicted_iteration_s"].get<double>(), concurrent["predicted_iteration_s"].get<double>());
+  EXPECT_NE(bucket["simulated_iteration_s"].get<double>(), concurrent["simulated_iteration_s"].get<double>());
+}
+
+TEST(SimrunPlan, GradientSyncOptionsRefuseWhatTheyCannotMean) {
+  const std::string base = kBin + "simplan --config " + kConfigs + "torus_8pf.yaml --workload alexnet --batch 256";
+  const std::string plan = testing::TempDir() + "gs_refused.json";
+  std::string out;
+  EXPECT_EQ(run_command(base + " --strategy dp --gradient-sync-order fifo -o " + plan, &out), 2);
+  EXPECT_NE(out.find("--gradient-sync-order: fifo not in {concurrent,in_order}"), std::string::npos) << out;
+  EXPECT_EQ(run_command(base + " --strategy dp --gradient-bucket 25parsecs -o " + plan, &out), 2);
+  EXPECT_NE(out.find("--gradient-bucket"), std::string::npos) << out;
+  EXPECT_EQ(run_command(base + " --strategy dsm --gradient-sync-order in_order -o " + plan, &out), 2);
+  EXPECT_NE(out.find("strategy 'dsm' has a lowering of its own"), std::string::npos) << out;
+  EXPECT_EQ(run_command(base + " --strategy dp --mode inference --gradient-bucket 1MB -o " + plan, &out), 2);
+  EXPECT_NE(out.find("an inference plan has no gradient all-reduce"), std::string::npos) << out;
+  EXPECT_FALSE(std::ifstream(plan).good()) << "no plan written";
+}

@@ -67,6 +67,57 @@ TEST(ShardingLowering, DataParallelByHand) {
   EXPECT_NEAR(sim.makespan_s, 3 * fwd + upd + 2 * allreduce, 1e-6 * sim.makespan_s);
 }
 
+// The same data-parallel plan with one communication stream per device (schedule.gradient_sync_order
+// in_order): fc1's all-reduce waits for fc2's to finish on both devices, although fc1's gradient is
+// ready 66.6 us into fc2's, so the closed form ends at 3 fwd + upd + 2 AR (concurrent: 3 fwd + 2 upd
+// + AR). Nothing shares a link any more, so the replay ends at the same instant.
+TEST(ShardingLowering, InOrderGradientSyncSerialisesTheAllReducesByHand) {
+  const auto spec = fixtures::star(2);
+  const auto g = fixtures::two_fc();
+  const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 2}});
+  plan::Plan p = plan_of(g, {dp, dp, dp});
+  p.schedule.gradient_sync_order = plan::GradientSyncOrder::in_order;
+  const Timed t = lower(p, spec, g);
+  EXPECT_EQ(t.transfers.at("gradient all-reduce"), 4);
+  const double fwd = kFwdFlops / 2 / 1e12, upd = kUpdFlops / 2 / 1e12;
+  const double allreduce = kWeightBytes / 1e9;
+  EXPECT_NEAR(t.closed.makespan_s, 3 * fwd + upd + 2 * allreduce, 1e-9 * t.closed.makespan_s);
+  const topology::TopologyGraph topo(spec);
+  replay::SimGridEvaluator simgrid(topo);
+  EXPECT_NEAR(simgrid.evaluate(t.program).makespan_s, 3 * fwd + upd + 2 * allreduce, 1e-6 * t.closed.makespan_s);
+}
+
+// Gradient buckets (schedule.gradient_bucket_bytes): with a bucket of 1.5 S per device, fc2's S
+// waits for fc1's S and the two go as one all-reduce of 2 S (one flow per direction, reported under
+// fc1, the layer that closed it) once fc1's gradient is ready: 3 fwd + 2 upd + 2 AR. A bucket larger
+// than all gradients (10 S) is all-reduced after back-propagation: the same. A 1-byte bucket holds
+// one layer each: the concurrent all-reduces of DataParallelByHand.
+TEST(ShardingLowering, GradientBucketsFuseTheAllReducesByHand) {
+  const auto spec = fixtures::star(2);
+  const auto g = fixtures::two_fc();
+  const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 2}});
+  const double fwd = kFwdFlops / 2 / 1e12, upd = kUpdFlops / 2 / 1e12;
+  const double allreduce = kWeightBytes / 1e9;
+  for (double bucket : {1.5 * kWeightBytes, 10 * kWeightBytes}) {
+    plan::Plan p = plan_of(g, {dp, dp, dp});
+    p.schedule.gradient_bucket_bytes = bucket;
+    const Timed t = lower(p, spec, g);
+    EXPECT_EQ(t.transfers.count("gradient all-reduce"), 0u) << bucket;
+    EXPECT_EQ(t.transfers.at("gradient all-reduce (bucket of 2 layers)"), 2) << bucket;
+    for (const auto& task : t.program.tasks())
+      if (task.kind == program::TaskKind::transfer) {
+        EXPECT_EQ(t.program.layer_names()[static_cast<std::size_t>(task.layer)], "fc1");
+        EXPECT_DOUBLE_EQ(task.bytes, 2 * kWeightBytes);
+      }
+    EXPECT_NEAR(t.closed.makespan_s, 3 * fwd + 2 * upd + 2 * allreduce, 1e-9 * t.closed.makespan_s) << bucket;
+  }
+  plan::Plan p = plan_of(g, {dp, dp, dp});
+  p.schedule.gradient_bucket_bytes = 1;
+  const Timed t = lower(p, spec, g);
+  EXPECT_EQ(t.transfers.at("gradient all-reduce"), 4);
+  EXPECT_NEAR(t.closed.makespan_s, 3 * fwd + 2 * upd + allreduce, 1e-9 * t.closed.makespan_s);
+}
+
 // Model parallelism (out_channels over 2 devices): fc2 needs the half of fc1's output it lacks
 // (64 x 512 x 2 B = 65,536 B = 65.5 us at 1 GB/s, both directions at once); in BWD fc2's input error
 // is a partial sum over its output half, sent back to fc1's owners (65.5 us again). No weight is

@@ -65,6 +65,14 @@ TEST(PlanIo, RoundTripsEveryField) {
   const Plan r = plan_from_json(nlohmann::json::parse(plan_to_text(bare)), "p.json");
   EXPECT_FALSE(r.memory.has_value());
   EXPECT_FALSE(r.seed.has_value());
+  // The lowering's schedule directives, written only when one differs from its default.
+  Plan scheduled = sample_plan();
+  scheduled.schedule.gradient_sync_order = GradientSyncOrder::in_order;
+  scheduled.schedule.gradient_bucket_bytes = 25e6;
+  const nlohmann::json written = nlohmann::json::parse(plan_to_text(scheduled));
+  EXPECT_EQ(written.at("schedule").at("gradient_sync_order"), "in_order");
+  EXPECT_EQ(written.at("schedule").at("gradient_bucket_bytes"), 25e6);
+  EXPECT_EQ(plan_from_json(written, "p.json").schedule, scheduled.schedule);
 }
 
 TEST(PlanIo, RejectsBadValuesAndUnknownKeysNamingThePath) {
@@ -90,6 +98,13 @@ TEST(PlanIo, RejectsBadValuesAndUnknownKeysNamingThePath) {
   j = sample();
   j["layers"][0]["sharding"]["devices"][0] = -1;
   EXPECT_EQ(error_of(j.dump()), "p.json: /layers/0/sharding/devices/0: must be in [0, 1073741824] (got -1)");
+  j = sample();
+  j["schedule"] = {{"gradient_sync_order", "fifo"}};
+  EXPECT_EQ(error_of(j.dump()),
+            "p.json: /schedule/gradient_sync_order: must be one of concurrent, in_order (got \"fifo\")");
+  j = sample();
+  j["schedule"] = {{"gradient_bucket_bytes", -1}};
+  EXPECT_NE(error_of(j.dump()).find("p.json: /schedule/gradient_bucket_bytes: "), std::string::npos);
   j = sample();
   j["options"]["levels"] = 2;
   EXPECT_EQ(error_of(j.dump()), "p.json: /options/levels: expected a string (got 2)");
