@@ -14,7 +14,9 @@
 // - Gradient synchronisation: devices holding the same weights all-reduce their gradients (ring in
 //   device order; on a whole torus the dimension-ordered reduce-scatter / all-reduce / all-gather of
 //   the collectives library), each step after the previous step's data has arrived: no barriers,
-//   so it overlaps the backward pass of the layers before it.
+//   so it overlaps the backward pass of the layers before it. The plan's schedule may fuse
+//   consecutive layers' gradients into buckets (gradient_bucket_bytes) and put each device's
+//   all-reduces on one stream, one at a time in backward order (gradient_sync_order in_order).
 // - A device runs its compute in program order; transfers overlap compute freely (DMA).
 
 #include "sim/lowering/lowering.hpp"
