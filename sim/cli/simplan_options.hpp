@@ -47,7 +47,6 @@ struct SimplanOptions {
   GradientSyncOptions gradient_sync;  // --gradient-sync-order, --gradient-bucket
 };
 
-
 /// Adds every simplan option to `app` (also -q/--quiet; --version and --help come from parse()).
 void add_simplan_options(CLI::App& app, SimplanOptions& options);
 

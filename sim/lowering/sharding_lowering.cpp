@@ -46,12 +46,13 @@ struct LayerState {
         return owners[a].box.batch.lo < owners[b].box.batch.lo;
       });
       max_batch_hi_.resize(owners.size());
-      for (std::size_t i = 0; i < owners.size(); ++i)
-        max_batch_hi_[i] = std::max(i > 0 ? max_batch_hi_[i - 1] : owners[by_batch_lo_[i]].box.batch.hi,
-                                    owners[by_batch_lo_[i]].box.batch.hi);
+      for (std::size_t i = 0; i < owners.size(); ++i) {
+        const std::int64_t hi = owners[by_batch_lo_[i]].box.batch.hi;
+        max_batch_hi_[i] = i > 0 ? std::max(max_batch_hi_[i - 1], hi) : hi;
+      }
     }
     // Owners starting before the box ends, walked back until none of the rest reaches the box.
-    std::size_t end = static_cast<std::size_t>(
+    const std::size_t end = static_cast<std::size_t>(
         std::partition_point(by_batch_lo_.begin(), by_batch_lo_.end(),
                              [&](std::size_t o) { return owners[o].box.batch.lo < box.batch.hi; }) -
         by_batch_lo_.begin());
@@ -156,7 +157,7 @@ class ShardingLowerer {
   };
   std::vector<Pending> pending_;
 
-  /// Queues the part `need` of a tensor held as `owners` for `device`. Returns the tasks it waits
+  /// Queues the part `need` of a tensor held as `holder.owners` for `device`. Returns the tasks it waits
   /// for that exist already (pieces it holds itself) and adds the queued transfers' indices to `queued`.
   template <class Source>
   std::vector<int> fetch(const std::string& label, int device, const TensorBox& need, LayerState& holder,
