@@ -190,6 +190,7 @@ std::string unique_name(const yaml::ConfigNode& node, const std::map<std::string
 struct WorkloadReader {
   Graph graph;
   LayerNodes nodes;
+  std::int64_t max_layers = 0;  // WorkloadLimits::max_layers
 
   // One `layers` entry that is a layer (not a repeat block); returns its name.
   std::string read_layer(const yaml::ConfigNode& node, const Repetition* repetition) {
@@ -232,9 +233,9 @@ struct WorkloadReader {
     map.finish();
     if (body.empty()) layers.fail("a repeat block needs at least one layer");
     const double total = static_cast<double>(nodes.layer.size()) + static_cast<double>(count) * static_cast<double>(body.size());
-    if (total > static_cast<double>(kMaxLayers))
+    if (total > static_cast<double>(max_layers))
       node.fail("repeat " + std::to_string(count) + " x " + std::to_string(body.size()) + " layers: the workload would have more than " +
-                std::to_string(kMaxLayers) + " layers");
+                std::to_string(max_layers) + " layers");
     for (const yaml::ConfigNode& entry : body) {
       if (entry.is_map() && entry.node()["repeat"]) entry.fail("repeat blocks do not nest (write the inner block out)");
       // A name without {i} would be the same in every copy.
@@ -255,14 +256,11 @@ struct WorkloadReader {
     }
   }
 
-  // A repeat block may not build more layers than a 4 MiB file of one-line layers holds (about
-  // 90000), which keeps the memory bound of docs/robustness.md ("File size: the memory bound").
   static constexpr long long kMaxRepeat = 100'000;
-  static constexpr long long kMaxLayers = 100'000;
 };
 
 // `preset: {model: gpt, layers: 12, ...}`: the whole workload from a transformer preset.
-Graph read_preset(const yaml::ConfigNode& node, const std::string& name, std::int64_t batch) {
+Graph read_preset(const yaml::ConfigNode& node, const std::string& name, std::int64_t batch, std::int64_t max_blocks) {
   yaml::MapReader map(node);
   std::vector<std::string> models;
   for (const TransformerPreset& p : transformer_presets()) models.push_back(p.name);
@@ -270,7 +268,7 @@ Graph read_preset(const yaml::ConfigNode& node, const std::string& name, std::in
   const TransformerPreset& preset = find_transformer_preset(model);
   PresetValues values;
   for (const PresetParameter& p : preset.parameters)
-    if (auto n = map.optional(p.key)) values[p.key] = n->as_int(1, p.max_value);
+    if (auto n = map.optional(p.key)) values[p.key] = n->as_int(1, p.key == "layers" ? std::min(p.max_value, max_blocks) : p.max_value);
   map.finish();
   try {
     return build_preset(model, values, name, batch);
@@ -281,7 +279,8 @@ Graph read_preset(const yaml::ConfigNode& node, const std::string& name, std::in
 
 }  // namespace
 
-Graph parse_workload(const yaml::ConfigNode& root, std::int64_t batch, const std::string& default_name) {
+Graph parse_workload(const yaml::ConfigNode& root, std::int64_t batch, const std::string& default_name,
+                     const WorkloadLimits& limits) {
   yaml::MapReader top(root);
   // A misspelt top-level key is reported as such, before the key it was meant to be is missed.
   for (std::string_view key : {"name", "description", "inputs", "layers", "preset"}) top.has(key);
@@ -293,11 +292,13 @@ Graph parse_workload(const yaml::ConfigNode& root, std::int64_t batch, const std
   if (auto preset = top.optional("preset")) {
     for (std::string_view key : {"inputs", "layers"})
       if (auto other = top.optional(key)) other->fail("a workload is either a preset or inputs and layers, not both");
-    Graph graph = read_preset(*preset, name, batch);
+    Graph graph = read_preset(*preset, name, batch, limits.max_preset_blocks);
     if (!description.empty()) graph.set_description(description);
     return graph;
   }
-  WorkloadReader reader{Graph(name, description), {}};
+  // A repeat block may not build more layers than a 4 MiB file of one-line layers holds (about
+  // 90000), which keeps the memory bound of docs/robustness.md ("File size: the memory bound").
+  WorkloadReader reader{Graph(name, description), {}, limits.max_layers};
 
   auto inputs = top.required("inputs");
   if (inputs.elements().empty()) inputs.fail("a workload needs at least one input");

@@ -11,13 +11,23 @@
 
 #include "sim/common/yaml_reader.hpp"
 #include "workloads/graph.hpp"
+#include "workloads/transformer_presets.hpp"
 
 namespace partsim::workloads {
 
 /// Reads a workload file and finalizes it at `batch`. `overrides` are --set assignments.
 Graph load_workload_file(const std::string& path, std::int64_t batch, const std::vector<std::string>& overrides = {});
+/// How large a workload file may make its graph: repeat blocks may build up to `max_layers` layers in
+/// all, presets up to `max_preset_blocks` blocks (docs/robustness.md "File size: the memory bound").
+/// The fuzz harness passes smaller ones: a 60,000-layer workload parsed in 0.6 s here takes 45 s under
+/// ASan and coverage, which libFuzzer reports as a hang.
+struct WorkloadLimits {
+  std::int64_t max_layers = 100'000;
+  std::int64_t max_preset_blocks = kMaxPresetBlocks;
+};
 /// The same from an already loaded document; `default_name` names a file without a `name` key.
-Graph parse_workload(const yaml::ConfigNode& root, std::int64_t batch, const std::string& default_name);
+Graph parse_workload(const yaml::ConfigNode& root, std::int64_t batch, const std::string& default_name,
+                     const WorkloadLimits& limits = {});
 /// A zoo name, an ONNX model (path ending in .onnx, options after #: workloads/onnx/onnx_workload.hpp)
 /// or a path to a workload file (anything with a '/' or ending in .yaml/.yml, or an
 /// existing file). Neither: UnknownNameError listing the zoo.

@@ -113,3 +113,24 @@ TEST(WorkloadRepeat, MistakesNameTheFileLineAndKey) {
             "t.yaml:1:54: preset.depth: unknown key (allowed: ffn, heads, layers, model, positions, sequence, vocab, "
             "width)");
 }
+
+// Smaller limits (the fuzz harness's): a repeat block over max_layers and a preset over
+// max_preset_blocks are refused with the limit in the message; within them the workload parses.
+TEST(WorkloadRepeat, LimitsAreTheCallersToLower) {
+  const partsim::workloads::WorkloadLimits small{10, 2};
+  const auto parse = [&](const std::string& text) {
+    try {
+      return std::to_string(parse_workload(partsim::yaml::load_string(text, "s.yaml"), 2, "s", small).layers().size());
+    } catch (const partsim::InputError& e) {
+      return std::string(e.what());
+    }
+  };
+  const std::string block = "inputs: [{name: x, shape: [16, 8]}]\nlayers:\n  - repeat: N\n    from: x\n    layers:\n"
+                            "      - {name: \"fc{i}\", kind: fc, input: \"{prev}\", out_features: 16}\n"
+                            "      - {name: \"act{i}\", kind: activation, input: \"fc{i}\"}\n";
+  const auto with = [&](const char* n) { std::string t = block; return t.replace(t.find('N'), 1, n); };
+  EXPECT_EQ(parse(with("4")), "9");  // x and 4 x 2 layers
+  EXPECT_EQ(parse(with("5")), "s.yaml:3:5: layers[0]: repeat 5 x 2 layers: the workload would have more than 10 layers");
+  EXPECT_EQ(parse("preset: {model: gpt, layers: 3, width: 64, heads: 4}\n"),
+            "s.yaml:1:30: preset.layers: is too large (got 3, at most 2)");
+}
