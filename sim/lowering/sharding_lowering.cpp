@@ -35,10 +35,14 @@ struct LayerState {
   std::vector<Owner> owners;           // after FWD
   std::vector<int> grad_ready;         // per box: the UPD task (gradient ready), -1 when none
 
-  /// The owners whose box meets `box`, in owner order. Found through an index on the batch axis
-  /// (built once the owners are known), so a device of a 1,024-way data-parallel layer looks at the
-  /// one owner holding its samples rather than intersecting all 1,024 boxes.
-  std::vector<std::size_t> owners_meeting(const TensorBox& box) {
+  /// The owners whose box meets `box`, in owner order, with the elements they share. Found through
+  /// an index on the batch axis (built once the owners are known), so a device of a 1,024-way
+  /// data-parallel layer looks at the one owner holding its samples rather than all 1,024 boxes.
+  struct Meeting {
+    std::size_t owner = 0;
+    double elements = 0;
+  };
+  std::vector<Meeting> owners_meeting(const TensorBox& box) {
     if (by_batch_lo_.size() != owners.size()) {
       by_batch_lo_.resize(owners.size());
       for (std::size_t o = 0; o < owners.size(); ++o) by_batch_lo_[o] = o;
@@ -56,10 +60,12 @@ struct LayerState {
         std::partition_point(by_batch_lo_.begin(), by_batch_lo_.end(),
                              [&](std::size_t o) { return owners[o].box.batch.lo < box.batch.hi; }) -
         by_batch_lo_.begin());
-    std::vector<std::size_t> found;
-    for (std::size_t i = end; i-- > 0 && max_batch_hi_[i] > box.batch.lo;)
-      if (intersect(box, owners[by_batch_lo_[i]].box).elements() > 0) found.push_back(by_batch_lo_[i]);
-    std::sort(found.begin(), found.end());
+    std::vector<Meeting> found;
+    for (std::size_t i = end; i-- > 0 && max_batch_hi_[i] > box.batch.lo;) {
+      const double elements = intersect(box, owners[by_batch_lo_[i]].box).elements();
+      if (elements > 0) found.push_back({by_batch_lo_[i], elements});
+    }
+    std::sort(found.begin(), found.end(), [](const Meeting& a, const Meeting& b) { return a.owner < b.owner; });
     return found;
   }
 
@@ -163,9 +169,8 @@ class ShardingLowerer {
   std::vector<int> fetch(const std::string& label, int device, const TensorBox& need, LayerState& holder,
                          Source source, std::vector<std::size_t>& queued) {
     std::vector<int> deps;
-    for (std::size_t index : holder.owners_meeting(need)) {
+    for (const auto& [index, elements] : holder.owners_meeting(need)) {
       const Owner& o = holder.owners[index];
-      const double elements = intersect(need, o.box).elements();
       std::vector<int> ready = source(o);
       if (o.device == device) {
         deps.insert(deps.end(), ready.begin(), ready.end());
@@ -466,8 +471,7 @@ class ShardingLowerer {
           if (is_input(u)) continue;
           const TensorBox dx_box = input_box(L, slot, box, s.extent, batch_);
           auto& owners = state_[u].owners;
-          for (std::size_t o : state_[u].owners_meeting(dx_box)) {
-            const double elements = intersect(dx_box, owners[o].box).elements();
+          for (const auto& [o, elements] : state_[u].owners_meeting(dx_box)) {
             if (owners[o].device == device) {
               owners[o].error_in.insert(owners[o].error_in.end(), after.begin(), after.end());
               continue;

@@ -2,7 +2,6 @@
 // loaded by registration.cpp only when mcm_rl plans (plugin.hpp says why and how).
 #include "sim/mcm/rl/plugin.hpp"
 
-#include <limits>
 #include <optional>
 #include <string>
 
@@ -48,7 +47,7 @@ plan::Plan make_plan(const planner::PlanInputs& in) {
                     {"mean_reward_per_update", r.mean_reward},
                     {"raw_invalid_samples", r.raw_invalid_samples},
                     {"solver_gave_up", r.solver_gave_up},
-                    {"solver", in.resolved.flag("solver")}};
+                    {"solver", o.use_solver}};
   return p;
 }
 
