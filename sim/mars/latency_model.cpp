@@ -27,17 +27,23 @@ bool shares_weights(ShardDim d) { return d == ShardDim::out_channels || d == Sha
 
 }  // namespace
 
-LatencyModel::LatencyModel(const topology::SystemSpec& spec, const workloads::Graph& graph)
-    : spec_(spec), graph_(graph), topology_(spec) {
-  for (const auto& [name, type] : spec.device_types)
-    if (std::holds_alternative<topology::FpgaDesign>(type.model)) designs_.push_back(name);
-  if (designs_.empty())
-    throw InputError("mars: platform '" + spec.name +
-                     "' lists no accelerator designs (device types of kind design, e.g. configs/f1_16xlarge.yaml)");
-  for (int d = 0; d < spec.device_count(); ++d)
-    if (!std::holds_alternative<topology::FpgaDesign>(spec.device_type(d).model))
-      throw InputError("mars: device " + spec.device_names[static_cast<std::size_t>(d)] + " of platform '" + spec.name +
-                       "' is not an accelerator design (kind design): MARS configures every accelerator");
+LatencyModel::LatencyModel(const topology::SystemSpec& spec, const workloads::Graph& graph, DesignChoice choice)
+    : spec_(spec), graph_(graph), topology_(spec), fixed_(choice == DesignChoice::fixed) {
+  if (fixed_) {
+    designs_.push_back(kFixedDesigns);
+  } else {
+    for (const auto& [name, type] : spec.device_types)
+      if (std::holds_alternative<topology::FpgaDesign>(type.model)) designs_.push_back(name);
+    if (designs_.empty())
+      throw InputError("mars: platform '" + spec.name +
+                       "' lists no accelerator designs (device types of kind design, e.g. configs/f1_16xlarge.yaml); "
+                       "give --option designs=fixed to keep every device as configured");
+    for (int d = 0; d < spec.device_count(); ++d)
+      if (!std::holds_alternative<topology::FpgaDesign>(spec.device_type(d).model))
+        throw InputError("mars: device " + spec.device_names[static_cast<std::size_t>(d)] + " of platform '" + spec.name +
+                         "' is not an accelerator design (kind design): MARS configures every accelerator; give "
+                         "--option designs=fixed to keep every device as configured");
+  }
   sets_ = candidate_sets(topology_);
   for (const auto& s : sets_) ring_bw_.push_back(mars::ring_bandwidth(topology_, s));
   bpe_ = static_cast<double>(topology::bytes_per_element(spec.precision));
@@ -55,6 +61,11 @@ LatencyModel::LatencyModel(const topology::SystemSpec& spec, const workloads::Gr
 bool LatencyModel::is_primary(std::size_t layer) const { return is_primary_.at(layer) != 0; }
 
 double LatencyModel::memory_bytes(int design) const {
+  if (fixed_) {
+    double smallest = std::numeric_limits<double>::infinity();
+    for (int d = 0; d < spec_.device_count(); ++d) smallest = std::min(smallest, spec_.device_type(d).memory_bytes());
+    return smallest;
+  }
   return spec_.device_types.at(designs_.at(static_cast<std::size_t>(design))).memory_bytes();
 }
 
@@ -63,7 +74,6 @@ const LayerCost& LatencyModel::layer_cost(std::size_t v, int set, int design, co
   if (auto it = cost_cache_.find(key); it != cost_cache_.end()) return it->second;
   const workloads::Layer& L = graph_.layer(v);
   const auto& devices = sets_.at(static_cast<std::size_t>(set));
-  const topology::DeviceType& type = spec_.device_types.at(designs_.at(static_cast<std::size_t>(design)));
   const plan::LoopExtent e = lowering::loop_extent(L, graph_.batch());
   const plan::Sharding sh = to_sharding(s, devices);
   std::vector<plan::DeviceBox> boxes;
@@ -92,6 +102,9 @@ const LayerCost& LatencyModel::layer_cost(std::size_t v, int set, int design, co
       r = {r.lo, r.lo + (r.size() + static_cast<std::int64_t>(ring) - 1) / static_cast<std::int64_t>(ring)};
     }
     const auto w = lowering::shard_work(L, piece, e, graph_.batch(), plan::Pass::fwd, bpe_);
+    // fixed: each member on its own type; the set waits for the slowest (seed 004 §VI-C).
+    const topology::DeviceType& type =
+        fixed_ ? spec_.device_type(db.device) : spec_.device_types.at(designs_.at(static_cast<std::size_t>(design)));
     const double phase = devices::shard_time(type, w, plan::Pass::fwd).compute_s;
     c.compute_s = std::max(c.compute_s, phase * static_cast<double>(ring));
     const double out = lowering::output_box(L, db.box, e, graph_.batch()).elements() * bpe_;
@@ -142,27 +155,53 @@ double LatencyModel::redistribution_s(std::size_t u, const LayerStrategy& su, st
   return redistribution_cache_.emplace(key, t).first->second;
 }
 
+double LatencyModel::output_bytes(std::size_t u) const {
+  const workloads::Layer& U = graph_.layer(u);
+  return static_cast<double>(U.output_shape.c * U.output_shape.h * U.output_shape.w) * static_cast<double>(graph_.batch()) *
+         bpe_;
+}
+
 double LatencyModel::inter_set_s(std::size_t u, int a, int b) const {
   if (a == b) return 0;
-  const workloads::Layer& U = graph_.layer(u);
-  const double bytes = static_cast<double>(U.output_shape.c * U.output_shape.h * U.output_shape.w) *
-                       static_cast<double>(graph_.batch()) * bpe_;
-  return bytes / set_to_set_bandwidth(topology_, sets_.at(static_cast<std::size_t>(a)), sets_.at(static_cast<std::size_t>(b)));
+  return output_bytes(u) /
+         set_to_set_bandwidth(topology_, sets_.at(static_cast<std::size_t>(a)), sets_.at(static_cast<std::size_t>(b)));
+}
+
+double LatencyModel::device_to_device_s(std::size_t u, int a, int b) const {
+  if (a == b) return 0;
+  return output_bytes(u) / set_to_set_bandwidth(topology_, {a}, {b});
+}
+
+double LatencyModel::whole_layer_s(std::size_t v, const topology::DeviceType& type) const {
+  const workloads::Layer& L = graph_.layer(v);
+  const plan::LoopExtent e = lowering::loop_extent(L, graph_.batch());
+  const plan::LoopBox whole{{0, e.batch}, {0, e.out_channels}, {0, e.in_channels}, {0, e.height}, {0, e.width}};
+  const auto w = lowering::shard_work(L, whole, e, graph_.batch(), plan::Pass::fwd, bpe_);
+  return devices::shard_time(type, w, plan::Pass::fwd).compute_s;
+}
+
+double LatencyModel::device_compute_s(std::size_t v, int device) const {
+  if (on_device_.empty()) {
+    on_device_.assign(static_cast<std::size_t>(spec_.device_count()), std::vector<double>(graph_.size(), 0.0));
+    for (int d = 0; d < spec_.device_count(); ++d)
+      for (std::size_t u = 0; u < graph_.size(); ++u) on_device_[static_cast<std::size_t>(d)][u] = whole_layer_s(u, spec_.device_type(d));
+  }
+  return on_device_.at(static_cast<std::size_t>(device)).at(v);
 }
 
 double LatencyModel::profile_s(int design, std::size_t first, std::size_t last) const {
   if (single_device_.empty()) {
     single_device_.assign(designs_.size(), std::vector<double>(graph_.size(), 0.0));
-    for (std::size_t d = 0; d < designs_.size(); ++d) {
-      const topology::DeviceType& type = spec_.device_types.at(designs_[d]);
+    for (std::size_t d = 0; d < designs_.size(); ++d)
       for (std::size_t v = 0; v < graph_.size(); ++v) {
-        const workloads::Layer& L = graph_.layer(v);
-        const plan::LoopExtent e = lowering::loop_extent(L, graph_.batch());
-        const plan::LoopBox whole{{0, e.batch}, {0, e.out_channels}, {0, e.in_channels}, {0, e.height}, {0, e.width}};
-        const auto w = lowering::shard_work(L, whole, e, graph_.batch(), plan::Pass::fwd, bpe_);
-        single_device_[d][v] = devices::shard_time(type, w, plan::Pass::fwd).compute_s;
+        if (!fixed_) {
+          single_device_[d][v] = whole_layer_s(v, spec_.device_types.at(designs_[d]));
+          continue;
+        }
+        // fixed: the slowest of the platform's accelerators (a set waits for it).
+        for (int dev = 0; dev < spec_.device_count(); ++dev)
+          single_device_[d][v] = std::max(single_device_[d][v], device_compute_s(v, dev));
       }
-    }
   }
   double t = 0;
   for (std::size_t v = first; v <= last && v < graph_.size(); ++v) t += single_device_.at(static_cast<std::size_t>(design))[v];

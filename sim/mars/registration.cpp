@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "sim/common/error.hpp"
+#include "sim/mars/h2h_mapping.hpp"
 
 namespace partsim::mars {
 namespace {
@@ -35,8 +36,12 @@ std::string ms(double s) {
   return buf;
 }
 
+DesignChoice design_choice(const planner::PlanInputs& in) {
+  return in.resolved.text("designs") == "fixed" ? DesignChoice::fixed : DesignChoice::configure;
+}
+
 std::string explain_layer(const planner::PlanInputs& in, const std::string& layer_name) {
-  const LatencyModel m(in.spec, in.graph);
+  const LatencyModel m(in.spec, in.graph, design_choice(in));
   const auto index = in.graph.index_of(layer_name);
   if (!index) in.graph.layer(layer_name);  // throws UnknownNameError listing the layers
   const std::size_t v = *index;
@@ -68,12 +73,43 @@ std::string explain_layer(const planner::PlanInputs& in, const std::string& laye
 
 plan::Plan plan_with(const planner::PlanInputs& in, const std::string& name, bool run_search) {
   require_inference(in, name);
-  const LatencyModel m(in.spec, in.graph);
+  const LatencyModel m(in.spec, in.graph, design_choice(in));
   const Mapping mapping = run_search ? search(m, search_options(in)) : baseline(m);
   if (!(mapping.latency_s < 1e300))
     throw InputError(name + ": no mapping fits the accelerators' DRAM (" + in.graph.name() + " on " + in.spec.name +
                      "); try more generations or a larger population");
   return mapping_plan(m, mapping);
+}
+
+plan::Plan h2h_plan(const planner::PlanInputs& in) {
+  require_inference(in, "h2h");
+  const LatencyModel m(in.spec, in.graph, DesignChoice::fixed);
+  H2hOptions options;
+  options.max_moves = static_cast<int>(in.resolved.integer("max_moves"));
+  const H2hMapping mapping = h2h_mapping(m, options);
+  if (!(mapping.latency_s < 1e300))
+    throw InputError("h2h: no mapping fits the accelerators' DRAM (" + in.graph.name() + " on " + in.spec.name + ")");
+  plan::Plan p;
+  p.predicted_iteration_s = mapping.latency_s;
+  p.family = {{"initial_latency_s", mapping.initial_latency_s}, {"moves", mapping.moves}};
+  p.layers.resize(m.graph().size());
+  for (std::size_t v = 0; v < m.graph().size(); ++v) {
+    const int d = mapping.device[v];
+    plan::LayerPlan& l = p.layers[v];
+    l.name = m.graph().layer(v).name;
+    l.sharding = to_sharding(LayerStrategy{}, {d});
+    // The layer's own share of the schedule: its inputs' transfers (waiting for them) and its compute.
+    double producers_done = 0;
+    for (std::size_t u : m.graph().predecessors(v)) producers_done = std::max(producers_done, mapping.finish_s[u]);
+    l.predicted.compute_s = mapping.finish_s[v] - mapping.start_s[v];
+    l.predicted.comm_s = std::max(0.0, mapping.arrival_s[v] - producers_done);
+    l.predicted.total_s = l.predicted.compute_s + l.predicted.comm_s;
+    l.predicted.breakdown = {{"compute_s", l.predicted.compute_s}, {"input_transfer_s", l.predicted.comm_s}};
+    l.family = {{"device", m.spec().device_names[static_cast<std::size_t>(d)]},
+                {"start_s", mapping.start_s[v]},
+                {"finish_s", mapping.finish_s[v]}};
+  }
+  return p;
 }
 
 }  // namespace
@@ -90,7 +126,7 @@ plan::Plan mapping_plan(const LatencyModel& m, const Mapping& mapping) {
     nlohmann::json names = nlohmann::json::array();
     for (int d : devices) {
       names.push_back(m.spec().device_names[static_cast<std::size_t>(d)]);
-      p.configuration[m.spec().device_names[static_cast<std::size_t>(d)]] = design;
+      if (!m.fixed_designs()) p.configuration[m.spec().device_names[static_cast<std::size_t>(d)]] = design;
     }
     sets.push_back({{"devices", names}, {"design", design}, {"first", m.graph().layer(s.first).name},
                     {"last", m.graph().layer(s.last).name}, {"latency_s", s.latency_s}});
@@ -142,10 +178,29 @@ void register_strategies(planner::StrategyRegistry& registry) {
                  "search = the two-level GA; baseline = §VI-A's baseline (the two groups, half the layers each, the "
                  "fastest design per set, ES along each layer's two longest dimensions; the GA options are unused)",
                  {"search", "baseline"}},
+      OptionSpec{"designs", OptionType::choice, "configure",
+                 "configure = each accelerator set is configured to one of the platform's designs (the adaptive "
+                 "system of §III); fixed = every accelerator keeps its platform type and a set waits for its slowest "
+                 "member (the heterogeneous systems of §VI-C, Table IV)",
+                 {"configure", "fixed"}},
   };
   mars.plan = [](const planner::PlanInputs& in) { return plan_with(in, "mars", in.resolved.text("mapping") == "search"); };
   mars.explain = explain_layer;
   registry.add(mars);
+
+  planner::StrategyInfo h2h;
+  h2h.name = "h2h";
+  h2h.description =
+      "computation- and communication-aware mapping in the spirit of H2H (seed 004 §VI-C, Table IV): each layer whole "
+      "on one accelerator of fixed design, earliest finish first, then single-layer moves; inference";
+  h2h.options = {
+      OptionSpec{"max_moves", OptionType::integer, "1000",
+                 "communication step: most single-layer moves to another accelerator (0 = the computation-first "
+                 "mapping alone)",
+                 {}, planner::OptionRange{0, 1000000}},
+  };
+  h2h.plan = h2h_plan;
+  registry.add(h2h);
 }
 
 }  // namespace partsim::mars

@@ -3,8 +3,12 @@
 // baseline of §VI-A (mapping=baseline). An inference plan whose `configuration` sets every used
 // accelerator's design and whose layers carry ES splits and SS (plan::Sharding::shared); it replays
 // on the shared sharding lowering.
-// Plan fields (docs/plan-format.md "mars"): plan family {sets: [{devices, design, first, last,
-// latency_s}], transfers_s}; per layer {set, design, strategy}.
+// Option designs=fixed keeps every accelerator as the platform configures it (Table IV's fixed
+// heterogeneous systems). And `h2h`, Table IV's comparison (h2h_mapping.hpp): every layer whole on
+// one accelerator of fixed design, branches in parallel.
+// Plan fields (docs/plan-format.md "mars", "h2h"): mars: plan family {sets: [{devices, design,
+// first, last, latency_s}], transfers_s}; per layer {set, design, strategy}. h2h: plan family
+// {initial_latency_s, moves}; per layer {device, start_s, finish_s}.
 
 #include "sim/mars/search.hpp"
 #include "sim/planner/registry.hpp"
