@@ -10,6 +10,10 @@ header. Usage: scripts/make_face_antispoofing_workloads.py [OUT_DIR] (default wo
 import os
 import sys
 
+import script_help  # scripts/ is on sys.path: the script's own folder
+
+script_help.answer_help(__doc__)
+
 MODALITIES = ["rgb", "depth", "ir"]
 
 

@@ -26,6 +26,12 @@ MODELS = [  # zoo name, paper name, Table III baseline / MARS latency (ms), pape
      "Conv30-49 -> 4 x D2 (Conv48: ES = {C_in, C_out})"),
 ]
 DESIGN = {"f1_superlip": "D1", "f1_systolic": "D2", "f1_winograd": "D3"}
+# Table IV: host-link bandwidth (Gb/s) -> paper's H2H and MARS latency (ms) per model.
+TABLE4_BANDWIDTHS = ["1", "1.2", "2", "4", "10"]
+TABLE4 = {
+    "casia_surf": ("CASIA-SURF", [(360.0, 124.6), (340.0, 120.3), (260.0, 100.9), (230.0, 74.3), (180.0, 46.8)]),
+    "facebagnet": ("FaceBag", [(520.0, 237.4), (450.0, 224.6), (320.0, 159.4), (230.0, 112.1), (170.0, 76.5)]),
+}
 
 
 def load(model, mapping):
@@ -33,6 +39,22 @@ def load(model, mapping):
     res = json.load(open(f"{work}/{model}_{mapping}.results.json"))
     search_s = float(open(f"{work}/{model}_{mapping}.search_s").read())
     return plan, res, search_s
+
+
+def load_t4(model, bw, strategy):
+    stem = f"{work}/t4_{model}_{bw}_{strategy}"
+    return json.load(open(stem + ".json")), json.load(open(stem + ".results.json")), float(open(stem + ".search_s").read())
+
+
+def spatial_share(plan):
+    """Share of the convolution/FC layers whose ES splits H or W (§VI-C: MARS prefers H/W at low bandwidth)."""
+    convs = [l for l in plan["layers"] if "primary" in l.get("family", {})]
+    spatial = [l for l in convs if "H" in l["family"]["strategy"].split("SS")[0] or "W" in l["family"]["strategy"].split("SS")[0]]
+    return len(spatial), len(convs)
+
+
+def devices_used(plan):
+    return len({l["family"]["device"] for l in plan["layers"]})
 
 
 def mapping_text(plan):
@@ -143,7 +165,78 @@ w("  bus, needs weights streamed from the host, which we do not model. `--explai
 w("  the lowering replays SS (tests/mars/test_shared_shards.cpp).")
 w("- Convolution numbers count every convolution/FC layer of the zoo model (downsample convolutions and")
 w("  the FC layers included), so ResNet34 has 37, not Table III's 33.")
-w("- Not reproduced yet: Table IV (H2H on CASIA-SURF / FaceBag against host-link bandwidth).")
+w("")
+w("## Table IV: MARS vs an H2H-style mapping against the host-link bandwidth (ms)")
+w("")
+w("`configs/f1_hetero.yaml`: the F1 topology with fixed heterogeneous designs (fpga0, fpga1, fpga4")
+w("SuperLIP; fpga2, fpga5, fpga6 systolic; fpga3, fpga7 Winograd: our choice, the paper does not list")
+w("them), its eight FPGA-host links set to each of H2H's five levels with `--set")
+w("system.graph.links[8..15].bandwidth=...`. The models are workload files built from their papers")
+w("(`workloads/examples/casia_surf.yaml`, `facebagnet.yaml`, written by")
+w("`scripts/make_face_antispoofing_workloads.py`; each file's header says what we assumed). MARS runs")
+w("with `--option designs=fixed` (a set waits for its slowest member, §VI-C); `h2h` is our")
+w("computation- and communication-aware mapping in H2H's spirit (sim/mars/h2h_mapping.hpp: each layer")
+w("whole on one accelerator, earliest finish first, then the single-layer moves that lower the")
+w("latency). Batch 1.")
+w("")
+t4_gaps = []
+for model, (name, paper) in TABLE4.items():
+    w(f"### {name}")
+    w("")
+    w("| host link | paper H2H | paper MARS | paper change | ours h2h (pred. / sim.) | ours MARS (pred. / sim.) | "
+      "ours change (pred. / sim.) | FPGAs used by h2h | MARS convs split on H/W | MARS search s |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
+    for bw, (ph, pm) in zip(TABLE4_BANDWIDTHS, paper):
+        hplan, hres, _ = load_t4(model, bw, "h2h")
+        mplan, mres, msearch = load_t4(model, bw, "mars")
+        hp, hs = hres["predicted_iteration_s"], hres["simulated_iteration_s"]
+        mp, msim = mres["predicted_iteration_s"], mres["simulated_iteration_s"]
+        spatial, convs = spatial_share(mplan)
+        w(f"| {bw} Gb/s | {ph} | {pm} | {100 * (pm - ph) / ph:+.1f} % | {ms(hp)} / {ms(hs)} | {ms(mp)} / {ms(msim)} | "
+          f"{100 * (mp - hp) / hp:+.1f} % / {100 * (msim - hs) / hs:+.1f} % | {devices_used(hplan)} | "
+          f"{spatial} / {convs} | {msearch:.1f} |")
+        for label, p, sim in (("h2h", hp, hs), ("MARS", mp, msim)):
+            if abs(sim - p) > 0.25 * p:
+                t4_gaps.append(f"{name} at {bw} Gb/s, {label}: predicted {ms(p)} ms, simulated {ms(sim)} ms "
+                               f"({100 * (sim - p) / p:+.0f} %)")
+    w("")
+w("What agrees with the paper: MARS is faster than the H2H-style mapping at every bandwidth on both")
+w("models, and its advantage comes from intra-layer parallelism over all eight FPGAs, which the")
+w("H2H formulation does not have. What does not:")
+w("")
+w("- The absolute latencies are 18-80x below the paper's: our designs' cycle models at 200 MHz on")
+w("  batch-1 inputs of 112 x 112 (CASIA-SURF) and 48 x 48 (FaceBagNet), as we assumed them, against")
+w("  H2H's own accelerator models and inputs, which the seeds do not give. The reductions are of the")
+w("  paper's size for FaceBag (simulated -50 to -57 %, paper -50 to -55 %) and smaller for CASIA-SURF")
+w("  (-35 to -45 %, paper -61 to -74 %).")
+w("- The H2H-style mapping gains less from bandwidth than the paper's H2H (CASIA-SURF 21 % faster from")
+w("  1 to 10 Gb/s, FaceBag 6 %, 10 % at 4 Gb/s; paper 50 % and 67 %): with one layer per accelerator")
+w("  the three streams run in parallel and the shared trunk (res4, res5) runs on one FPGA (a few")
+w("  shortcut layers aside) whatever the bandwidth; more bandwidth only lets the streams spread over more FPGAs (the column \"FPGAs used\": 4 at 1 Gb/s,")
+w("  7 from 2 Gb/s on CASIA-SURF). In the paper's system (a cloud FPGA network) every transfer crosses")
+w("  the varied links; in the F1 topology (our reading) transfers inside a group keep their 8 Gb/s ring.")
+w("- §VI-C's pattern, H/W splits at low bandwidth, holds at every level here (the column \"H/W\"): at")
+w("  batch 1 the channel splits' partial-sum all-reduces and redistributions cost more than the halo")
+w("  of an H/W split even at 10 Gb/s, so bandwidth changes MARS's latency but not its choice of dimensions.")
+w("- A mapping of single-layer moves is a local optimum: more bandwidth can give a slightly slower")
+w("  H2H-style mapping (FaceBag at 10 Gb/s against 4 Gb/s).")
+w("")
+if t4_gaps:
+    w("Predicted vs simulated, gaps over 25 %:")
+    w("")
+    for g in t4_gaps:
+        w(f"- {g}")
+    w("")
+    w("Why: MARS's latency model (§V, latency_model.hpp) charges a set's redistributions and partial-sum")
+    w("all-reduces at the set's ring bandwidth, the slowest route between consecutive members: for the")
+    w("set of all eight FPGAs, the host link. In the replay most of those bytes move between neighbours of")
+    w("one group over the 8 Gb/s ring links and only the share crossing groups takes the host links, so")
+    w("the slower the host links, the more the model overcharges. The same holds for a plain chain:")
+    w("ResNet34 with `designs=fixed` on this platform is predicted 9.52 ms and simulated 6.58 ms at")
+    w("1 Gb/s, 6.75 / 6.41 ms with the host links at the ring's 8 Gb/s. The h2h schedule model follows")
+    w("the replay's program order and differs from it only by link sharing, which it ignores.")
+else:
+    w("Every Table IV plan's simulated latency is within 25 % of its prediction.")
 w("")
 w("## Search time against generations (ResNet101, `build/bin/mars_search_bench`, one thread)")
 w("")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Reproduces seed 004's Table III (MARS vs its baseline on the F1.16xlarge) with partsim's `mars`
-# strategy, replays every plan with simrun, times the search against generations (ResNet101) and
-# writes docs/reproductions/mars.md.
+# Reproduces seed 004's Table III (MARS vs its baseline on the F1.16xlarge) and Table IV (MARS vs the
+# H2H-style mapping on CASIA-SURF and FaceBagNet against the host-link bandwidth, configs/f1_hetero.yaml)
+# with partsim's `mars` and `h2h` strategies, replays every plan with simrun, times the search against
+# generations (ResNet101) and writes docs/reproductions/mars.md.
 # Usage: scripts/reproduce_mars.sh [BUILD_DIR]   (default: build; configured if needed, only simplan
 # and simrun are built, with at most 2 jobs). PARTSIM_MARS_OPTIONS adds --option words to the search
 # (e.g. "--option generations=40"); PARTSIM_MARS_SEED sets the seed (default 1).
@@ -26,6 +27,26 @@ for model in alexnet vgg16 resnet34 resnet101 wrn50_2; do
     end=$(date +%s.%N)
     echo "$end - $start" | bc > "$work/${model}_${mapping}.search_s"
     "$build/bin/simrun" --config "$config" --plan "$plan" --reproducible --out "$work/${model}_${mapping}.results.json" >/dev/null
+  done
+done
+# Table IV: the eight FPGA-host links (graph.links[8..15] of configs/f1_hetero.yaml) at H2H's five levels.
+hetero=configs/f1_hetero.yaml
+for model in casia_surf facebagnet; do
+  for bw in 1 1.2 2 4 10; do
+    sets=()
+    for link in 8 9 10 11 12 13 14 15; do sets+=(--set "system.graph.links[$link].bandwidth=${bw}Gb/s"); done
+    for strategy in h2h mars; do
+      options=()
+      [ "$strategy" = mars ] && options=(--seed "$seed" --option designs=fixed)
+      plan="$work/t4_${model}_${bw}_${strategy}.json"
+      start=$(date +%s.%N)
+      "$build/bin/simplan" --config "$hetero" "${sets[@]}" --workload "workloads/examples/$model.yaml" --batch 1 \
+        --mode inference --strategy "$strategy" "${options[@]}" -o "$plan" >/dev/null
+      end=$(date +%s.%N)
+      echo "$end - $start" | bc > "$work/t4_${model}_${bw}_${strategy}.search_s"
+      "$build/bin/simrun" --config "$hetero" "${sets[@]}" --plan "$plan" --reproducible \
+        --out "$work/t4_${model}_${bw}_${strategy}.results.json" >/dev/null
+    done
   done
 done
 "$build/bin/mars_search_bench" resnet101 0 5 20 40 > "$work/bench.txt"
