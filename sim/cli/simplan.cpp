@@ -71,9 +71,10 @@ int plan_mode(const Options& o) {
   }
   if (o.gradient_sync.any()) {  // a directive to the shared lowering; refused where it means nothing
     if (mode != plan::Mode::training)
-      throw InputError("--gradient-sync-order, --gradient-bucket: an inference plan has no gradient all-reduce");
+      throw InputError("--gradient-sync-order, --gradient-bucket, --gradient-sync-algorithm: an inference plan has no gradient "
+                       "synchronisation");
     if (registry.find(o.strategy).lower)
-      throw InputError("--gradient-sync-order, --gradient-bucket: strategy '" + o.strategy +
+      throw InputError("--gradient-sync-order, --gradient-bucket, --gradient-sync-algorithm: strategy '" + o.strategy +
                        "' has a lowering of its own, which does not read it (the shared sharding lowering does)");
   }
   plan::Plan p = registry.make_plan(o.strategy, inputs);

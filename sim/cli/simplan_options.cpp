@@ -12,6 +12,7 @@ namespace partsim::cli {
 void GradientSyncOptions::apply_to(plan::ScheduleDirectives& schedule) const {
   if (order) schedule.gradient_sync_order = *order;
   if (bucket_bytes) schedule.gradient_bucket_bytes = *bucket_bytes;
+  if (algorithm) schedule.gradient_sync_algorithm = *algorithm;
 }
 
 void add_gradient_sync_options(CLI::App& app, GradientSyncOptions& o) {
@@ -35,6 +36,17 @@ void add_gradient_sync_options(CLI::App& app, GradientSyncOptions& o) {
          "Training plans: all-reduce consecutive layers' gradients together in buckets of this size per device, "
          "e.g. 25MB as PyTorch DDP (plan schedule.gradient_bucket_bytes; default 0B: each layer alone)")
       ->type_name("SIZE");
+  const std::vector<std::string>& algorithms = plan::gradient_sync_algorithm_names();
+  app.add_option_function<std::string>(
+         "--gradient-sync-algorithm",
+         [&o, &algorithms](const std::string& name) {
+           o.algorithm = static_cast<plan::GradientSyncAlgorithm>(std::find(algorithms.begin(), algorithms.end(), name) -
+                                                                  algorithms.begin());
+         },
+         "Training plans: how replicas synchronise their gradients (plan schedule.gradient_sync_algorithm): "
+         "all_reduce (default: a ring, or the torus all-reduce) or parameter_server (the replica group's first "
+         "device gathers the gradients and sends the parameters back, as DeePa's GPU parameter servers)")
+      ->check(CLI::IsMember(algorithms));
 }
 
 void add_simplan_options(CLI::App& app, SimplanOptions& o) {

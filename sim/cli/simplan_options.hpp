@@ -20,10 +20,12 @@ namespace partsim::cli {
 struct GradientSyncOptions {
   std::optional<plan::GradientSyncOrder> order;  // --gradient-sync-order concurrent|in_order
   std::optional<double> bucket_bytes;            // --gradient-bucket SIZE (bytes per device)
-  bool any() const { return order || bucket_bytes; }
+  std::optional<plan::GradientSyncAlgorithm> algorithm;  // --gradient-sync-algorithm all_reduce|parameter_server
+  bool any() const { return order || bucket_bytes || algorithm; }
   void apply_to(plan::ScheduleDirectives& schedule) const;
 };
-/// Adds --gradient-sync-order and --gradient-bucket (simplan's and the replay benchmark's).
+/// Adds --gradient-sync-order, --gradient-bucket and --gradient-sync-algorithm (simplan's and the
+/// replay benchmark's).
 void add_gradient_sync_options(CLI::App& app, GradientSyncOptions& options);
 
 struct SimplanOptions {
@@ -44,7 +46,7 @@ struct SimplanOptions {
   std::string dsm_opt;              // --opt: dsm optimizations (becomes the option opt=...)
   std::string explain;              // --explain LAYER
   std::optional<std::uint64_t> seed;  // --seed N (stochastic strategies)
-  GradientSyncOptions gradient_sync;  // --gradient-sync-order, --gradient-bucket
+  GradientSyncOptions gradient_sync;  // --gradient-sync-order, --gradient-bucket, --gradient-sync-algorithm
 };
 
 /// Adds every simplan option to `app` (also -q/--quiet; --version and --help come from parse()).

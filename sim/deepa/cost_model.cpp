@@ -299,6 +299,26 @@ NodeCost CostModel::node_cost(std::size_t v, int config) const {
   for (std::size_t k = 0; k < lb.boxes.size(); ++k) replicas[lowering::weight_key(L, lb.boxes[k].box)].push_back(k);
   LinkLoads& loads = *loads_;
   loads.clear();
+  if (options_.update == plan::GradientSyncAlgorithm::parameter_server) {
+    // Two phases (gradients in, parameters out), each with its own busiest link (the lowering's steps).
+    for (const bool to_server : {true, false}) {
+      for (const auto& [key, members] : replicas) {
+        if (members.size() < 2) continue;
+        const double bytes = static_cast<double>(L.q.params) * lowering::weight_fraction(L, lb.boxes[members.front()].box, extent) * bpe_;
+        const int server = lb.boxes[members.front()].device;
+        for (std::size_t i = 1; i < members.size(); ++i) {
+          const int worker = lb.boxes[members[i]].device;
+          loads.add(to_server ? worker : server, to_server ? server : worker, bytes);
+        }
+      }
+      if (loads.bytes() > 0) {
+        cost.update_s += loads.time_s();  // with the phase's longest route latency
+        cost.update_bytes += loads.bytes();
+      }
+      loads.clear();
+    }
+    return cost;
+  }
   double hop_latency = 0;
   int steps = 0;
   for (const auto& [key, members] : replicas) {

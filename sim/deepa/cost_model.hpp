@@ -11,7 +11,10 @@
 //   parameters: the replicas of each weight shard (workers that differ only in n, h, w) all-reduce
 //   their gradients with a ring (2(r-1)/r x bytes from each member to the next, as the shared
 //   lowering does), all groups at once; the time is the most loaded link's bytes / bandwidth plus
-//   the ring's 2(r-1) hop latencies.
+//   the ring's 2(r-1) hop latencies. With option update=parameter_server (§5's parameter servers on
+//   the GPUs), the group's first worker holds the parameters: the others send it their gradients
+//   (phase 1), it sends them the parameters (phase 2), each phase its most loaded link's bytes /
+//   bandwidth plus one route latency, as the shared lowering's two steps.
 // - xfer(c_u, c_v): the bytes each consumer worker must receive, from the intersections of the box
 //   of the input it reads with the boxes the producer's workers own (sim/lowering/layer_geometry),
 //   routed over the platform's links (topology_graph.hpp); in training the same volumes flow back as
@@ -49,6 +52,8 @@ struct ModelOptions {
   /// true: refuse configurations whose shard does not fit its device's memory (shard_memory),
   /// and plans whose layers together do not fit (CostModel::check_memory).
   bool check_memory = true;
+  /// How update(c) synchronises replicas (option `update`; the plan's schedule.gradient_sync_algorithm).
+  plan::GradientSyncAlgorithm update = plan::GradientSyncAlgorithm::all_reduce;
 };
 
 /// Kernel efficiency of a shard (<= 1; the shard's primary FLOPs are divided by it), the product of

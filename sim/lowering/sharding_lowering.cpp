@@ -545,9 +545,12 @@ class ShardingLowerer {
         const std::vector<int>& previous = sync_stream_end_[static_cast<std::size_t>(device)];
         start[device].insert(start[device].end(), previous.begin(), previous.end());
       }
-    const std::string label = bucket.layers == 1 ? "gradient all-reduce"
-                                                 : "gradient all-reduce (bucket of " + std::to_string(bucket.layers) + " layers)";
-    const auto end = add_steps(bucket.layer, Pass::upd, label, all_reduce_schedule(devices, bucket.bytes), start);
+    const bool server = c_.plan.schedule.gradient_sync_algorithm == plan::GradientSyncAlgorithm::parameter_server;
+    const std::string what = server ? "gradient parameter-server sync" : "gradient all-reduce";
+    const std::string label = bucket.layers == 1 ? what : what + " (bucket of " + std::to_string(bucket.layers) + " layers)";
+    const auto end = add_steps(bucket.layer, Pass::upd, label,
+                               server ? parameter_server_schedule(devices, bucket.bytes) : all_reduce_schedule(devices, bucket.bytes),
+                               start);
     if (in_order_sync())
       for (const auto& [device, tasks] : end) sync_stream_end_[static_cast<std::size_t>(device)] = tasks;
   }
@@ -574,6 +577,17 @@ class ShardingLowerer {
     }
     const int k = static_cast<int>(devices.size());
     return ring(devices, 2 * (k - 1), bytes / k);
+  }
+
+  /// Parameter server on the group's first device (schedule.gradient_sync_algorithm parameter_server,
+  /// DeePa §5): step 0, every other device sends it its `bytes` of gradients; step 1, it sends each of
+  /// them the `bytes` of updated parameters.
+  static collectives::Schedule parameter_server_schedule(const std::vector<int>& devices, double bytes) {
+    collectives::Schedule s;
+    for (std::size_t i = 1; i < devices.size(); ++i) s.add(devices[i], devices.front(), bytes, 0);
+    for (std::size_t i = 1; i < devices.size(); ++i) s.add(devices.front(), devices[i], bytes, 1);
+    s.step_count = 2;
+    return s;
   }
 
   const topology::TopologyGraph& chip_topology() const {

@@ -76,6 +76,7 @@ struct MemoryUse {
 };
 
 enum class GradientSyncOrder { concurrent, in_order };
+enum class GradientSyncAlgorithm { all_reduce, parameter_server };
 
 /// Directives to the lowering about how a plan's communication is scheduled (docs/plan-format.md
 /// "schedule"); plans without them get the defaults.
@@ -93,6 +94,11 @@ struct ScheduleDirectives {
   /// consecutive layers' gradients over the same devices are all-reduced together once they add up
   /// to this many bytes per device (the rest after back-propagation). 0: each layer's alone.
   double gradient_bucket_bytes = 0;
+  /// all_reduce: the replicas all-reduce their gradients (a ring in the replica group's order, or the
+  /// dimension-ordered torus all-reduce when every device of a torus takes part). parameter_server:
+  /// the group's first device holds the parameters (DeePa §5's parameter servers on the GPUs): every
+  /// other replica sends it its gradients, then it sends every replica the updated parameters.
+  GradientSyncAlgorithm gradient_sync_algorithm = GradientSyncAlgorithm::all_reduce;
   bool operator==(const ScheduleDirectives&) const = default;
 };
 

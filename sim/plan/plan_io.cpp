@@ -29,6 +29,11 @@ const std::vector<std::string>& gradient_sync_order_names() {
   return names;
 }
 
+const std::vector<std::string>& gradient_sync_algorithm_names() {
+  static const std::vector<std::string> names{"all_reduce", "parameter_server"};
+  return names;
+}
+
 namespace {
 
 // ---- writing ----------------------------------------------------------------------------------
@@ -141,7 +146,9 @@ ordered_json plan_to_json(const Plan& plan) {
         {"overlap_gradient_sync", plan.schedule.overlap_gradient_sync},
         {"gradient_sync_order",
          gradient_sync_order_names()[static_cast<std::size_t>(plan.schedule.gradient_sync_order)]},
-        {"gradient_bucket_bytes", plan.schedule.gradient_bucket_bytes}};
+        {"gradient_bucket_bytes", plan.schedule.gradient_bucket_bytes},
+        {"gradient_sync_algorithm",
+         gradient_sync_algorithm_names()[static_cast<std::size_t>(plan.schedule.gradient_sync_algorithm)]}};
   ordered_json layers = ordered_json::array();
   for (const auto& layer : plan.layers) {
     ordered_json l;
@@ -213,7 +220,10 @@ Plan plan_from_json(const json& root, const std::string& file) {
   }
   if (r.has("schedule")) {
     Reader schedule = r.at("schedule");
-    schedule.only_keys({"overlap_gradient_sync", "gradient_sync_order", "gradient_bucket_bytes"});
+    schedule.only_keys({"overlap_gradient_sync", "gradient_sync_order", "gradient_bucket_bytes", "gradient_sync_algorithm"});
+    if (schedule.has("gradient_sync_algorithm"))
+      plan.schedule.gradient_sync_algorithm = static_cast<GradientSyncAlgorithm>(
+          schedule.at("gradient_sync_algorithm").choice(gradient_sync_algorithm_names()));
     if (schedule.has("gradient_bucket_bytes"))
       plan.schedule.gradient_bucket_bytes = schedule.at("gradient_bucket_bytes").number();
     if (schedule.has("overlap_gradient_sync"))

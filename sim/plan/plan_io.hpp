@@ -19,6 +19,8 @@ namespace partsim::plan {
 /// "concurrent", "in_order" (GradientSyncOrder's values in order): the names plan.json and
 /// simplan --gradient-sync-order use.
 const std::vector<std::string>& gradient_sync_order_names();
+/// "all_reduce", "parameter_server" (GradientSyncAlgorithm's values in order).
+const std::vector<std::string>& gradient_sync_algorithm_names();
 
 nlohmann::ordered_json plan_to_json(const Plan& plan);
 Plan plan_from_json(const nlohmann::json& json, const std::string& file);

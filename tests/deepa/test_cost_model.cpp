@@ -111,6 +111,21 @@ TEST(DeepaCostModel, UpdateIsARingAllReduceOfTheReplicas) {
   EXPECT_DOUBLE_EQ(f.model.node(1, index_of(f.model, 1, {1, 4, 1, 1})).update_s, 0);
 }
 
+TEST(DeepaCostModel, UpdateThroughAParameterServer) {
+  Fixture f;
+  f.options.update = plan::GradientSyncAlgorithm::parameter_server;
+  const CostModel model{f.spec, f.graph, plan::Mode::training, f.options};
+  // conv1 {n=4}: device 0 serves 304 B of weights. Phase 1: devices 1-3 send it 304 B each, the
+  // switch -> device 0 link carries 912 B: 9.12e-8 s; phase 2 the same out of device 0: 9.12e-8 s.
+  // Bytes 6 x 304 = 1824 (the ring's too, in 2x its time: the server's link carries it all).
+  const NodeCost& n4 = model.node(1, index_of(model, 1, {4, 1, 1, 1}));
+  EXPECT_NEAR(n4.update_s, 2 * 9.12e-8, 1e-16);
+  EXPECT_DOUBLE_EQ(n4.update_bytes, 1824);
+  // {n=2, c=2}: two groups of 2, servers on different devices, 152 B each way: 2 x 1.52e-8 s.
+  EXPECT_NEAR(model.node(1, index_of(model, 1, {2, 2, 1, 1})).update_s, 2 * 1.52e-8, 1e-16);
+  EXPECT_DOUBLE_EQ(model.node(1, index_of(model, 1, {1, 4, 1, 1})).update_s, 0);
+}
+
 TEST(DeepaCostModel, ComputeIsTheDeviceModelOverTheShard) {
   Fixture f;
   // fc on one worker: every FLOP of its three passes at 1 TFLOP/s (memory is effectively free);

@@ -87,6 +87,33 @@ TEST(ShardingLowering, InOrderGradientSyncSerialisesTheAllReducesByHand) {
   EXPECT_NEAR(simgrid.evaluate(t.program).makespan_s, 3 * fwd + upd + 2 * allreduce, 1e-6 * t.closed.makespan_s);
 }
 
+// A parameter server (schedule.gradient_sync_algorithm parameter_server) on 4 devices, in order: per
+// layer devices 1-3 send device 0 their S = 2,097,152 B of gradients (its down link carries 3 S),
+// then device 0 sends each the parameters (its up link carries 3 S): 6 S / 1 GB/s per layer in the
+// replay, against the ring's 2 (4-1)/4 S / 1 GB/s = 1.5 S. In order: 3 fwd + upd + 2 x 6 S / 1 GB/s.
+// The closed form gives every transfer its route to itself (no contention): 2 S / 1 GB/s per layer.
+TEST(ShardingLowering, ParameterServerSyncByHand) {
+  const auto spec = fixtures::star(4);
+  const auto g = fixtures::two_fc();
+  const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 4}});
+  plan::Plan p = plan_of(g, {dp, dp, dp});
+  p.schedule.gradient_sync_order = plan::GradientSyncOrder::in_order;
+  p.schedule.gradient_sync_algorithm = plan::GradientSyncAlgorithm::parameter_server;
+  const Timed t = lower(p, spec, g);
+  EXPECT_EQ(t.transfers.at("gradient parameter-server sync"), 2 * 6);
+  EXPECT_EQ(t.transfers.count("gradient all-reduce"), 0u);
+  for (const auto& task : t.program.tasks())
+    if (task.kind == program::TaskKind::transfer) {
+      EXPECT_DOUBLE_EQ(task.bytes, kWeightBytes);
+    }
+  const double fwd = kFwdFlops / 4 / 1e12, upd = kUpdFlops / 4 / 1e12;
+  const double sync = 6 * kWeightBytes / 1e9;
+  EXPECT_NEAR(t.closed.makespan_s, 3 * fwd + upd + 2 * (2 * kWeightBytes / 1e9), 1e-9 * t.closed.makespan_s);
+  const topology::TopologyGraph topo(spec);
+  replay::SimGridEvaluator simgrid(topo);
+  EXPECT_NEAR(simgrid.evaluate(t.program).makespan_s, 3 * fwd + upd + 2 * sync, 1e-6 * t.closed.makespan_s);
+}
+
 // Gradient buckets (schedule.gradient_bucket_bytes): with a bucket of 1.5 S per device, fc2's S
 // waits for fc1's S and the two go as one all-reduce of 2 S (one flow per direction, reported under
 // fc1, the layer that closed it) once fc1's gradient is ready: 3 fwd + 2 upd + 2 AR. A bucket larger

@@ -69,8 +69,10 @@ TEST(PlanIo, RoundTripsEveryField) {
   Plan scheduled = sample_plan();
   scheduled.schedule.gradient_sync_order = GradientSyncOrder::in_order;
   scheduled.schedule.gradient_bucket_bytes = 25e6;
+  scheduled.schedule.gradient_sync_algorithm = GradientSyncAlgorithm::parameter_server;
   const nlohmann::json written = nlohmann::json::parse(plan_to_text(scheduled));
   EXPECT_EQ(written.at("schedule").at("gradient_sync_order"), "in_order");
+  EXPECT_EQ(written.at("schedule").at("gradient_sync_algorithm"), "parameter_server");
   EXPECT_EQ(written.at("schedule").at("gradient_bucket_bytes"), 25e6);
   EXPECT_EQ(plan_from_json(written, "p.json").schedule, scheduled.schedule);
 }
@@ -102,6 +104,10 @@ TEST(PlanIo, RejectsBadValuesAndUnknownKeysNamingThePath) {
   j["schedule"] = {{"gradient_sync_order", "fifo"}};
   EXPECT_EQ(error_of(j.dump()),
             "p.json: /schedule/gradient_sync_order: must be one of concurrent, in_order (got \"fifo\")");
+  j = sample();
+  j["schedule"] = {{"gradient_sync_algorithm", "tree"}};
+  EXPECT_EQ(error_of(j.dump()),
+            "p.json: /schedule/gradient_sync_algorithm: must be one of all_reduce, parameter_server (got \"tree\")");
   j = sample();
   j["schedule"] = {{"gradient_bucket_bytes", -1}};
   EXPECT_NE(error_of(j.dump()).find("p.json: /schedule/gradient_bucket_bytes: "), std::string::npos);
