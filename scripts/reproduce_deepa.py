@@ -29,9 +29,9 @@ def run(args):
     return subprocess.run(args, check=True, capture_output=True, text=True).stdout
 
 
-def simplan(config, workload, batch, strategy, options=(), explain=None, sets=()):
+def simplan(config, workload, batch, strategy, options=(), explain=None, sets=(), extra=()):
     args = [f"{BUILD}/bin/simplan", "--config", config, "--workload", workload, "--batch", str(batch),
-            "--strategy", strategy]
+            "--strategy", strategy] + list(extra)
     for s in sets:
         args += ["--set", s]
     for o in options:
@@ -39,7 +39,7 @@ def simplan(config, workload, batch, strategy, options=(), explain=None, sets=()
     if explain:
         return run(args + ["--explain", explain])
     name = "_".join([os.path.basename(config), workload, str(batch), strategy, str(len(sets))] +
-                    [o.replace("=", "-") for o in options])
+                    [o.replace("=", "-") for o in options] + [e.lstrip("-") for e in extra])
     path = os.path.join(TMP, name + ".json")
     run(args + ["-o", path])
     return path
@@ -180,6 +180,37 @@ for net in ["alexnet", "vgg16", "inception_v3"]:
     p(f"| {net} | {512 / t['dp']:.0f} | {512 / t['owt']:.0f} | {512 / t['deepa']:.0f} | {t['dp'] / t['owt']:.2f} "
       f"({paper_owt[net]}) | {t['dp'] / t['deepa']:.2f} ({paper_deepa[net]}) | {sent_bytes(r['dp']) / 1e9:.2f} / "
       f"{sent_bytes(r['deepa']) / 1e9:.2f} |")
+p("")
+
+# ---------------------------------------------------------------- parameter servers
+p("### With §5's parameter servers\n")
+p("The rows above synchronise replicas with a ring all-reduce. DeePa §5 keeps a parameter server per")
+p("operation on a GPU, and TensorFlow and PyTorch kept theirs in CPU memory: the replicas send their")
+p("gradients to the server and receive the parameters back, so the server's links carry every replica's")
+p("copy. Here deepa models and writes that (`--option update=parameter_server`: the replica group's")
+p("first GPU serves, docs/model.md \"DeePa\"), and dp and owt are planned with")
+p("`--gradient-sync-algorithm parameter_server` (the same GPU server; the frameworks' CPU servers are")
+p("not modelled). fc6 of Table 2 first (milliseconds):\n")
+ps_rows = explain_rows(simplan(K80, "alexnet", 512, "deepa", ["update=parameter_server"], explain="fc6"))
+ps_slow = explain_rows(simplan(K80, "alexnet", 512, "deepa", ["update=parameter_server"], explain="fc6", sets=SLOW))
+p("| configuration | update: paper / ring / server | total: paper / ring / server | the same at 2.25 GB/s: update / total (server) | ours |")
+p("|---|---|---|---|---|")
+for cfg, (t, c, u, tot, label) in paper2.items():
+    r, q, z = rows[cfg], ps_rows[cfg], ps_slow[cfg]
+    p(f"| `{cfg}` | {u} / {ms(r['update'])} / {ms(q['update'])} | {tot} / {ms(r['total'])} / {ms(q['total'])} | "
+      f"{ms(z['update'])} / {ms(z['total'])} | {q['mark']} |")
+p("")
+p("Throughput with parameter servers (simulated, minibatch 512):\n")
+p("| network | links | dp [img/s] | owt [img/s] | deepa [img/s] | owt / dp (paper) | deepa / dp (paper) |")
+p("|---|---|---|---|---|---|---|")
+SERVER = ["--gradient-sync-algorithm", "parameter_server"]
+for net in ["alexnet", "vgg16", "inception_v3"]:
+    for links, sets in (("datasheet", ()), ("2.25 GB/s", SLOW)):
+        r = {st: simrun(K80, simplan(K80, net, 512, st, sets=sets, extra=SERVER), sets) for st in ["dp", "owt"]}
+        r["deepa"] = simrun(K80, simplan(K80, net, 512, "deepa", ["update=parameter_server"], sets=sets), sets)
+        t = {k: v["simulated_iteration_s"] for k, v in r.items()}
+        p(f"| {net} | {links} | {512 / t['dp']:.0f} | {512 / t['owt']:.0f} | {512 / t['deepa']:.0f} | "
+          f"{t['dp'] / t['owt']:.2f} ({paper_owt[net]}) | {t['dp'] / t['deepa']:.2f} ({paper_deepa[net]}) |")
 p("")
 
 # ---------------------------------------------------------------- global configurations
