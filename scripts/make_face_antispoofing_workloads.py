@@ -77,43 +77,41 @@ class Net:
         return x
 
 
-def casia_surf():
+def three_streams(stream_comment, stem, block, fuse_comment):
+    """Both models' shape: per modality a stem and the res2, res3 stages of `block`; the streams'
+    features concatenated; the shared res4, res5, global pooling and a 2-way classifier."""
     n = Net()
     feats = []
     for m in MODALITIES:
-        n.comment(f"{m} stream: ResNet-18 res1-res3")
-        x = n.conv_bn_relu(f"{m}_conv1", m, 64, 7, 2)
-        x = n.add(name=f"{m}_pool1", kind="pool", input=x, op="max", kernel=3, stride=2, padding=1)
-        x = n.stage(f"{m}_res2", x, n.basic_block, 64, 1, False)
-        x = n.stage(f"{m}_res3", x, n.basic_block, 128, 2, True)
+        n.comment(f"{m} stream: {stream_comment}")
+        x = stem(n, m)
+        x = n.stage(f"{m}_res2", x, block(n), 64, 1, False)
+        x = n.stage(f"{m}_res3", x, block(n), 128, 2, True)
         feats.append(x)
-    n.comment("fusion: the three streams' res3 features concatenated (the SE re-weighting left out)")
+    n.comment(f"fusion: the three streams' res3 features concatenated ({fuse_comment})")
     x = n.add(name="fuse", kind="concat", inputs=feats)
-    x = n.stage("res4", x, n.basic_block, 256, 2, True)
-    x = n.stage("res5", x, n.basic_block, 512, 2, True)
+    x = n.stage("res4", x, block(n), 256, 2, True)
+    x = n.stage("res5", x, block(n), 512, 2, True)
     x = n.add(name="gap", kind="pool", input=x, op="avg", **{"global": True})
     x = n.add(name="flat", kind="flatten", input=x)
     n.add(name="fc", kind="fc", input=x, out_features=2)
     return n
+
+
+def casia_surf():
+    def stem(n, m):  # ResNet-18's res1: 7x7 stride 2 and a 3x3 stride-2 max pool
+        x = n.conv_bn_relu(f"{m}_conv1", m, 64, 7, 2)
+        return n.add(name=f"{m}_pool1", kind="pool", input=x, op="max", kernel=3, stride=2, padding=1)
+
+    return three_streams("ResNet-18 res1-res3", stem, lambda n: n.basic_block, "the SE re-weighting left out")
 
 
 def facebagnet():
-    n = Net()
-    feats = []
-    for m in MODALITIES:
-        n.comment(f"{m} stream: a ResNeXt-18-style backbone (cardinality 32), res1-res3, on a 48 x 48 patch")
-        x = n.conv_bn_relu(f"{m}_conv1", m, 64, 3)
-        x = n.stage(f"{m}_res2", x, n.resnext_block, 64, 1, False)
-        x = n.stage(f"{m}_res3", x, n.resnext_block, 128, 2, True)
-        feats.append(x)
-    n.comment("fusion: the three streams' res3 features concatenated (modal feature erasing is training-only)")
-    x = n.add(name="fuse", kind="concat", inputs=feats)
-    x = n.stage("res4", x, n.resnext_block, 256, 2, True)
-    x = n.stage("res5", x, n.resnext_block, 512, 2, True)
-    x = n.add(name="gap", kind="pool", input=x, op="avg", **{"global": True})
-    x = n.add(name="flat", kind="flatten", input=x)
-    n.add(name="fc", kind="fc", input=x, out_features=2)
-    return n
+    def stem(n, m):  # a 3x3 stem without downsampling (the patch is small)
+        return n.conv_bn_relu(f"{m}_conv1", m, 64, 3)
+
+    return three_streams("a ResNeXt-18-style backbone (cardinality 32), res1-res3, on a 48 x 48 patch", stem,
+                         lambda n: n.resnext_block, "modal feature erasing is training-only")
 
 
 CASIA_HEADER = """\
