@@ -37,7 +37,8 @@ for model in casia_surf facebagnet; do
     for link in 8 9 10 11 12 13 14 15; do sets+=(--set "system.graph.links[$link].bandwidth=${bw}Gb/s"); done
     for strategy in h2h mars; do
       options=()
-      [ "$strategy" = mars ] && options=(--seed "$seed" --option designs=fixed)
+      # shellcheck disable=SC2206
+      [ "$strategy" = mars ] && options=(--seed "$seed" --option designs=fixed $extra)
       plan="$work/t4_${model}_${bw}_${strategy}.json"
       start=$(date +%s.%N)
       "$build/bin/simplan" --config "$hetero" "${sets[@]}" --workload "workloads/examples/$model.yaml" --batch 1 \

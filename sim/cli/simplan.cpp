@@ -15,6 +15,7 @@
 // Planning modes (--strategy) are added by the planners; keep each mode a small function here and
 // its logic in the libraries.
 
+#include <algorithm>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -73,7 +74,13 @@ int plan_mode(const Options& o) {
     if (mode != plan::Mode::training)
       throw InputError("--gradient-sync-order, --gradient-bucket, --gradient-sync-algorithm: an inference plan has no gradient "
                        "synchronisation");
-    if (registry.find(o.strategy).lower)
+    const planner::StrategyInfo& info = registry.find(o.strategy);
+    const bool models_update = std::any_of(info.options.begin(), info.options.end(),
+                                           [](const planner::OptionSpec& declared) { return declared.key == "update"; });
+    if (o.gradient_sync.algorithm && models_update)
+      throw InputError("--gradient-sync-algorithm: strategy '" + o.strategy +
+                       "' models the gradient synchronisation itself: give --option update=all_reduce|parameter_server");
+    if (info.lower)
       throw InputError("--gradient-sync-order, --gradient-bucket, --gradient-sync-algorithm: strategy '" + o.strategy +
                        "' has a lowering of its own, which does not read it (the shared sharding lowering does)");
   }

@@ -15,16 +15,27 @@ void GradientSyncOptions::apply_to(plan::ScheduleDirectives& schedule) const {
   if (algorithm) schedule.gradient_sync_algorithm = *algorithm;
 }
 
-void add_gradient_sync_options(CLI::App& app, GradientSyncOptions& o) {
-  const std::vector<std::string>& names = plan::gradient_sync_order_names();
+namespace {
+
+/// An option taking one of `names` into `target` (the enum value of the same index).
+template <class Enum>
+void add_choice(CLI::App& app, const std::string& flag, std::optional<Enum>& target, const std::vector<std::string>& names,
+                const std::string& help) {
   app.add_option_function<std::string>(
-         "--gradient-sync-order",
-         [&o, &names](const std::string& name) {
-           o.order = static_cast<plan::GradientSyncOrder>(std::find(names.begin(), names.end(), name) - names.begin());
+         flag,
+         [&target, &names](const std::string& name) {
+           target = static_cast<Enum>(std::find(names.begin(), names.end(), name) - names.begin());
          },
-         "Training plans: how gradient all-reduces share the network (plan schedule.gradient_sync_order): "
-         "concurrent (default: all at once) or in_order (one stream per device, as NCCL and XLA)")
+         help)
       ->check(CLI::IsMember(names));
+}
+
+}  // namespace
+
+void add_gradient_sync_options(CLI::App& app, GradientSyncOptions& o) {
+  add_choice(app, "--gradient-sync-order", o.order, plan::gradient_sync_order_names(),
+             "Training plans: how gradient all-reduces share the network (plan schedule.gradient_sync_order): "
+             "concurrent (default: all at once) or in_order (one stream per device, as NCCL and XLA)");
   app.add_option_function<std::string>(
          "--gradient-bucket",
          [&o](const std::string& size) {
@@ -36,17 +47,11 @@ void add_gradient_sync_options(CLI::App& app, GradientSyncOptions& o) {
          "Training plans: all-reduce consecutive layers' gradients together in buckets of this size per device, "
          "e.g. 25MB as PyTorch DDP (plan schedule.gradient_bucket_bytes; default 0B: each layer alone)")
       ->type_name("SIZE");
-  const std::vector<std::string>& algorithms = plan::gradient_sync_algorithm_names();
-  app.add_option_function<std::string>(
-         "--gradient-sync-algorithm",
-         [&o, &algorithms](const std::string& name) {
-           o.algorithm = static_cast<plan::GradientSyncAlgorithm>(std::find(algorithms.begin(), algorithms.end(), name) -
-                                                                  algorithms.begin());
-         },
-         "Training plans: how replicas synchronise their gradients (plan schedule.gradient_sync_algorithm): "
-         "all_reduce (default: a ring, or the torus all-reduce) or parameter_server (the replica group's first "
-         "device gathers the gradients and sends the parameters back, as DeePa's GPU parameter servers)")
-      ->check(CLI::IsMember(algorithms));
+  add_choice(app, "--gradient-sync-algorithm", o.algorithm, plan::gradient_sync_algorithm_names(),
+             "Training plans: how replicas synchronise their gradients (plan schedule.gradient_sync_algorithm): "
+             "all_reduce (default: a ring, or the torus all-reduce) or parameter_server (one device of the replica "
+             "group, a different one per layer, gathers the gradients and sends the parameters back, as DeePa's GPU "
+             "parameter servers; deepa: --option update=...)");
 }
 
 void add_simplan_options(CLI::App& app, SimplanOptions& o) {

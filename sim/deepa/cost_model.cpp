@@ -300,15 +300,16 @@ NodeCost CostModel::node_cost(std::size_t v, int config) const {
   LinkLoads& loads = *loads_;
   loads.clear();
   if (options_.update == plan::GradientSyncAlgorithm::parameter_server) {
-    // Two phases (gradients in, parameters out), each with its own busiest link (the lowering's steps).
+    // Two phases (gradients in, parameters out), each with its own busiest link, as the lowering's two
+    // steps; layer v's server is member v mod r of each group (servers spread over the GPUs, §5).
     for (const bool to_server : {true, false}) {
       for (const auto& [key, members] : replicas) {
         if (members.size() < 2) continue;
         const double bytes = static_cast<double>(L.q.params) * lowering::weight_fraction(L, lb.boxes[members.front()].box, extent) * bpe_;
-        const int server = lb.boxes[members.front()].device;
-        for (std::size_t i = 1; i < members.size(); ++i) {
-          const int worker = lb.boxes[members[i]].device;
-          loads.add(to_server ? worker : server, to_server ? server : worker, bytes);
+        const int server = lb.boxes[members[v % members.size()]].device;
+        for (std::size_t m : members) {
+          const int worker = lb.boxes[m].device;
+          if (worker != server) loads.add(to_server ? worker : server, to_server ? server : worker, bytes);
         }
       }
       if (loads.bytes() > 0) {

@@ -12,7 +12,8 @@
 //   their gradients with a ring (2(r-1)/r x bytes from each member to the next, as the shared
 //   lowering does), all groups at once; the time is the most loaded link's bytes / bandwidth plus
 //   the ring's 2(r-1) hop latencies. With option update=parameter_server (§5's parameter servers on
-//   the GPUs), the group's first worker holds the parameters: the others send it their gradients
+//   the GPUs), member v mod r of each group holds layer v's parameters (the servers spread over the
+//   GPUs; the shared lowering picks the same one): the others send it their gradients
 //   (phase 1), it sends them the parameters (phase 2), each phase its most loaded link's bytes /
 //   bandwidth plus one route latency, as the shared lowering's two steps.
 // - xfer(c_u, c_v): the bytes each consumer worker must receive, from the intersections of the box

@@ -115,7 +115,7 @@ plan::Plan make_deepa_plan(const planner::PlanInputs& in) {
   plan::Plan p;
   p.predicted_iteration_s = run.search.cost;
   p.schedule.overlap_gradient_sync = in.resolved.flag("overlap");
-  p.schedule.gradient_sync_algorithm = model_options_from(in.resolved).update;
+  if (in.mode == plan::Mode::training) p.schedule.gradient_sync_algorithm = model_options_from(in.resolved).update;
   for (std::size_t v = 0; v < in.graph.size(); ++v) {
     const int c = run.search.choice[v];
     const Configuration& config = run.model->configurations(v)[static_cast<std::size_t>(c)];
@@ -221,8 +221,8 @@ void register_strategies(planner::StrategyRegistry& registry) {
                           {}});
   info.options.push_back({"update", planner::OptionType::choice, "all_reduce",
                           "update(c)'s gradient synchronisation, also the plan's schedule.gradient_sync_algorithm: "
-                          "all_reduce (a ring per replica group) or parameter_server (§5: the group's first GPU gathers "
-                          "the gradients and sends the parameters back)",
+                          "all_reduce (a ring per replica group) or parameter_server (§5: one GPU of the group, a different "
+                          "one per layer, gathers the gradients and sends the parameters back)",
                           {"all_reduce", "parameter_server"}});
   info.plan = make_deepa_plan;
   info.check = check_deepa_plan;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -225,8 +226,11 @@ class ShardingLowerer {
 
   /// A schedule of point-to-point steps (collectives::Schedule) with data dependencies only: a
   /// device's transfer in step t waits for what reached it in step t - 1 (and for `start` of its own
-  /// device in the first step: every task of `start[device]`). Steps repeating the same pairs run as
-  /// one flow per pair (step_runs). Returns, per device, the tasks that end its part.
+  /// device in the first step: every task of `start[device]`). A device that received in a step
+  /// without sending keeps waiting for what it waited for before too (a parameter server's own
+  /// gradient; in a ring every device sends every step, so nothing changes there). Steps repeating
+  /// the same pairs run as one flow per pair (step_runs). Returns, per device, the tasks that end its
+  /// part.
   std::map<int, std::vector<int>> add_steps(std::size_t v, Pass pass, const std::string& label,
                                             const collectives::Schedule& schedule,
                                             const std::map<int, std::vector<int>>& start) {
@@ -234,14 +238,19 @@ class ShardingLowerer {
     const int layer_index = static_cast<int>(v);
     for (const StepRun& run : step_runs(schedule, c_.topology)) {
       std::map<int, std::vector<int>> next;
+      std::set<int> sent;
       for (std::size_t i = 0; i < run.pairs.size(); ++i) {
         const auto [src, dst] = run.pairs[i];
         int id = program_.add_transfer(layer_index, pass, label, at(src), at(dst), run.bytes[i], arrived[src]);
         if (run.removed_latency() > 0)
           id = program_.add_delay(layer_index, pass, label + " latency", run.removed_latency(), {id});
         next[dst].push_back(id);
+        sent.insert(src);
       }
-      for (auto& [d, tasks] : next) arrived[d] = std::move(tasks);
+      for (auto& [d, tasks] : next) {
+        if (!sent.contains(d)) tasks.insert(tasks.end(), arrived[d].begin(), arrived[d].end());
+        arrived[d] = std::move(tasks);
+      }
     }
     return arrived;
   }
@@ -549,7 +558,8 @@ class ShardingLowerer {
     const std::string what = server ? "gradient parameter-server sync" : "gradient all-reduce";
     const std::string label = bucket.layers == 1 ? what : what + " (bucket of " + std::to_string(bucket.layers) + " layers)";
     const auto end = add_steps(bucket.layer, Pass::upd, label,
-                               server ? parameter_server_schedule(devices, bucket.bytes) : all_reduce_schedule(devices, bucket.bytes),
+                               server ? parameter_server_schedule(devices, bucket.bytes, bucket.layer)
+                                      : all_reduce_schedule(devices, bucket.bytes),
                                start);
     if (in_order_sync())
       for (const auto& [device, tasks] : end) sync_stream_end_[static_cast<std::size_t>(device)] = tasks;
@@ -579,13 +589,17 @@ class ShardingLowerer {
     return ring(devices, 2 * (k - 1), bytes / k);
   }
 
-  /// Parameter server on the group's first device (schedule.gradient_sync_algorithm parameter_server,
-  /// DeePa §5): step 0, every other device sends it its `bytes` of gradients; step 1, it sends each of
-  /// them the `bytes` of updated parameters.
-  static collectives::Schedule parameter_server_schedule(const std::vector<int>& devices, double bytes) {
+  /// Parameter server (schedule.gradient_sync_algorithm parameter_server, DeePa §5: servers spread
+  /// over the GPUs): layer v's server is member v mod |devices| of the group (DeePa's cost model picks
+  /// the same one). Step 0, every other member sends it its `bytes` of gradients; step 1, it sends
+  /// each of them the `bytes` of updated parameters.
+  static collectives::Schedule parameter_server_schedule(const std::vector<int>& devices, double bytes, std::size_t v) {
     collectives::Schedule s;
-    for (std::size_t i = 1; i < devices.size(); ++i) s.add(devices[i], devices.front(), bytes, 0);
-    for (std::size_t i = 1; i < devices.size(); ++i) s.add(devices.front(), devices[i], bytes, 1);
+    const int server = devices[v % devices.size()];
+    for (int d : devices)
+      if (d != server) s.add(d, server, bytes, 0);
+    for (int d : devices)
+      if (d != server) s.add(server, d, bytes, 1);
     s.step_count = 2;
     return s;
   }

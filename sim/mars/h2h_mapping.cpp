@@ -28,6 +28,11 @@ double activation_bytes(const LatencyModel& m, std::size_t v) {
   return in * static_cast<double>(m.graph().batch()) * m.bytes_per_element() + m.output_bytes(v);
 }
 
+/// Whether `device` holds layer v besides the weights and the largest layer it holds already.
+bool fits(const LatencyModel& m, std::size_t v, int device, double weights, double largest) {
+  return weights + weight_bytes(m, v) + std::max(largest, activation_bytes(m, v)) <= m.spec().device_type(device).memory_bytes();
+}
+
 /// When layer v's inputs are all on `device` (its producers' finishes and their transfers).
 double arrival(const LatencyModel& m, std::size_t v, int device, const std::vector<int>& on, const std::vector<double>& finish) {
   double t = 0;
@@ -37,6 +42,8 @@ double arrival(const LatencyModel& m, std::size_t v, int device, const std::vect
 
 }  // namespace
 
+double layer_footprint_bytes(const LatencyModel& m, std::size_t v) { return weight_bytes(m, v) + activation_bytes(m, v); }
+
 double schedule_latency(const LatencyModel& m, H2hMapping& mapping) {
   const std::size_t n = m.graph().size();
   const auto devices = static_cast<std::size_t>(m.spec().device_count());
@@ -45,9 +52,11 @@ double schedule_latency(const LatencyModel& m, H2hMapping& mapping) {
   mapping.arrival_s.assign(n, 0.0);
   std::vector<double> free(devices, 0.0), weights(devices, 0.0), largest(devices, 0.0);
   double latency = 0;
+  bool fit = true;
   for (std::size_t v = 0; v < n; ++v) {
     const int d = mapping.device[v];
     const auto di = static_cast<std::size_t>(d);
+    fit = fit && fits(m, v, d, weights[di], largest[di]);
     mapping.arrival_s[v] = arrival(m, v, d, mapping.device, mapping.finish_s);
     mapping.start_s[v] = std::max(free[di], mapping.arrival_s[v]);
     mapping.finish_s[v] = mapping.start_s[v] + m.device_compute_s(v, d);
@@ -56,9 +65,7 @@ double schedule_latency(const LatencyModel& m, H2hMapping& mapping) {
     weights[di] += weight_bytes(m, v);
     largest[di] = std::max(largest[di], activation_bytes(m, v));
   }
-  for (std::size_t d = 0; d < devices; ++d)
-    if (weights[d] + largest[d] > m.spec().device_type(static_cast<int>(d)).memory_bytes()) latency = kInfinity;
-  mapping.latency_s = latency;
+  mapping.latency_s = fit ? latency : kInfinity;
   return latency;
 }
 
@@ -77,8 +84,7 @@ H2hMapping earliest_finish(const LatencyModel& m) {
     double best_finish = kInfinity;
     for (int d = 0; d < devices; ++d) {
       const auto di = static_cast<std::size_t>(d);
-      if (weights[di] + weight_bytes(m, v) + std::max(largest[di], activation_bytes(m, v)) > m.spec().device_type(d).memory_bytes())
-        continue;
+      if (!fits(m, v, d, weights[di], largest[di])) continue;
       const double f = std::max(free[di], arrival(m, v, d, mapping.device, finish)) + m.device_compute_s(v, d);
       if (f < best_finish) {
         best_finish = f;

@@ -28,7 +28,7 @@
 namespace partsim::mars {
 
 struct H2hOptions {
-  int max_moves = 1000;  // step (2): most single-layer moves; 0 = the computation-first mapping alone
+  int max_moves = 1000;  // step (2): most single-layer moves; 0 = none (the better of the two starts)
 };
 
 struct H2hMapping {
@@ -46,5 +46,8 @@ struct H2hMapping {
 double schedule_latency(const LatencyModel& model, H2hMapping& mapping);
 
 H2hMapping h2h_mapping(const LatencyModel& model, const H2hOptions& options);
+
+/// Bytes layer v needs on its accelerator while it runs: its weights, inputs and output.
+double layer_footprint_bytes(const LatencyModel& model, std::size_t v);
 
 }  // namespace partsim::mars

@@ -184,7 +184,9 @@ double LatencyModel::device_compute_s(std::size_t v, int device) const {
   if (on_device_.empty()) {
     on_device_.assign(static_cast<std::size_t>(spec_.device_count()), std::vector<double>(graph_.size(), 0.0));
     for (int d = 0; d < spec_.device_count(); ++d)
-      for (std::size_t u = 0; u < graph_.size(); ++u) on_device_[static_cast<std::size_t>(d)][u] = whole_layer_s(u, spec_.device_type(d));
+      for (std::size_t u = 0; u < graph_.size(); ++u)  // graph inputs compute nothing (the lowering's rule)
+        on_device_[static_cast<std::size_t>(d)][u] =
+            graph_.layer(u).kind == workloads::LayerKind::input ? 0.0 : whole_layer_s(u, spec_.device_type(d));
   }
   return on_device_.at(static_cast<std::size_t>(device)).at(v);
 }

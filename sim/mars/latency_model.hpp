@@ -71,7 +71,8 @@ class LatencyModel {
   double inter_set_s(std::size_t u, int set_a, int set_b) const;
   /// Layer u's whole output from device a to device b over their route's slowest link (0 when a == b).
   double device_to_device_s(std::size_t u, int a, int b) const;
-  /// Layer v's whole computation on `device` alone, as the platform configures it (its type's model).
+  /// Layer v's whole computation on `device` alone, as the platform configures it (its type's model);
+  /// 0 for graph inputs, which the lowering does not compute.
   double device_compute_s(std::size_t v, int device) const;
   /// Bytes of layer u's whole output (the batch's).
   double output_bytes(std::size_t u) const;

@@ -87,8 +87,24 @@ plan::Plan h2h_plan(const planner::PlanInputs& in) {
   H2hOptions options;
   options.max_moves = static_cast<int>(in.resolved.integer("max_moves"));
   const H2hMapping mapping = h2h_mapping(m, options);
-  if (!(mapping.latency_s < 1e300))
-    throw InputError("h2h: no mapping fits the accelerators' DRAM (" + in.graph.name() + " on " + in.spec.name + ")");
+  if (!(mapping.latency_s < 1e300)) {
+    double largest = 0, weights = 0, dram = 0, total_dram = 0;
+    for (std::size_t v = 0; v < m.graph().size(); ++v) {
+      largest = std::max(largest, layer_footprint_bytes(m, v));
+      weights += m.graph().layer(v).q.weight_elements * m.bytes_per_element();
+    }
+    for (int d = 0; d < in.spec.device_count(); ++d) {
+      dram = std::max(dram, in.spec.device_type(d).memory_bytes());
+      total_dram += in.spec.device_type(d).memory_bytes();
+    }
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "h2h: no mapping fits the accelerators' DRAM (%s on %s): the largest layer needs %.3f GB (weights, "
+                  "inputs, output) against %.3f GB on the largest accelerator, all weights %.3f GB against %.3f GB in "
+                  "all; h2h keeps every layer whole on one accelerator (mars splits layers)",
+                  in.graph.name().c_str(), in.spec.name.c_str(), largest / 1e9, dram / 1e9, weights / 1e9, total_dram / 1e9);
+    throw InputError(buf);
+  }
   plan::Plan p;
   p.predicted_iteration_s = mapping.latency_s;
   p.family = {{"initial_latency_s", mapping.initial_latency_s}, {"moves", mapping.moves}};
@@ -195,8 +211,8 @@ void register_strategies(planner::StrategyRegistry& registry) {
       "on one accelerator of fixed design, earliest finish first, then single-layer moves; inference";
   h2h.options = {
       OptionSpec{"max_moves", OptionType::integer, "1000",
-                 "communication step: most single-layer moves to another accelerator (0 = the computation-first "
-                 "mapping alone)",
+                 "communication step: most single-layer moves to another accelerator (0 = none: the better of the "
+                 "earliest-finish mapping and the fastest single accelerator)",
                  {}, planner::OptionRange{0, 1000000}},
   };
   h2h.plan = h2h_plan;

@@ -96,8 +96,9 @@ struct ScheduleDirectives {
   double gradient_bucket_bytes = 0;
   /// all_reduce: the replicas all-reduce their gradients (a ring in the replica group's order, or the
   /// dimension-ordered torus all-reduce when every device of a torus takes part). parameter_server:
-  /// the group's first device holds the parameters (DeePa §5's parameter servers on the GPUs): every
-  /// other replica sends it its gradients, then it sends every replica the updated parameters.
+  /// one device of the group holds the parameters, member v mod r for layer v (DeePa §5's parameter
+  /// servers spread over the GPUs): every other replica sends it its gradients, then it sends every
+  /// replica the updated parameters.
   GradientSyncAlgorithm gradient_sync_algorithm = GradientSyncAlgorithm::all_reduce;
   bool operator==(const ScheduleDirectives&) const = default;
 };

@@ -212,5 +212,8 @@ TEST(SimrunPlan, GradientSyncOptionsRefuseWhatTheyCannotMean) {
   EXPECT_NE(out.find("an inference plan has no gradient synchronisation"), std::string::npos) << out;
   EXPECT_EQ(run_command(base + " --strategy dp --gradient-sync-algorithm tree -o " + plan, &out), 2);
   EXPECT_NE(out.find("--gradient-sync-algorithm: tree not in {all_reduce,parameter_server}"), std::string::npos) << out;
+  EXPECT_EQ(run_command(base + " --strategy deepa --gradient-sync-algorithm parameter_server -o " + plan, &out), 2);
+  EXPECT_NE(out.find("strategy 'deepa' models the gradient synchronisation itself: give --option update="), std::string::npos)
+      << out;
   EXPECT_FALSE(std::ifstream(plan).good()) << "no plan written";
 }

@@ -101,13 +101,32 @@ TEST(H2hMapping, BranchesGoElsewhereOnlyWhenTheTransfersPay) {
   EXPECT_NEAR(p.predicted_iteration_s, mapping.latency_s, 1e-12);
   EXPECT_TRUE(p.configuration.empty());
   EXPECT_NEAR(closed_form_of(p, spec, g), mapping.latency_s, kTolerance);
-  // No moves: the computation-first mapping as it is.
+  // No moves: a starting mapping as it is (here the earliest-finish one, which already splits the branches).
   const plan::Plan first = planner::builtin_strategies().make_plan(
       "h2h", planner::PlanInputs(spec, g, "diamond", plan::Mode::inference, {"max_moves=0"}, std::nullopt));
   EXPECT_EQ(first.family.at("moves"), 0);
+  EXPECT_GE(first.predicted_iteration_s, p.predicted_iteration_s);
   EXPECT_THROW(planner::builtin_strategies().make_plan(
                    "h2h", planner::PlanInputs(spec, g, "diamond", plan::Mode::training, {}, std::nullopt)),
                InputError);
+}
+
+// designs=fixed on two roofline devices of 2 and 1 TFLOP/s: fc1 split over both by output channels
+// (ES C_out/2) computes 512 of 1024 outputs each, 65536 / 2 x 2047 FLOP = 67,076,096 FLOP: 33.5 us on
+// the fast one, 67.076 us on the slow one, which the set waits for.
+TEST(H2hMapping, FixedDesignsWaitForTheSlowerRoofline) {
+  const auto spec = test::platform_from_yaml(
+      "system:\n  name: mixed\n  precision: bf16\n  device_types:\n"
+      "    fast: {kind: roofline, peak: 2TFLOP/s, memory: 16GiB, memory_bandwidth: 1000GB/s, network_bandwidth: 1GB/s}\n"
+      "    slow: {kind: roofline, peak: 1TFLOP/s, memory: 16GiB, memory_bandwidth: 1000GB/s, network_bandwidth: 1GB/s}\n"
+      "  devices:\n    - {type: fast, count: 1}\n    - {type: slow, count: 1}\n  star:\n    latency: 0s\n");
+  const auto g = diamond();
+  const mars::LatencyModel m(spec, g, mars::DesignChoice::fixed);
+  ASSERT_EQ(m.sets().front(), (std::vector<int>{0, 1}));
+  const mars::LayerStrategy split{{{plan::ShardDim::out_channels, 2}}, std::nullopt};
+  EXPECT_NEAR(m.layer_cost(1, 0, 0, split).compute_s, 65536.0 / 2 * 2047 / 1e12, 1e-12);
+  EXPECT_NEAR(m.device_compute_s(1, 0), kFc / 2, 1e-12);  // the whole of fc1 on the fast device
+  EXPECT_EQ(m.device_compute_s(0, 1), 0);                  // the graph input computes nothing
 }
 
 // designs=fixed: a set of two FPGAs of different designs computes a layer in the time of the slower
@@ -115,7 +134,7 @@ TEST(H2hMapping, BranchesGoElsewhereOnlyWhenTheTransfersPay) {
 // configurable model gives when the whole set is configured to that design.
 TEST(H2hMapping, FixedDesignsWaitForTheSlowestMember) {
   const auto spec = topology::load_system(std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/f1_hetero.yaml");
-  const auto g = workloads::build_zoo("alexnet", 1);
+  const auto g = workloads::build_zoo("vgg16", 1);  // even heights: both halves of an H split alike
   const mars::LatencyModel fixed(spec, g, mars::DesignChoice::fixed);
   const mars::LatencyModel configurable(spec, g);
   ASSERT_EQ(fixed.designs(), (std::vector<std::string>{mars::kFixedDesigns}));
@@ -135,7 +154,7 @@ TEST(H2hMapping, FixedDesignsWaitForTheSlowestMember) {
     return static_cast<int>(std::find(designs.begin(), designs.end(), name) - designs.begin());
   };
   const mars::LayerStrategy height{{{plan::ShardDim::height, 2}}, std::nullopt};
-  for (const char* name : {"conv1", "conv3", "fc6"}) {
+  for (const char* name : {"conv1_1", "conv3_1", "conv5_3"}) {
     const std::size_t v = *g.index_of(name);
     const double slower = std::max(configurable.layer_cost(v, set, design_of(members[0]), height).compute_s,
                                    configurable.layer_cost(v, set, design_of(members[1]), height).compute_s);
@@ -144,7 +163,7 @@ TEST(H2hMapping, FixedDesignsWaitForTheSlowestMember) {
   }
   // The plan keeps the platform's designs: no configuration.
   const plan::Plan p = planner::builtin_strategies().make_plan(
-      "mars", planner::PlanInputs(spec, g, "alexnet", plan::Mode::inference,
+      "mars", planner::PlanInputs(spec, g, "vgg16", plan::Mode::inference,
                                   {"designs=fixed", "population=4", "generations=1", "inner_population=4",
                                    "inner_generations=1"},
                                   1));
