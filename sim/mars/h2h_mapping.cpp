@@ -8,115 +8,131 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-/// Each producer once, even when it feeds several of the layer's inputs (one transfer).
-std::vector<std::size_t> producers(const LatencyModel& m, std::size_t v) {
-  auto preds = m.graph().predecessors(v);
-  std::sort(preds.begin(), preds.end());
-  preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
-  return preds;
-}
+/// What the schedule model reads of each layer, worked out once per mapping search.
+struct LayerFacts {
+  std::vector<std::vector<std::size_t>> producers;  // each producer once (one transfer however many inputs it feeds)
+  std::vector<double> weight_bytes;
+  std::vector<double> activation_bytes;  // inputs and output, all resident while the layer runs
+};
 
-double weight_bytes(const LatencyModel& m, std::size_t v) {
-  return m.graph().layer(v).q.weight_elements * m.bytes_per_element();
-}
-
-/// The layer's inputs and output, all resident while it runs.
-double activation_bytes(const LatencyModel& m, std::size_t v) {
-  const workloads::Layer& L = m.graph().layer(v);
-  double in = 0;
-  for (const auto& s : L.input_shapes) in += static_cast<double>(s.c * s.h * s.w);
-  return in * static_cast<double>(m.graph().batch()) * m.bytes_per_element() + m.output_bytes(v);
-}
-
-/// Whether `device` holds layer v besides the weights and the largest layer it holds already.
-bool fits(const LatencyModel& m, std::size_t v, int device, double weights, double largest) {
-  return weights + weight_bytes(m, v) + std::max(largest, activation_bytes(m, v)) <= m.spec().device_type(device).memory_bytes();
-}
-
-/// When layer v's inputs are all on `device` (its producers' finishes and their transfers).
-double arrival(const LatencyModel& m, std::size_t v, int device, const std::vector<int>& on, const std::vector<double>& finish) {
-  double t = 0;
-  for (std::size_t u : producers(m, v)) t = std::max(t, finish[u] + m.device_to_device_s(u, on[u], device));
-  return t;
-}
-
-}  // namespace
-
-double layer_footprint_bytes(const LatencyModel& m, std::size_t v) { return weight_bytes(m, v) + activation_bytes(m, v); }
-
-double schedule_latency(const LatencyModel& m, H2hMapping& mapping) {
+LayerFacts facts_of(const LatencyModel& m) {
   const std::size_t n = m.graph().size();
-  const auto devices = static_cast<std::size_t>(m.spec().device_count());
-  mapping.start_s.assign(n, 0.0);
-  mapping.finish_s.assign(n, 0.0);
-  mapping.arrival_s.assign(n, 0.0);
-  std::vector<double> free(devices, 0.0), weights(devices, 0.0), largest(devices, 0.0);
-  double latency = 0;
-  bool fit = true;
+  LayerFacts f;
+  f.producers.resize(n);
+  f.weight_bytes.resize(n);
+  f.activation_bytes.resize(n);
   for (std::size_t v = 0; v < n; ++v) {
-    const int d = mapping.device[v];
-    const auto di = static_cast<std::size_t>(d);
-    fit = fit && fits(m, v, d, weights[di], largest[di]);
-    mapping.arrival_s[v] = arrival(m, v, d, mapping.device, mapping.finish_s);
-    mapping.start_s[v] = std::max(free[di], mapping.arrival_s[v]);
-    mapping.finish_s[v] = mapping.start_s[v] + m.device_compute_s(v, d);
-    free[di] = mapping.finish_s[v];
-    latency = std::max(latency, mapping.finish_s[v]);
-    weights[di] += weight_bytes(m, v);
-    largest[di] = std::max(largest[di], activation_bytes(m, v));
+    auto preds = m.graph().predecessors(v);
+    std::sort(preds.begin(), preds.end());
+    preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
+    f.producers[v] = std::move(preds);
+    const workloads::Layer& L = m.graph().layer(v);
+    f.weight_bytes[v] = L.q.weight_elements * m.bytes_per_element();
+    double in = 0;
+    for (const auto& s : L.input_shapes) in += static_cast<double>(s.c * s.h * s.w);
+    f.activation_bytes[v] = in * static_cast<double>(m.graph().batch()) * m.bytes_per_element() + m.output_bytes(v);
   }
-  mapping.latency_s = fit ? latency : kInfinity;
-  return latency;
+  return f;
 }
 
-namespace {
+/// A schedule built layer by layer in workload order (the module comment's model): where each layer
+/// would finish on a device, and placing it there.
+class Placement {
+ public:
+  Placement(const LatencyModel& m, const LayerFacts& f, H2hMapping& mapping)
+      : m_(m), f_(f), mapping_(mapping), free_(devices(), 0.0), weights_(devices(), 0.0), largest_(devices(), 0.0) {
+    const std::size_t n = m.graph().size();
+    mapping.device.resize(n, 0);
+    mapping.start_s.assign(n, 0.0);
+    mapping.finish_s.assign(n, 0.0);
+    mapping.arrival_s.assign(n, 0.0);
+  }
+
+  /// Whether `device` holds layer v besides the weights and the largest layer it holds already.
+  bool fits(std::size_t v, int device) const {
+    const auto d = static_cast<std::size_t>(device);
+    return weights_[d] + f_.weight_bytes[v] + std::max(largest_[d], f_.activation_bytes[v]) <=
+           m_.spec().device_type(device).memory_bytes();
+  }
+  /// When layer v's inputs are all on `device` (its producers, already placed, and their transfers).
+  double arrival(std::size_t v, int device) const {
+    double t = 0;
+    for (std::size_t u : f_.producers[v])
+      t = std::max(t, mapping_.finish_s[u] + m_.device_to_device_s(u, mapping_.device[u], device));
+    return t;
+  }
+  double finish_if(std::size_t v, int device) const {
+    return std::max(free_[static_cast<std::size_t>(device)], arrival(v, device)) + m_.device_compute_s(v, device);
+  }
+  void place(std::size_t v, int device) {
+    const auto d = static_cast<std::size_t>(device);
+    fit_ = fit_ && fits(v, device);
+    mapping_.device[v] = device;
+    mapping_.arrival_s[v] = arrival(v, device);
+    mapping_.start_s[v] = std::max(free_[d], mapping_.arrival_s[v]);
+    mapping_.finish_s[v] = mapping_.start_s[v] + m_.device_compute_s(v, device);
+    free_[d] = mapping_.finish_s[v];
+    latency_ = std::max(latency_, mapping_.finish_s[v]);
+    weights_[d] += f_.weight_bytes[v];
+    largest_[d] = std::max(largest_[d], f_.activation_bytes[v]);
+  }
+  /// The last finish; infinity when some device's DRAM does not hold its layers.
+  double latency() const { return fit_ ? latency_ : kInfinity; }
+
+ private:
+  std::size_t devices() const { return static_cast<std::size_t>(m_.spec().device_count()); }
+
+  const LatencyModel& m_;
+  const LayerFacts& f_;
+  H2hMapping& mapping_;
+  std::vector<double> free_, weights_, largest_;  // per device
+  double latency_ = 0;
+  bool fit_ = true;
+};
+
+/// The schedule of `mapping.device` (fills the times and latency_s; returns latency_s).
+double schedule(const LatencyModel& m, const LayerFacts& f, H2hMapping& mapping) {
+  Placement placement(m, f, mapping);
+  for (std::size_t v = 0; v < m.graph().size(); ++v) placement.place(v, mapping.device[v]);
+  mapping.latency_s = placement.latency();
+  return mapping.latency_s;
+}
 
 /// Step (1): each layer, in workload order, where it would finish earliest (DRAM permitting).
-H2hMapping earliest_finish(const LatencyModel& m) {
-  const std::size_t n = m.graph().size();
-  const int devices = m.spec().device_count();
+H2hMapping earliest_finish(const LatencyModel& m, const LayerFacts& f) {
   H2hMapping mapping;
-  mapping.device.assign(n, 0);
-  std::vector<double> free(static_cast<std::size_t>(devices), 0.0), finish(n, 0.0);
-  std::vector<double> weights(static_cast<std::size_t>(devices), 0.0), largest(static_cast<std::size_t>(devices), 0.0);
-  for (std::size_t v = 0; v < n; ++v) {
-    int best = -1;
+  Placement placement(m, f, mapping);
+  for (std::size_t v = 0; v < m.graph().size(); ++v) {
+    int best = 0;  // when nothing fits, the latency says so (infinity)
     double best_finish = kInfinity;
-    for (int d = 0; d < devices; ++d) {
-      const auto di = static_cast<std::size_t>(d);
-      if (!fits(m, v, d, weights[di], largest[di])) continue;
-      const double f = std::max(free[di], arrival(m, v, d, mapping.device, finish)) + m.device_compute_s(v, d);
-      if (f < best_finish) {
-        best_finish = f;
+    for (int d = 0; d < m.spec().device_count(); ++d) {
+      if (!placement.fits(v, d)) continue;
+      const double finish = placement.finish_if(v, d);
+      if (finish < best_finish) {
+        best_finish = finish;
         best = d;
       }
     }
-    if (best < 0) best = 0;  // nothing fits: the schedule says so (infinity)
-    const auto bi = static_cast<std::size_t>(best);
-    mapping.device[v] = best;
-    finish[v] = best_finish < kInfinity ? best_finish : 0.0;
-    free[bi] = finish[v];
-    weights[bi] += weight_bytes(m, v);
-    largest[bi] = std::max(largest[bi], activation_bytes(m, v));
+    placement.place(v, best);
   }
-  schedule_latency(m, mapping);
+  mapping.latency_s = placement.latency();
   return mapping;
 }
 
 /// The whole network on the one accelerator that runs it fastest (no transfers at all).
-H2hMapping fastest_single(const LatencyModel& m) {
+H2hMapping fastest_single(const LatencyModel& m, const LayerFacts& f) {
   H2hMapping best;
   best.latency_s = kInfinity;
   for (int d = 0; d < m.spec().device_count(); ++d) {
     H2hMapping one;
     one.device.assign(m.graph().size(), d);
-    if (schedule_latency(m, one) < best.latency_s || best.device.empty()) best = std::move(one);
+    if (schedule(m, f, one) < best.latency_s || best.device.empty()) best = std::move(one);
   }
   return best;
 }
 
 /// Step (2): the single-layer move that lowers the latency most, while one does.
-void refine(const LatencyModel& m, H2hMapping& mapping, int max_moves) {
+void refine(const LatencyModel& m, const LayerFacts& f, H2hMapping& mapping, int max_moves) {
   const std::size_t n = m.graph().size();
   const int devices = m.spec().device_count();
   while (mapping.moves < max_moves && mapping.latency_s < kInfinity) {
@@ -128,7 +144,7 @@ void refine(const LatencyModel& m, H2hMapping& mapping, int max_moves) {
       for (int d = 0; d < devices; ++d) {
         if (d == mapping.device[v]) continue;
         trial.device[v] = d;
-        if (schedule_latency(m, trial) < best_latency) {
+        if (schedule(m, f, trial) < best_latency) {
           best_latency = trial.latency_s;
           best_layer = v;
           best_device = d;
@@ -137,20 +153,33 @@ void refine(const LatencyModel& m, H2hMapping& mapping, int max_moves) {
       }
     if (best_layer == n) break;
     mapping.device[best_layer] = best_device;
-    schedule_latency(m, mapping);
+    schedule(m, f, mapping);
     ++mapping.moves;
   }
 }
 
 }  // namespace
 
+DramNeeds dram_needs(const LatencyModel& m) {
+  const LayerFacts f = facts_of(m);
+  DramNeeds needs;
+  for (std::size_t v = 0; v < m.graph().size(); ++v) {
+    needs.largest_layer_bytes = std::max(needs.largest_layer_bytes, f.weight_bytes[v] + f.activation_bytes[v]);
+    needs.weight_bytes += f.weight_bytes[v];
+  }
+  return needs;
+}
+
+double schedule_latency(const LatencyModel& m, H2hMapping& mapping) { return schedule(m, facts_of(m), mapping); }
+
 H2hMapping h2h_mapping(const LatencyModel& m, const H2hOptions& options) {
-  H2hMapping spread = earliest_finish(m);
+  const LayerFacts f = facts_of(m);
+  H2hMapping spread = earliest_finish(m, f);
   spread.initial_latency_s = spread.latency_s;
-  refine(m, spread, options.max_moves);
-  H2hMapping single = fastest_single(m);
+  refine(m, f, spread, options.max_moves);
+  H2hMapping single = fastest_single(m, f);
   single.initial_latency_s = single.latency_s;
-  refine(m, single, options.max_moves);
+  refine(m, f, single, options.max_moves);
   return single.latency_s < spread.latency_s ? single : spread;
 }
 

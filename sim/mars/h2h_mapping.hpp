@@ -47,7 +47,12 @@ double schedule_latency(const LatencyModel& model, H2hMapping& mapping);
 
 H2hMapping h2h_mapping(const LatencyModel& model, const H2hOptions& options);
 
-/// Bytes layer v needs on its accelerator while it runs: its weights, inputs and output.
-double layer_footprint_bytes(const LatencyModel& model, std::size_t v);
+/// What the mapping needs of DRAM: the largest layer on its accelerator while it runs (weights, inputs,
+/// output) and all weights together (the error message of a workload no mapping fits).
+struct DramNeeds {
+  double largest_layer_bytes = 0;
+  double weight_bytes = 0;
+};
+DramNeeds dram_needs(const LatencyModel& model);
 
 }  // namespace partsim::mars

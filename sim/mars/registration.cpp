@@ -88,11 +88,8 @@ plan::Plan h2h_plan(const planner::PlanInputs& in) {
   options.max_moves = static_cast<int>(in.resolved.integer("max_moves"));
   const H2hMapping mapping = h2h_mapping(m, options);
   if (!(mapping.latency_s < 1e300)) {
-    double largest = 0, weights = 0, dram = 0, total_dram = 0;
-    for (std::size_t v = 0; v < m.graph().size(); ++v) {
-      largest = std::max(largest, layer_footprint_bytes(m, v));
-      weights += m.graph().layer(v).q.weight_elements * m.bytes_per_element();
-    }
+    const DramNeeds needs = dram_needs(m);
+    double dram = 0, total_dram = 0;
     for (int d = 0; d < in.spec.device_count(); ++d) {
       dram = std::max(dram, in.spec.device_type(d).memory_bytes());
       total_dram += in.spec.device_type(d).memory_bytes();
@@ -102,7 +99,8 @@ plan::Plan h2h_plan(const planner::PlanInputs& in) {
                   "h2h: no mapping fits the accelerators' DRAM (%s on %s): the largest layer needs %.3f GB (weights, "
                   "inputs, output) against %.3f GB on the largest accelerator, all weights %.3f GB against %.3f GB in "
                   "all; h2h keeps every layer whole on one accelerator (mars splits layers)",
-                  in.graph.name().c_str(), in.spec.name.c_str(), largest / 1e9, dram / 1e9, weights / 1e9, total_dram / 1e9);
+                  in.graph.name().c_str(), in.spec.name.c_str(), needs.largest_layer_bytes / 1e9, dram / 1e9,
+                  needs.weight_bytes / 1e9, total_dram / 1e9);
     throw InputError(buf);
   }
   plan::Plan p;
