@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "sim/common/error.hpp"
 #include "sim/mars/h2h_mapping.hpp"
 #include "sim/mars/layer_strategy.hpp"
@@ -109,6 +111,24 @@ TEST(H2hMapping, BranchesGoElsewhereOnlyWhenTheTransfersPay) {
   EXPECT_THROW(planner::builtin_strategies().make_plan(
                    "h2h", planner::PlanInputs(spec, g, "diamond", plan::Mode::training, {}, std::nullopt)),
                InputError);
+}
+
+// DRAM: a 4 TFLOP/s device with 1 MiB cannot hold one FC layer's 2 MiB of weights, so however fast it
+// is, no layer with weights goes there, and a schedule that puts one there has no latency.
+TEST(H2hMapping, ALayerGoesOnlyWhereItsWeightsFit) {
+  const auto spec = test::platform_from_yaml(
+      "system:\n  name: small\n  precision: bf16\n  device_types:\n"
+      "    big: {kind: roofline, peak: 1TFLOP/s, memory: 16GiB, memory_bandwidth: 1000GB/s, network_bandwidth: 10GB/s}\n"
+      "    tiny: {kind: roofline, peak: 4TFLOP/s, memory: 1MiB, memory_bandwidth: 1000GB/s, network_bandwidth: 10GB/s}\n"
+      "  devices:\n    - {type: big, count: 1}\n    - {type: tiny, count: 1}\n  star:\n    latency: 0s\n");
+  const auto g = diamond();
+  const mars::LatencyModel m(spec, g, mars::DesignChoice::fixed);
+  const auto mapping = mars::h2h_mapping(m, {});
+  for (std::size_t v = 1; v <= 3; ++v) EXPECT_EQ(mapping.device[v], 0) << g.layer(v).name;
+  EXPECT_NEAR(mapping.latency_s, 3 * kFc, kTolerance);
+  mars::H2hMapping on_tiny;
+  on_tiny.device = {0, 0, 1, 0, 0};
+  EXPECT_EQ(mars::schedule_latency(m, on_tiny), std::numeric_limits<double>::infinity());
 }
 
 // designs=fixed on two roofline devices of 2 and 1 TFLOP/s: fc1 split over both by output channels
