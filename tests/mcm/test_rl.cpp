@@ -57,6 +57,47 @@ TEST(GraphSage, MeanAggregationOverInAndOutNeighboursByHand) {
   EXPECT_TRUE(torch::allclose(layer->forward(g, h), torch::tensor({8.0f, 10.5f, 0.0f}).reshape({1, 3, 1})));
 }
 
+TEST(GraphSage, LinearThroughOneDnnByHand) {
+  // W = [[1, 2], [3, 4], [5, 6]] (2 -> 3), b = (0.5, -1, 2); x = [[[1, 1]], [[2, -1]]] ([2, 1, 2]).
+  //   y(1, 1) = (1+2+0.5, 3+4-1, 5+6+2) = (3.5, 6, 13);  y(2, -1) = (2-2+0.5, 6-4-1, 10-6+2) = (0.5, 1, 6).
+  // loss = sum(y): dW[j] = x summed over rows = (3, 0) for every j; db = 2 per output;
+  //   dx per row = column sums of W = (9, 12).
+  torch::nn::Linear layer(2, 3);
+  {
+    torch::NoGradGuard no_grad;
+    layer->weight.copy_(torch::tensor({1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f}).reshape({3, 2}));
+    layer->bias.copy_(torch::tensor({0.5f, -1.0f, 2.0f}));
+  }
+  const torch::Tensor x = torch::tensor({1.0f, 1.0f, 2.0f, -1.0f}).reshape({2, 1, 2}).requires_grad_(true);
+  const torch::Tensor y = apply_linear(layer, x);
+  EXPECT_EQ(y.sizes().vec(), (std::vector<std::int64_t>{2, 1, 3}));
+  EXPECT_TRUE(torch::allclose(y, torch::tensor({3.5f, 6.0f, 13.0f, 0.5f, 1.0f, 6.0f}).reshape({2, 1, 3})));
+  y.sum().backward();
+  EXPECT_TRUE(torch::allclose(layer->weight.grad(), torch::tensor({3.0f, 0.0f, 3.0f, 0.0f, 3.0f, 0.0f}).reshape({3, 2})));
+  EXPECT_TRUE(torch::allclose(layer->bias.grad(), torch::tensor({2.0f, 2.0f, 2.0f})));
+  EXPECT_TRUE(torch::allclose(x.grad(), torch::tensor({9.0f, 12.0f, 9.0f, 12.0f}).reshape({2, 1, 2})));
+}
+
+TEST(GraphSage, LinearThroughOneDnnEqualsTorchLinear) {
+  // The policy's own shape (a GraphSAGE layer's 3 x 128 -> 128 on 5 rollouts of 224 nodes): values
+  // and gradients as libtorch's own linear gives them, to float32 rounding.
+  torch::manual_seed(3);
+  torch::nn::Linear layer(384, 128);
+  const torch::Tensor x = torch::randn({5, 224, 384}).requires_grad_(true);
+  const torch::Tensor upstream = torch::randn({5, 224, 128});
+  (apply_linear(layer, x) * upstream).sum().backward();
+  const torch::Tensor gx = x.grad().clone(), gw = layer->weight.grad().clone(), gb = layer->bias.grad().clone();
+  x.mutable_grad() = torch::Tensor();
+  layer->weight.mutable_grad() = torch::Tensor();
+  layer->bias.mutable_grad() = torch::Tensor();
+  const torch::Tensor y = torch::linear(x, layer->weight, layer->bias);
+  (y * upstream).sum().backward();
+  EXPECT_TRUE(torch::allclose(apply_linear(layer, x), y, 1e-4, 1e-4));
+  EXPECT_TRUE(torch::allclose(gx, x.grad(), 1e-4, 1e-3));
+  EXPECT_TRUE(torch::allclose(gw, layer->weight.grad(), 1e-4, 1e-2));
+  EXPECT_TRUE(torch::allclose(gb, layer->bias.grad(), 1e-4, 1e-3));
+}
+
 TEST(Ppo, ClippedLossAndItsGradientByHand) {
   // ratios 1.5, 0.5, 1.1 (logp_old = 0), advantages 1, -1, 2, clip 0.2:
   //   min(1.5, 1.2) = 1.2 (clipped);  min(-0.5, -0.8) = -0.8 (clipped);  min(2.2, 2.2) = 2.2.

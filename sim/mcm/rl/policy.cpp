@@ -89,11 +89,21 @@ torch::Tensor mean_out_neighbours(const GraphTensors& g, const torch::Tensor& h)
   return mean_over(h, g.edge_to, g.edge_from, g.out_degree);
 }
 
+torch::Tensor apply_linear(const torch::nn::Linear& layer, const torch::Tensor& x) {
+  if (!at::hasMKLDNN() || x.scalar_type() != torch::kFloat32) return torch::linear(x, layer->weight, layer->bias);
+  const std::int64_t in = x.size(-1);
+  std::vector<std::int64_t> out_shape = x.sizes().vec();
+  out_shape.back() = layer->weight.size(0);
+  // to_mkldnn and to_dense are differentiable, so autograd runs oneDNN's backward too.
+  const torch::Tensor rows = x.reshape({-1, in}).contiguous().to_mkldnn();
+  return torch::mkldnn_linear(rows, layer->weight, layer->bias).to_dense().reshape(out_shape);
+}
+
 SageLayerImpl::SageLayerImpl(int in_features, int out_features)
     : linear(register_module("linear", torch::nn::Linear(3 * in_features, out_features))) {}
 
 torch::Tensor SageLayerImpl::forward(const GraphTensors& g, const torch::Tensor& h) {
-  return torch::relu(linear(torch::cat({h, mean_in_neighbours(g, h), mean_out_neighbours(g, h)}, 2)));
+  return torch::relu(apply_linear(linear, torch::cat({h, mean_in_neighbours(g, h), mean_out_neighbours(g, h)}, 2)));
 }
 
 PlacementPolicyImpl::PlacementPolicyImpl(PolicyShape shape) : shape_(shape) {
@@ -108,7 +118,7 @@ PlacementPolicyImpl::PlacementPolicyImpl(PolicyShape shape) : shape_(shape) {
 torch::Tensor PlacementPolicyImpl::forward(const GraphTensors& g, const torch::Tensor& node_features) {
   torch::Tensor h = node_features;
   for (const auto& layer : *sage_) h = layer->as<SageLayer>()->forward(g, h);
-  return policy_out_(torch::relu(policy_hidden_(h)));
+  return apply_linear(policy_out_, torch::relu(apply_linear(policy_hidden_, h)));
 }
 
 torch::Tensor ppo_clipped_loss(const torch::Tensor& logp_new, const torch::Tensor& logp_old,
