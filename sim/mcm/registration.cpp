@@ -15,6 +15,7 @@ SearchOptions search_options(const planner::PlanInputs& in, Search search) {
   SearchOptions o;
   o.seed = in.seed.value_or(1);
   o.solver = solver_options(in);
+  if (search == Search::greedy) o.split = parse_greedy_split(in.resolved.text("split"));
   if (search != Search::greedy) o.samples = static_cast<int>(in.resolved.integer("samples"));
   if (search == Search::annealing) {
     o.t0 = in.resolved.number("t0");
@@ -99,6 +100,13 @@ std::vector<planner::OptionSpec> solver_option_specs() {
            "solver backtracks before it restarts with a new random node order", {}}};
 }
 
+planner::OptionSpec greedy_split_option_spec() {
+  return {"split", planner::OptionType::choice, "compute",
+          "greedy baseline: a chip is full at 1/C of the total compute or its SRAM (compute), or at its SRAM "
+          "only, weights and live tensors (memory: the fewest chips)",
+          {"compute", "memory"}};
+}
+
 SolverOptions solver_options(const planner::PlanInputs& in) {
   SolverOptions o;
   o.weights_fit = in.resolved.flag("weights_fit");
@@ -124,8 +132,8 @@ void register_strategies(planner::StrategyRegistry& registry) {
   };
   const std::vector<Entry> entries{
       {Search::greedy, "mcm_greedy",
-       "MCM placement baseline (seed 002 §5.3): topological split by equal compute, FIX-mode repair",
-       {weights_fit, backtracks, restarts}},
+       "MCM placement baseline (seed 002 §5.3): topological split by equal compute (or SRAM filling), FIX-mode repair",
+       {greedy_split_option_spec(), weights_fit, backtracks, restarts}},
       {Search::random, "mcm_random",
        "MCM placement, random search (seed 002 §5.1): uniform distribution, SAMPLE-mode solver",
        {samples, weights_fit, backtracks, restarts}},

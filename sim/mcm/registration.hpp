@@ -29,5 +29,7 @@ void check_mcm_plan(const plan::Plan& plan, const topology::SystemSpec& spec, co
 /// weights_fit, max_backtracks, restart_backtracks: the solver options every mcm strategy declares.
 std::vector<planner::OptionSpec> solver_option_specs();
 SolverOptions solver_options(const planner::PlanInputs& in);
+/// split: the greedy baseline's split (mcm_greedy's placement; mcm_rl's reward unit and y^(0)).
+planner::OptionSpec greedy_split_option_spec();
 
 }  // namespace partsim::mcm

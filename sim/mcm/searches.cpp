@@ -3,6 +3,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "sim/common/error.hpp"
 #include "sim/mcm/constraints.hpp"
 
 namespace partsim::mcm {
@@ -35,7 +36,9 @@ std::optional<AnalyticalCost> record_sample(const PlacementProblem& p, const Pla
   return cost;
 }
 
-Placement greedy_split(const PlacementProblem& p) {
+namespace {
+/// `compute`: each chip up to 1/C of the total compute or until the next node's weights overflow it.
+Placement compute_split(const PlacementProblem& p) {
   const double total = std::accumulate(p.nodes.begin(), p.nodes.end(), 0.0,
                                        [](double s, const Node& n) { return s + n.compute_s; });
   const double target = total / p.chips;
@@ -58,9 +61,43 @@ Placement greedy_split(const PlacementProblem& p) {
   return f;
 }
 
+/// `memory`: each chip takes the next node while its peak memory (weights + live tensors, the
+/// scheduler of H) still fits its SRAM, the nodes not yet placed counted on the next chip.
+Placement memory_split(const PlacementProblem& p) {
+  const std::size_t n = p.nodes.size();
+  Placement f(n, 0);
+  int chip = 0;
+  std::size_t first = 0;  // first node of the current chip
+  for (std::size_t v = 0; v < n; ++v) {
+    if (v > first && chip + 1 < p.chips) {
+      Placement trial = f;
+      for (std::size_t w = v; w < n; ++w) trial[w] = w == v ? chip : chip + 1;
+      if (chip_memory(p, trial)[static_cast<std::size_t>(chip)].peak_bytes() > p.sram_bytes) {
+        ++chip;
+        first = v;
+      }
+    }
+    f[v] = chip;
+  }
+  return f;
+}
+}  // namespace
+
+const char* to_string(GreedySplit split) { return split == GreedySplit::memory ? "memory" : "compute"; }
+
+GreedySplit parse_greedy_split(const std::string& name) {
+  if (name == "compute") return GreedySplit::compute;
+  if (name == "memory") return GreedySplit::memory;
+  throw InputError("greedy split '" + name + "': allowed are compute, memory");
+}
+
+Placement greedy_split(const PlacementProblem& p, GreedySplit split) {
+  return split == GreedySplit::memory ? memory_split(p) : compute_split(p);
+}
+
 SearchResult greedy_search(const PlacementProblem& p, const SearchOptions& o) {
   SearchResult r;
-  const Placement split = greedy_split(p);
+  const Placement split = greedy_split(p, o.split);
   if (is_valid(p, split)) {
     record(p, split, r);
     return r;

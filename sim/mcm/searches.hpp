@@ -2,9 +2,11 @@
 // The searches of seed 002 over valid placements, each seeded and reproducible (same problem,
 // options and seed: the same placements, sample for sample):
 // - greedy (the baseline, "a greedy heuristic from the production compiler", §5.3; the paper does
-//   not give it, ours is the usual one): nodes in topological order fill chip 0, 1, ... each up to
-//   1/C of the total compute, moving on early when the next node's weights would overflow the SRAM;
-//   when that split breaks a constraint (eq. 4 across a residual, or H), the FIX-mode solver repairs
+//   not give it): nodes in topological order fill chip 0, 1, ... in one of two readings (GreedySplit):
+//   `compute`, each chip up to 1/C of the total compute, moving on early when the next node's weights
+//   would overflow the SRAM (a balanced pipeline); `memory`, each chip until the next node's weights
+//   would overflow its SRAM (the fewest chips, a memory-driven compiler's split; no compute balance).
+//   When the split breaks a constraint (eq. 4 across a residual, or H), the FIX-mode solver repairs
 //   it (up to `repairs` attempts).
 // - random (§5.1): uniform p(y_i = j) = 1/C, SAMPLE mode, `samples` placements, the best kept.
 // - simulated annealing (§5.1): starts from the uniform distribution; every step draws a random
@@ -18,6 +20,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "sim/mcm/cost_model.hpp"
@@ -34,6 +37,12 @@ struct SearchResult {
   std::vector<double> best_throughput;  // after each sample, best valid throughput so far (1/s; 0 = none yet)
 };
 
+/// How the greedy baseline decides that a chip is full (see above).
+enum class GreedySplit { compute, memory };
+/// "compute" / "memory"; parse_greedy_split throws InputError naming the allowed values.
+const char* to_string(GreedySplit split);
+GreedySplit parse_greedy_split(const std::string& name);
+
 struct SearchOptions {
   int samples = 200;
   std::uint64_t seed = 1;
@@ -45,6 +54,7 @@ struct SearchOptions {
   double sharpness = 8.0;
   // greedy
   int repairs = 100;
+  GreedySplit split = GreedySplit::compute;
 };
 
 SearchResult greedy_search(const PlacementProblem& problem, const SearchOptions& options);
@@ -52,7 +62,7 @@ SearchResult random_search(const PlacementProblem& problem, const SearchOptions&
 SearchResult annealing_search(const PlacementProblem& problem, const SearchOptions& options);
 
 /// The greedy split before repair (may violate eq. 4 or H).
-Placement greedy_split(const PlacementProblem& problem);
+Placement greedy_split(const PlacementProblem& problem, GreedySplit split = GreedySplit::compute);
 
 /// Adds one scored sample to a search's trace (samples, invalid_samples, best, best_throughput);
 /// returns its analytical cost, or nothing when it is not `valid` (the caller's verdict: H alone for

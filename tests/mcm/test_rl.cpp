@@ -115,6 +115,23 @@ TEST(Ppo, ClippedLossAndItsGradientByHand) {
   EXPECT_NEAR(grad[2].item<double>(), -2.2 / 3, 1e-12);
 }
 
+TEST(RlSearch, TheBaselineSplitIsTheRewardUnit) {
+  // The diamond on 4 chips with the memory split (test_strategies.cpp, by hand): x, a, b on chip 0,
+  // c, d on chip 1, latency 4.201 us. RL's rewards are relative to that throughput.
+  const PlacementProblem p = make_problem(test::tiny_ring(4), test::diamond());
+  RlOptions o;
+  o.samples = 2;
+  o.rollouts = 2;
+  o.minibatches = 1;
+  o.train = false;
+  o.baseline = GreedySplit::memory;
+  const RlResult r = rl_search(p, o, std::nullopt);
+  EXPECT_NEAR(r.reference_throughput, 1 / 4.201e-6, 1e-3);
+  ASSERT_EQ(r.rewards.size(), 2u);
+  // A reward is the sample's throughput in that unit: the best reward is the best throughput / 1/4.201 us.
+  EXPECT_NEAR(*std::max_element(r.rewards.begin(), r.rewards.end()), r.search.best_throughput.back() * 4.201e-6, 1e-9);
+}
+
 PlacementProblem random_graph_on_ring36(std::uint64_t seed, int max_nodes) {
   workloads::RandomDagOptions o;
   o.seed = seed;
@@ -177,23 +194,28 @@ workloads::Graph uneven_chain() {
 
 TEST(RlSearch, LearningImprovesOverTheFirstSamples) {
   // PPO at the paper's settings (20 rollouts, 4 mini-batches, 10 epochs), 7 updates over 8 batches:
-  // the mean reward of the last two batches' 40 samples beats the first two's by 5 % (the first
-  // batch comes from the untrained policy; one batch alone is noisy: the FIX repair draws too).
-  // Measured (seed 1): 0.80 -> 0.91 of greedy's throughput, the best sample 1.51x greedy.
+  // over four seeds, the mean reward of the last two batches beats the first two's by 5 % (the first
+  // batch comes from the untrained policy; one batch alone is noisy: the FIX repair draws too, and a
+  // single seed's run moves with float rounding). Measured: first two 0.80 / 0.87 / 0.81 / 0.86, last
+  // two 0.82 / 0.97 / 1.09 / 0.93 of greedy's throughput (seeds 1-4); 7 of seeds 1-8 gain over 5 %.
   const PlacementProblem p = make_problem(test::tiny_ring(4), uneven_chain());
-  RlOptions o;
-  o.samples = 160;
-  o.seed = 1;
-  // No pull towards the previous chip: on 4 chips the FIX repair of any candidate is cheap, and with
-  // the default bias the samples start next to greedy's split (0.97 of its throughput) and PPO
-  // settles on it (1.00): too little room to show learning on this small a graph.
-  o.stay_bias = 0;
-  const RlResult r = rl_search(p, o);
-  ASSERT_EQ(r.mean_reward.size(), 8u);
-  EXPECT_GT(r.updates, 0);
-  const double first = (r.mean_reward[0] + r.mean_reward[1]) / 2, last = (r.mean_reward[6] + r.mean_reward[7]) / 2;
-  EXPECT_GT(last, first * 1.05) << "first two batches " << first << ", last two " << last;
-  EXPECT_GT(r.search.best_cost.throughput_per_s(), r.reference_throughput);  // beats greedy
+  double first = 0, last = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    RlOptions o;
+    o.samples = 160;
+    o.seed = seed;
+    // No pull towards the previous chip: on 4 chips the FIX repair of any candidate is cheap, and with
+    // the default bias the samples start next to greedy's split (0.97 of its throughput) and PPO
+    // settles on it (1.00): too little room to show learning on this small a graph.
+    o.stay_bias = 0;
+    const RlResult r = rl_search(p, o);
+    ASSERT_EQ(r.mean_reward.size(), 8u);
+    EXPECT_GT(r.updates, 0);
+    first += (r.mean_reward[0] + r.mean_reward[1]) / 8;
+    last += (r.mean_reward[6] + r.mean_reward[7]) / 8;
+    EXPECT_GT(r.search.best_cost.throughput_per_s(), r.reference_throughput) << "seed " << seed;  // beats greedy
+  }
+  EXPECT_GT(last, first * 1.05) << "first two batches " << first << ", last two " << last << " (mean of 4 seeds)";
 }
 
 }  // namespace

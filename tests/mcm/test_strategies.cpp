@@ -41,6 +41,30 @@ TEST(Greedy, SplitsByEqualComputeThenRepairs) {
   EXPECT_TRUE(violations(p, r.best).empty());
 }
 
+TEST(Greedy, MemorySplitFillsEachChipsSram) {
+  const workloads::Graph g = test::diamond();
+  const PlacementProblem p = make_problem(test::tiny_ring(4), g);
+  // SRAM 2 MiB = 2,097,152 B; each fc holds 1,001,000 B of weights, tensors are 1,000 B (int8).
+  // Chip 0: x, a, then b (2,002,000 B of weights + a's and b's outputs at b's step = 2,004,000 B,
+  // fits); c would bring the weights to 3,003,000 B: chip 1 takes c and then d (no weights).
+  const Placement split = greedy_split(p, GreedySplit::memory);
+  const auto chip = [&](const char* n) { return split[*g.index_of(n)]; };
+  EXPECT_EQ(chip("x"), 0);
+  EXPECT_EQ(chip("a"), 0);
+  EXPECT_EQ(chip("b"), 0);
+  EXPECT_EQ(chip("c"), 1);
+  EXPECT_EQ(chip("d"), 1);
+  SearchOptions o;
+  o.split = GreedySplit::memory;
+  const SearchResult r = greedy_search(p, o);
+  EXPECT_EQ(r.best, split);  // valid as it is: no repair
+  // Chip 0: x (1 ps) + a + b = 4.000001 us. Chip 1: c (2 us) + d (1,000 adds at 1 TFLOP/s, 1 ns)
+  // + receiving b -> c and a -> d over link 0 -> 1: 2 x (1,000 B / 1 GB/s + 100 ns) = 2.2 us:
+  // 4.201 us, the bottleneck (the compute split above uses all four chips).
+  EXPECT_NEAR(r.best_cost.latency_s, 4.201e-6, 1e-12);
+  EXPECT_EQ(r.best_cost.bottleneck_chip, 1);
+}
+
 TEST(Searches, SameSeedSameResultAndSaNeverWorseThanItsStart) {
   const workloads::Graph g = workloads::build_zoo("bert_base_ops", 1);
   const PlacementProblem p = make_problem(topology::load_system(kRing), g);

@@ -27,6 +27,7 @@ RlOptions rl_options(const planner::PlanInputs& in) {
   o.stay_bias = in.resolved.number("stay_bias");
   o.train = in.resolved.flag("train");
   o.use_solver = in.resolved.flag("solver");
+  o.baseline = parse_greedy_split(in.resolved.text("split"));
   return o;
 }
 

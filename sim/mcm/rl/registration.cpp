@@ -81,6 +81,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
       {"train", OptionType::boolean, "true", "update the policy (false: zero-shot, samples from the policy as it is)", {}},
       {"solver", OptionType::boolean, "true",
        "repair every sample with the FIX-mode solver (false: the paper's RL-without-solver baseline, §5.1)", {}},
+      greedy_split_option_spec(),
       {"checkpoint", OptionType::text, "", "start from these pre-trained weights (written by mcm_rl_train)", {}},
   };
   for (OptionSpec s : solver_option_specs()) {

@@ -114,10 +114,11 @@ RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
   SearchOptions greedy_options;
   greedy_options.seed = o.seed;
   greedy_options.solver = o.solver;
+  greedy_options.split = o.baseline;
   result.reference_throughput = reference_throughput(p, greedy_options);
   const GraphTensors g = graph_tensors(p);
   PlacementSolver solver(p, o.solver);
-  const Placement start = greedy_split(p);
+  const Placement start = greedy_split(p, o.baseline);
 
   for (int done = 0; done < o.samples;) {
     const int batch = std::min(o.rollouts, o.samples - done);

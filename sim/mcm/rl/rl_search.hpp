@@ -6,7 +6,7 @@
 // 10 epochs, FIX mode.
 //
 // One rollout (one sample):
-//  - eq. 7, T = `refinements` steps: y^(0) is the greedy split (searches.hpp, before repair: the
+//  - eq. 7, T = `refinements` steps: y^(0) is the baseline's greedy split (searches.hpp, `baseline`, before repair: the
 //    paper does not say where the iteration starts; the baseline's split is a state every graph
 //    has), and step t draws every node's chip from p(y_i^(t) | h_G, y^(t-1)) at once, with our own
 //    seeded draws (solver.hpp draw_index). The logits are the network's plus `stay_bias` on the
@@ -56,6 +56,7 @@ struct RlOptions {
   bool train = true;          // false: zero-shot, samples from the policy as it is
   bool use_solver = true;     // false: the paper's RL-without-solver baseline
   bool keep_samples = false;  // RlResult::placements gets every scored placement (tests, curves)
+  GreedySplit baseline = GreedySplit::compute;  // the greedy baseline: reward unit and y^(0)
   std::uint64_t seed = 1;
   SolverOptions solver = rl_solver_options();
 

@@ -40,6 +40,7 @@ struct TrainSettings {
   double learning_rate = 1e-3;
   double time_limit_s = 0;     // 0: none; else stop training (after a checkpoint) past it
   std::uint64_t seed = 1;
+  mcm::GreedySplit baseline = mcm::GreedySplit::compute;  // reward unit and y^(0) of every graph
 };
 
 std::vector<mcm::PlacementProblem> problems(const topology::SystemSpec& spec, const TrainSettings& s,
@@ -63,6 +64,7 @@ double validate(const std::vector<mcm::PlacementProblem>& set, const std::string
     o.samples = s.validation_samples;
     o.train = false;
     o.seed = s.seed;
+    o.baseline = s.baseline;
     const mcm::rl::RlResult r = mcm::rl::rl_search(p, o, checkpoint);
     const double best = r.search.best.empty() ? 0.0 : r.search.best_cost.throughput_per_s();
     log_sum += std::log(std::max(best / r.reference_throughput, 1e-9));
@@ -92,7 +94,13 @@ int body(int argc, char** argv) {
   app.add_option("--time-limit", s.time_limit_s, "Stop training after this many seconds (at a checkpoint; 0: none)")
       ->check(CLI::Range(0.0, 1e9));
   app.add_option("--seed", s.seed, "Seeds the graphs, the networks and every draw (default 1)");
+  std::string baseline = "compute";
+  app.add_option("--split", baseline,
+                 "Greedy baseline of every graph (reward unit and y^(0)): compute or memory (default compute; "
+                 "mcm_greedy's option split)")
+      ->check(CLI::IsMember({"compute", "memory"}));
   cli::parse(app, argc, argv);
+  s.baseline = mcm::parse_greedy_split(baseline);
   if (s.min_nodes > s.max_nodes) throw InputError("--min-nodes " + std::to_string(s.min_nodes) + " exceeds --max-nodes " + std::to_string(s.max_nodes));
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -128,6 +136,7 @@ int body(int argc, char** argv) {
       o.samples = s.samples_per_visit;
       o.learning_rate = s.learning_rate;
       o.seed = s.seed;
+      o.baseline = s.baseline;
       updates += agent.search(train[k], o).updates;
       ++visits;
       if (visits % s.checkpoint_every == 0) checkpoint();
