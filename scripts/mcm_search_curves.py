@@ -6,12 +6,13 @@ model.
 
 For each seed, `simplan --strategy mcm_random|mcm_sa --option samples=N --seed k` records the running
 best throughput after every sample (plan family `best_throughput_per_sample`); mcm_greedy gives the
-baseline. Prints the mean improvement at sample counts and the samples needed to reach improvement
+baseline (--split: its reading, mcm_greedy's option split; the RL curves get the same, as their reward
+unit and y^(0)). Prints the mean improvement at sample counts and the samples needed to reach improvement
 levels (Table 3's form), and writes OUT.csv (one row per strategy, seed, sample) and OUT.png.
 
 Usage: scripts/mcm_search_curves.py [--workload bert_base_ops] [--samples 200] [--seeds 3]
                                     [--levels 1.0,1.1,1.2] [--build build] [--out docs/reproductions/mcm_search]
-                                    [--rl] [--checkpoint policy.pt] [--rl-samples N]"""
+                                    [--rl] [--checkpoint policy.pt] [--rl-samples N] [--split compute|memory]"""
 import argparse
 import csv
 import json
@@ -27,12 +28,14 @@ RL_CURVES = {"mcm_rl": ("mcm_rl", []),
              "mcm_rl fine-tuned": ("mcm_rl", ["checkpoint={checkpoint}"])}
 
 
-def plan(a, strategy, seed, samples, tmp, options=()):
-    out = os.path.join(tmp, f"{strategy}_{seed}_{len(options)}.json")
+def plan(a, strategy, seed, samples, tmp, options=(), split=None):
+    out = os.path.join(tmp, f"{strategy}_{seed}_{len(options)}_{split}.json")
     cmd = [f"{a.build}/bin/simplan", "--config", a.config, "--workload", a.workload, "--batch", "1", "--mode", "inference",
            "--strategy", strategy, "-o", out]
     if strategy != "mcm_greedy":
         cmd += ["--seed", str(seed), "--option", f"samples={samples}"]
+    if strategy in ("mcm_greedy", "mcm_rl"):
+        cmd += ["--option", f"split={split or a.split}"]
     for o in options:
         cmd += ["--option", o.format(checkpoint=a.checkpoint)]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -55,10 +58,14 @@ def main():
     ap.add_argument("--checkpoint", help="add mcm_rl zero-shot and fine-tuned from this pre-trained policy")
     ap.add_argument("--rl-samples", type=int, help="samples of the RL curves (default --samples; the rest of the "
                     "curve repeats the last best)")
+    ap.add_argument("--split", choices=("compute", "memory"), default="compute",
+                    help="the greedy baseline's split (mcm_greedy --option split=)")
     a = ap.parse_args()
     levels = [float(x) for x in a.levels.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         base = plan(a, "mcm_greedy", 0, 1, tmp)["throughput_per_s"]
+        other_split = "memory" if a.split == "compute" else "compute"
+        other = plan(a, "mcm_greedy", 0, 1, tmp, split=other_split)["throughput_per_s"]
         curves = {}
         for strategy in ("mcm_random", "mcm_sa"):
             curves[strategy] = [[t / base for t in plan(a, strategy, k, a.samples, tmp)["best_throughput_per_sample"]]
@@ -81,7 +88,7 @@ def main():
                 for n, v in enumerate(run, 1):
                     w.writerow([s, k, n, v])
     mean = {s: [sum(r[n] for r in runs) / len(runs) for n in range(a.samples)] for s, runs in curves.items()}
-    lines = [f"- {a.workload} on {os.path.basename(a.config)}, greedy baseline {base:.4g} inferences/s (analytical); "
+    lines = [f"- {a.workload} on {os.path.basename(a.config)}, greedy baseline (split={a.split}) {base:.4g} inferences/s (analytical); "
              f"mean over {a.seeds} seeds of the running best, as improvement over greedy:\n",
              "| samples | " + " | ".join(curves) + " |", "| --- |" + " --- |" * len(curves)]
     for n in sorted({1, 10, 50, 100, a.samples} & set(range(1, a.samples + 1))):
@@ -94,6 +101,10 @@ def main():
             hit = next((n + 1 for n, v in enumerate(mean[s]) if v >= l), None)
             cells.append(str(hit) if hit else "N.A.")
         lines.append(f"| {s} | " + " | ".join(cells) + " |")
+    lines += ["", f"- Against the other reading of the greedy baseline (split={other_split}, {other:.4g} inferences/s) "
+              f"every figure above is {base / other:.3g}x as large for Random and SA (the same runs); "
+              + ", ".join(f"{s} {mean[s][-1] * base / other:.3f}x" for s in curves if not s.startswith("mcm_rl"))
+              + f" after {a.samples} samples (mcm_rl's curves depend on the baseline: it is their y^(0))."]
     text = "\n".join(lines) + "\n"
     with open(a.out + ".md", "w") as f:
         f.write(text)
