@@ -102,7 +102,7 @@ def main():
             cells.append(str(hit) if hit else "N.A.")
         lines.append(f"| {s} | " + " | ".join(cells) + " |")
     lines += ["", f"- Against the other reading of the greedy baseline (split={other_split}, {other:.4g} inferences/s) "
-              f"every figure above is {base / other:.3g}x as large for Random and SA (the same runs); "
+              f"every improvement figure above is {base / other:.3g}x as large for Random and SA (the same runs); "
               + ", ".join(f"{s} {mean[s][-1] * base / other:.3f}x" for s in curves if not s.startswith("mcm_rl"))
               + f" after {a.samples} samples (mcm_rl's curves depend on the baseline: it is their y^(0))."]
     text = "\n".join(lines) + "\n"

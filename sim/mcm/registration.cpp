@@ -32,7 +32,9 @@ plan::Plan make_plan(Search search, const planner::PlanInputs& in) {
   const SearchResult r = search == Search::greedy   ? greedy_search(problem, o)
                          : search == Search::random ? random_search(problem, o)
                                                     : annealing_search(problem, o);
-  return plan_from_search(problem, r, in);
+  plan::Plan p = plan_from_search(problem, r, in);
+  if (search == Search::greedy) p.family["split"] = to_string(o.split);
+  return p;
 }
 
 }  // namespace

@@ -4,8 +4,9 @@
 // - greedy (the baseline, "a greedy heuristic from the production compiler", §5.3; the paper does
 //   not give it): nodes in topological order fill chip 0, 1, ... in one of two readings (GreedySplit):
 //   `compute`, each chip up to 1/C of the total compute, moving on early when the next node's weights
-//   would overflow the SRAM (a balanced pipeline); `memory`, each chip until the next node's weights
-//   would overflow its SRAM (the fewest chips, a memory-driven compiler's split; no compute balance).
+//   would overflow the SRAM (a balanced pipeline); `memory`, each chip until the next node would
+//   take its peak memory (weights and live tensors, H's scheduler) past its SRAM (the fewest chips,
+//   a memory-driven compiler's split; no compute balance).
 //   When the split breaks a constraint (eq. 4 across a residual, or H), the FIX-mode solver repairs
 //   it (up to `repairs` attempts).
 // - random (§5.1): uniform p(y_i = j) = 1/C, SAMPLE mode, `samples` placements, the best kept.

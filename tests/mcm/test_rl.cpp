@@ -2,6 +2,7 @@
 // clipped loss against numbers worked out by hand, seeded reproducibility, the validity of every
 // sample that went through the FIX-mode solver, and that learning does improve the samples.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <numeric>
 
 #include "sim/mcm/constraints.hpp"
+#include "sim/mcm/rl/graph_sets.hpp"
 #include "sim/mcm/rl/rl_search.hpp"
 #include "tests/mcm/tiny_ring.hpp"
 #include "topology/system_parser.hpp"
@@ -69,7 +71,13 @@ TEST(GraphSage, LinearThroughOneDnnByHand) {
     layer->bias.copy_(torch::tensor({0.5f, -1.0f, 2.0f}));
   }
   const torch::Tensor x = torch::tensor({1.0f, 1.0f, 2.0f, -1.0f}).reshape({2, 1, 2}).requires_grad_(true);
+  ASSERT_TRUE(at::hasMKLDNN()) << "Debian's libtorch is built with oneDNN (USE_MKLDNN=ON); apply_linear relies on it for speed";
   const torch::Tensor y = apply_linear(layer, x);
+  // Through oneDNN: the autograd graph behind y holds oneDNN's linear (walk the first inputs).
+  std::string ops;
+  for (auto node = y.grad_fn(); node; node = node->next_edges().empty() ? nullptr : node->next_edges()[0].function)
+    ops += std::string(node->name()) + " ";
+  EXPECT_NE(ops.find("MkldnnLinear"), std::string::npos) << ops;
   EXPECT_EQ(y.sizes().vec(), (std::vector<std::int64_t>{2, 1, 3}));
   EXPECT_TRUE(torch::allclose(y, torch::tensor({3.5f, 6.0f, 13.0f, 0.5f, 1.0f, 6.0f}).reshape({2, 1, 3})));
   y.sum().backward();
@@ -236,6 +244,38 @@ TEST(McmRlStrategy, SimplanPlansBertAndMcmPipelineReplaysIt) {
   EXPECT_NE(out.find("\"strategy\":\"mcm_rl\""), std::string::npos) << out;
   // A bad option: one line, exit 2.
   EXPECT_EQ(test::run_command(base + "--option minibatches=0 -o " + plan + ".bad", &out), 2);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+}
+
+TEST(GraphSets, TrainingValidationAndTestSetsAreDisjoint) {
+  const topology::SystemSpec ring = topology::load_system(kRing);
+  const auto names = [&](GraphSet set) {
+    std::vector<std::string> out;
+    for (const PlacementProblem& p : graph_set(ring, set, {7, 3, 10, 40})) out.push_back(p.graph_name);
+    return out;
+  };
+  EXPECT_EQ(names(GraphSet::training), (std::vector<std::string>{"random_7000", "random_7001", "random_7002"}));
+  EXPECT_EQ(names(GraphSet::validation), (std::vector<std::string>{"random_7500", "random_7501", "random_7502"}));
+  EXPECT_EQ(names(GraphSet::test), (std::vector<std::string>{"random_7900", "random_7901", "random_7902"}));
+  EXPECT_THROW(graph_set(ring, GraphSet::test, {7, 101, 10, 40}), InputError);  // would reach seed 8000
+}
+
+TEST(McmTestSet, GeomeanCurvesOverTheTestGraphs) {
+  const std::string bin = std::string(PARTSIM_BIN_DIR) + "/mcm_test_set --config " + kRing;
+  std::string out;
+  ASSERT_EQ(test::run_command(bin + " --graphs 2 --samples 3 --max-nodes 40 --split memory", &out), 0) << out;
+  const nlohmann::json r = nlohmann::json::parse(out.substr(out.find('{')));
+  ASSERT_EQ(r["graphs"].size(), 2u);
+  const nlohmann::json& curves = r["geomean_improvement_per_sample"];
+  for (const char* s : {"mcm_random", "mcm_sa", "mcm_rl"}) {
+    ASSERT_EQ(curves[s].size(), 3u) << s;
+    // The last point is the geometric mean of the graphs' final improvements; curves never fall.
+    const double a = r["graphs"][0]["final_improvement"][s], b = r["graphs"][1]["final_improvement"][s];
+    EXPECT_NEAR(curves[s][2].get<double>(), std::sqrt(a * b), 1e-9) << s;
+    EXPECT_LE(curves[s][0].get<double>(), curves[s][2].get<double>()) << s;
+  }
+  EXPECT_FALSE(curves.contains("mcm_rl zero-shot"));  // no checkpoint given
+  EXPECT_EQ(test::run_command(bin + " --graphs 0", &out), 2);
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
 }
 

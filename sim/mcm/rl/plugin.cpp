@@ -43,6 +43,7 @@ plan::Plan make_plan(const planner::PlanInputs& in) {
   plan::Plan p = plan_from_search(problem, r.search, in);
   p.family["rl"] = {{"reference_throughput_per_s", r.reference_throughput},
                     {"reference", "mcm_greedy (rewards are throughput / this)"},
+                    {"baseline_split", to_string(o.baseline)},
                     {"checkpoint", checkpoint.empty() ? nlohmann::json(nullptr) : nlohmann::json(checkpoint)},
                     {"updates", r.updates},
                     {"mean_reward_per_update", r.mean_reward},

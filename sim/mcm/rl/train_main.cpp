@@ -8,8 +8,8 @@
 // also rank by fine-tuning; we rank zero-shot only (cheaper, and what deployment starts from).
 // Both workers run in this one process, one after the other (2 cores).
 //
-// Graph seeds: training seed*1000 + k, validation seed*1000 + 500 + k (k from 0); test graphs for
-// the reproduction use other seeds (scripts/mcm_search_curves.py), so they are unseen.
+// Graph seeds: graph_sets.hpp (training seed*1000 + k, validation seed*1000 + 500 + k; the test set
+// of mcm_test_set, seed*1000 + 900 + k, is unseen by both).
 //
 //   mcm_rl_train --config configs/mcm_ring36.yaml --out policy.pt [--train 12 --validation 3 ...]
 // One JSON object on stdout: per checkpoint its validation score, the chosen one, the time.
@@ -23,9 +23,9 @@
 #include <iostream>
 
 #include "sim/cli/command_line.hpp"
+#include "sim/mcm/rl/graph_sets.hpp"
 #include "sim/mcm/rl/rl_search.hpp"
 #include "topology/system_parser.hpp"
-#include "workloads/random_dag.hpp"
 
 namespace partsim {
 namespace {
@@ -42,19 +42,6 @@ struct TrainSettings {
   std::uint64_t seed = 1;
   mcm::GreedySplit baseline = mcm::GreedySplit::compute;  // reward unit and y^(0) of every graph
 };
-
-std::vector<mcm::PlacementProblem> problems(const topology::SystemSpec& spec, const TrainSettings& s,
-                                            std::uint64_t first_seed, int count) {
-  std::vector<mcm::PlacementProblem> out;
-  for (int k = 0; k < count; ++k) {
-    workloads::RandomDagOptions o;
-    o.seed = first_seed + static_cast<std::uint64_t>(k);
-    o.min_nodes = s.min_nodes;
-    o.max_nodes = s.max_nodes;
-    out.push_back(mcm::make_problem(spec, workloads::random_dag(o)));
-  }
-  return out;
-}
 
 /// Zero-shot geomean of best throughput / greedy over the validation set.
 double validate(const std::vector<mcm::PlacementProblem>& set, const std::string& checkpoint, const TrainSettings& s) {
@@ -79,8 +66,8 @@ int body(int argc, char** argv) {
                "(seed 002 §4.3)", "mcm_rl_train");
   app.add_option("--config", config, "Platform (a uni-directional ring, e.g. configs/mcm_ring36.yaml)")->required();
   app.add_option("--out", out_file, "Where the chosen checkpoint goes")->required();
-  app.add_option("--train", s.train_graphs, "Training graphs (default 12)")->check(CLI::Range(1, 10000));
-  app.add_option("--validation", s.validation_graphs, "Validation graphs (default 3)")->check(CLI::Range(1, 1000));
+  app.add_option("--train", s.train_graphs, "Training graphs (default 12)")->check(CLI::Range(1, 500));
+  app.add_option("--validation", s.validation_graphs, "Validation graphs (default 3)")->check(CLI::Range(1, 400));
   app.add_option("--min-nodes", s.min_nodes, "Smallest random graph (default 10)")->check(CLI::Range(2, 100000));
   app.add_option("--max-nodes", s.max_nodes, "Largest random graph (default 120)")->check(CLI::Range(2, 100000));
   app.add_option("--samples-per-visit", s.samples_per_visit, "Rollouts per visit of a training graph (default 40)")
@@ -106,8 +93,11 @@ int body(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   const topology::SystemSpec spec = topology::load_system(config);
-  const auto train = problems(spec, s, s.seed * 1000, s.train_graphs);
-  const auto validation = problems(spec, s, s.seed * 1000 + 500, s.validation_graphs);
+  const auto set = [&](mcm::rl::GraphSet which, int count) {
+    return mcm::rl::graph_set(spec, which, {s.seed, count, s.min_nodes, s.max_nodes});
+  };
+  const auto train = set(mcm::rl::GraphSet::training, s.train_graphs);
+  const auto validation = set(mcm::rl::GraphSet::validation, s.validation_graphs);
   const int chips = train.front().chips;
 
   mcm::rl::RlAgent agent(chips, std::nullopt, s.learning_rate, s.seed);
@@ -145,6 +135,7 @@ int body(int argc, char** argv) {
   std::filesystem::remove(scratch);
   const nlohmann::json report = {{"out", out_file},
                                  {"seed", s.seed},
+                                 {"split", mcm::to_string(s.baseline)},
                                  {"training_graphs", s.train_graphs},
                                  {"validation_graphs", s.validation_graphs},
                                  {"graph_visits", visits},

@@ -1,0 +1,138 @@
+// mcm_test_set: seed 002's Fig. 5 / Table 2 setting. On a seeded test set of random DAGs that
+// pre-training never saw (graph_sets.hpp), every search runs from scratch on every graph for the
+// same number of samples: Random, SA, RL from scratch and, given a pre-trained policy
+// (mcm_rl_train --out), RL zero-shot (no updates) and RL fine-tuned. Each sample's running best
+// throughput is divided by the graph's greedy baseline (mcm_greedy with --split; mcm_rl's reward
+// unit), and the curves are the geometric mean over the graphs per sample count (0 until every
+// graph has a valid placement). Rewards come from the analytical model.
+//
+//   mcm_test_set --config configs/mcm_ring36.yaml [--checkpoint policy.pt] [--graphs 16] [--samples 100]
+// One JSON object on stdout: per strategy its geomean curve, per graph its size, baseline and the
+// final improvement of every strategy, and the wall time. scripts/mcm_test_set.py renders it.
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/cli/command_line.hpp"
+#include "sim/mcm/rl/graph_sets.hpp"
+#include "sim/mcm/rl/rl_search.hpp"
+#include "topology/system_parser.hpp"
+
+namespace partsim {
+namespace {
+
+struct TestSettings {
+  mcm::rl::GraphSetOptions graphs{1, 16, 10, 120};
+  int samples = 100;
+  mcm::GreedySplit baseline = mcm::GreedySplit::compute;
+};
+
+/// One search on one graph: the running best throughput after every sample (1/s; 0 = none yet).
+using Search = std::function<std::vector<double>(const mcm::PlacementProblem&)>;
+
+int body(int argc, char** argv) {
+  std::string config, checkpoint, split = "compute";
+  TestSettings s;
+  CLI::App app("mcm_test_set: Random, SA and constrained RL on an unseen test set of random DAGs, geomean "
+               "improvement over the greedy baseline per sample (seed 002 Fig. 5 / Table 2)", "mcm_test_set");
+  app.add_option("--config", config, "Platform (a uni-directional ring, e.g. configs/mcm_ring36.yaml)")->required();
+  app.add_option("--checkpoint", checkpoint, "Pre-trained policy (mcm_rl_train --out): adds RL zero-shot and fine-tuned");
+  app.add_option("--graphs", s.graphs.count, "Test graphs (default 16, as the paper's test set)")->check(CLI::Range(1, 100));
+  app.add_option("--samples", s.samples, "Samples per search and graph (default 100)")->check(CLI::Range(1, 100000));
+  app.add_option("--min-nodes", s.graphs.min_nodes, "Smallest random graph (default 10)")->check(CLI::Range(2, 100000));
+  app.add_option("--max-nodes", s.graphs.max_nodes, "Largest random graph (default 120)")->check(CLI::Range(2, 100000));
+  app.add_option("--seed", s.graphs.seed,
+                 "Names the test set (mcm_rl_train's --seed: its training and validation sets are disjoint from it) "
+                 "and seeds every search (default 1)");
+  app.add_option("--split", split, "Greedy baseline: compute or memory (default compute; mcm_greedy's option split)")
+      ->check(CLI::IsMember({"compute", "memory"}));
+  cli::parse(app, argc, argv);
+  s.baseline = mcm::parse_greedy_split(split);
+  if (s.graphs.min_nodes > s.graphs.max_nodes)
+    throw InputError("--min-nodes " + std::to_string(s.graphs.min_nodes) + " exceeds --max-nodes " +
+                     std::to_string(s.graphs.max_nodes));
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const topology::SystemSpec spec = topology::load_system(config);
+  const auto test = mcm::rl::graph_set(spec, mcm::rl::GraphSet::test, s.graphs);
+  if (!checkpoint.empty()) mcm::rl::load_policy(checkpoint, test.front().chips);  // a bad one fails now, not after hours
+
+  mcm::SearchOptions search;
+  search.samples = s.samples;
+  search.seed = s.graphs.seed;
+  const auto rl = [&](bool train, std::optional<std::string> from) -> Search {
+    return [&s, train, from](const mcm::PlacementProblem& p) {
+      mcm::rl::RlOptions o;
+      o.samples = s.samples;
+      o.seed = s.graphs.seed;
+      o.train = train;
+      o.baseline = s.baseline;
+      return mcm::rl::rl_search(p, o, from).search.best_throughput;
+    };
+  };
+  std::vector<std::pair<std::string, Search>> searches{
+      {"mcm_random", [&](const mcm::PlacementProblem& p) { return mcm::random_search(p, search).best_throughput; }},
+      {"mcm_sa", [&](const mcm::PlacementProblem& p) { return mcm::annealing_search(p, search).best_throughput; }},
+      {"mcm_rl", rl(true, std::nullopt)}};
+  if (!checkpoint.empty()) {
+    searches.emplace_back("mcm_rl zero-shot", rl(false, checkpoint));
+    searches.emplace_back("mcm_rl fine-tuned", rl(true, checkpoint));
+  }
+
+  mcm::SearchOptions greedy;
+  greedy.seed = s.graphs.seed;
+  greedy.split = s.baseline;
+  greedy.solver = mcm::rl::RlOptions::rl_solver_options();  // as mcm_rl's own reference
+  const auto n = static_cast<std::size_t>(s.samples);
+  std::vector<std::vector<double>> log_sum(searches.size(), std::vector<double>(n, 0.0));
+  std::vector<std::vector<bool>> some_zero(searches.size(), std::vector<bool>(n, false));
+  nlohmann::json graphs = nlohmann::json::array();
+  for (const mcm::PlacementProblem& p : test) {
+    const double base = mcm::rl::reference_throughput(p, greedy);
+    nlohmann::json finals = nlohmann::json::object();
+    for (std::size_t k = 0; k < searches.size(); ++k) {
+      const std::vector<double> best = searches[k].second(p);
+      for (std::size_t i = 0; i < n; ++i) {
+        // a search that stopped early (none do today) keeps its last best
+        const double x = (best.empty() ? 0.0 : best[std::min(i, best.size() - 1)]) / base;
+        if (x > 0) log_sum[k][i] += std::log(x);
+        else some_zero[k][i] = true;
+      }
+      finals[searches[k].first] = (best.empty() ? 0.0 : best.back()) / base;
+    }
+    graphs.push_back({{"name", p.graph_name}, {"nodes", p.size()}, {"greedy_throughput_per_s", base}, {"final_improvement", finals}});
+    std::cerr << "mcm_test_set: " << p.graph_name << " (" << p.size() << " nodes) done\n";
+  }
+  nlohmann::json curves = nlohmann::json::object();
+  for (std::size_t k = 0; k < searches.size(); ++k) {
+    std::vector<double> geomean(n);
+    for (std::size_t i = 0; i < n; ++i)
+      geomean[i] = some_zero[k][i] ? 0.0 : std::exp(log_sum[k][i] / static_cast<double>(test.size()));
+    curves[searches[k].first] = geomean;
+  }
+  const nlohmann::json report = {
+      {"config", config},
+      {"seed", s.graphs.seed},
+      {"split", split},
+      {"samples", s.samples},
+      {"checkpoint", checkpoint.empty() ? nlohmann::json(nullptr) : nlohmann::json(checkpoint)},
+      {"graphs", graphs},
+      {"geomean_improvement_per_sample", curves},
+      {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+  std::cout << report.dump() << "\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace partsim
+
+int main(int argc, char** argv) { return partsim::cli::run_main("mcm_test_set", partsim::body, argc, argv); }
