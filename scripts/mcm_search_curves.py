@@ -45,6 +45,33 @@ def plan(a, strategy, seed, samples, tmp, options=(), split=None):
         return json.load(f)["family"]
 
 
+def samples_to_reach(curve, level):
+    """The first sample count (1-based) at which `curve` reaches `level`, or None."""
+    return next((n + 1 for n, v in enumerate(curve) if v >= level), None)
+
+
+def write_curves(out, text, curves, ylabel):
+    """Writes OUT.md (`text`), and OUT.png with python3-matplotlib (one line per curve: label -> value
+    per sample), and prints `text`. Shared with mcm_test_set.py."""
+    with open(out + ".md", "w") as f:
+        f.write(text)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(5, 3.5))
+        for label, values in curves.items():
+            ax.plot(range(1, len(values) + 1), values, label=label)
+        ax.set_xlabel("samples")
+        ax.set_ylabel(ylabel)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(out + ".png", dpi=120)
+    except ImportError:
+        pass
+    print(text)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workload", default="bert_base_ops")
@@ -98,32 +125,14 @@ def main():
     for s in curves:
         cells = []
         for l in levels:
-            hit = next((n + 1 for n, v in enumerate(mean[s]) if v >= l), None)
+            hit = samples_to_reach(mean[s], l)
             cells.append(str(hit) if hit else "N.A.")
         lines.append(f"| {s} | " + " | ".join(cells) + " |")
     lines += ["", f"- Against the other reading of the greedy baseline (split={other_split}, {other:.4g} inferences/s) "
               f"every improvement figure above is {base / other:.3g}x as large for Random and SA (the same runs); "
               + ", ".join(f"{s} {mean[s][-1] * base / other:.3f}x" for s in curves if not s.startswith("mcm_rl"))
               + f" after {a.samples} samples (mcm_rl's curves depend on the baseline: it is their y^(0))."]
-    text = "\n".join(lines) + "\n"
-    with open(a.out + ".md", "w") as f:
-        f.write(text)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(5, 3.5))
-        for s in curves:
-            ax.plot(range(1, a.samples + 1), mean[s], label=s)
-        ax.set_xlabel("samples")
-        ax.set_ylabel("throughput improvement over greedy")
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(a.out + ".png", dpi=120)
-    except ImportError:
-        pass
-    print(text)
-
+    write_curves(a.out, "\n".join(lines) + "\n", {s: mean[s] for s in curves}, "throughput improvement over greedy")
 
 if __name__ == "__main__":
     main()

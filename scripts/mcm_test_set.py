@@ -17,6 +17,8 @@ import os
 import subprocess
 import sys
 
+from mcm_search_curves import samples_to_reach, write_curves  # scripts/ is on sys.path
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -56,7 +58,7 @@ def main():
         lines.append(f"| {n} | " + " | ".join(f"{curves[s][n - 1]:.3f}x" for s in order) + " |")
 
     def reach(s, level):
-        return next((n + 1 for n, v in enumerate(curves[s]) if v >= level), None)
+        return samples_to_reach(curves[s], level)
 
     lines += ["", "- Samples needed to reach a geomean improvement level, and the reduction against RL from scratch "
               "(Table 2's form; N.A. = not within the budget):\n",
@@ -72,25 +74,7 @@ def main():
             else:
                 cells.append(str(hit))
         lines.append(f"| {s} | " + " | ".join(cells) + " |")
-    text = "\n".join(lines) + "\n"
-    with open(a.out + ".md", "w") as f:
-        f.write(text)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(5, 3.5))
-        for s in order:
-            ax.plot(range(1, a.samples + 1), curves[s], label=s)
-        ax.set_xlabel("samples")
-        ax.set_ylabel("geomean improvement over greedy")
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(a.out + ".png", dpi=120)
-    except ImportError:
-        pass
-    print(text)
-
+    write_curves(a.out, "\n".join(lines) + "\n", {s: curves[s] for s in order}, "geomean improvement over greedy")
 
 if __name__ == "__main__":
     main()
