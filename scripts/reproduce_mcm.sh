@@ -90,9 +90,9 @@ report() {
   echo
   if [ "$rl" -gt 0 ]; then
     echo "- RL ahead of Random and SA: the paper's RL ends 4.4-6.5 % above them on the test set (Fig. 5) and on"
-    echo "  BERT (Fig. 6). Compare the tables above: in the measured run of docs/model.md (\"Constrained RL\") pre-training"
-    echo "  cuts the samples RL needs (Table 2's form), but Random and SA stay ahead on both, and RL from scratch on"
-    echo "  bert_base_ops stays near its start, the baseline's split (eq. 7's y^(0)). Pre-training here is"
+    echo "  BERT (Fig. 6). Compare the tables above (docs/model.md \"Constrained RL\" discusses the measured runs):"
+    echo "  pre-training cuts the samples RL needs (Table 2's form), RL from scratch on bert_base_ops stays near its"
+    echo "  start, the baseline's split (eq. 7's y^(0)), and no RL ends clearly ahead of Random and SA. Pre-training here is"
     echo "  time-bounded (PRETRAIN_SECONDS, 12 random graphs), far from the paper's; one PPO update on bert_base_ops"
     echo "  takes about 2 s of CPU."
   else
