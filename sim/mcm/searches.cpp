@@ -1,5 +1,6 @@
 #include "sim/mcm/searches.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -64,20 +65,19 @@ Placement compute_split(const PlacementProblem& p) {
 /// `memory`: each chip takes the next node while its peak memory (weights + live tensors, the
 /// scheduler of H) still fits its SRAM, the nodes not yet placed counted on the next chip.
 Placement memory_split(const PlacementProblem& p) {
-  const std::size_t n = p.nodes.size();
-  Placement f(n, 0);
+  // f holds the placed nodes and, after them, the tail on the next chip: one vector for every trial.
+  Placement f(p.nodes.size(), std::min(1, p.chips - 1));
   int chip = 0;
   std::size_t first = 0;  // first node of the current chip
-  for (std::size_t v = 0; v < n; ++v) {
-    if (v > first && chip + 1 < p.chips) {
-      Placement trial = f;
-      for (std::size_t w = v; w < n; ++w) trial[w] = w == v ? chip : chip + 1;
-      if (chip_memory(p, trial)[static_cast<std::size_t>(chip)].peak_bytes() > p.sram_bytes) {
-        ++chip;
-        first = v;
-      }
-    }
+  for (std::size_t v = 0; v < f.size(); ++v) {
     f[v] = chip;
+    if (v > first && chip + 1 < p.chips &&
+        chip_memory(p, f)[static_cast<std::size_t>(chip)].peak_bytes() > p.sram_bytes) {
+      ++chip;
+      first = v;
+      std::fill(f.begin() + static_cast<std::ptrdiff_t>(v) + 1, f.end(), std::min(chip + 1, p.chips - 1));
+      f[v] = chip;
+    }
   }
   return f;
 }

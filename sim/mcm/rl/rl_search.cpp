@@ -83,6 +83,14 @@ void check_options(const RlOptions& o) {
 
 }  // namespace
 
+SearchOptions baseline_options(const RlOptions& o) {
+  SearchOptions greedy;
+  greedy.seed = o.seed;
+  greedy.solver = o.solver;
+  greedy.split = o.baseline;
+  return greedy;
+}
+
 double reference_throughput(const PlacementProblem& p, const SearchOptions& options) {
   try {
     const SearchResult greedy = greedy_search(p, options);
@@ -111,11 +119,7 @@ RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
   for (auto& group : optimizer_->param_groups())
     static_cast<torch::optim::AdamOptions&>(group.options()).lr(o.learning_rate);
   RlResult result;
-  SearchOptions greedy_options;
-  greedy_options.seed = o.seed;
-  greedy_options.solver = o.solver;
-  greedy_options.split = o.baseline;
-  result.reference_throughput = reference_throughput(p, greedy_options);
+  result.reference_throughput = reference_throughput(p, baseline_options(o));
   const GraphTensors g = graph_tensors(p);
   PlacementSolver solver(p, o.solver);
   const Placement start = greedy_split(p, o.baseline);

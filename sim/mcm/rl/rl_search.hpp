@@ -103,6 +103,9 @@ class RlAgent {
 RlResult rl_search(const PlacementProblem& problem, const RlOptions& options,
                    const std::optional<std::string>& checkpoint = std::nullopt);
 
+/// The options of the greedy baseline that `options` measure rewards against: its seed, solver and split.
+SearchOptions baseline_options(const RlOptions& options);
+
 /// The greedy baseline's valid throughput, the reward's unit (when greedy finds no valid placement
 /// or its repair gives up: C / total compute, a perfectly balanced pipeline without communication).
 double reference_throughput(const PlacementProblem& problem, const SearchOptions& options);

@@ -69,13 +69,14 @@ int body(int argc, char** argv) {
   mcm::SearchOptions search;
   search.samples = s.samples;
   search.seed = s.graphs.seed;
+  mcm::rl::RlOptions rl_options;  // the RL searches' settings; their baseline is every search's
+  rl_options.samples = s.samples;
+  rl_options.seed = s.graphs.seed;
+  rl_options.baseline = s.baseline;
   const auto rl = [&](bool train, std::optional<std::string> from) -> Search {
-    return [&s, train, from](const mcm::PlacementProblem& p) {
-      mcm::rl::RlOptions o;
-      o.samples = s.samples;
-      o.seed = s.graphs.seed;
+    return [&rl_options, train, from](const mcm::PlacementProblem& p) {
+      mcm::rl::RlOptions o = rl_options;
       o.train = train;
-      o.baseline = s.baseline;
       return mcm::rl::rl_search(p, o, from).search.best_throughput;
     };
   };
@@ -88,10 +89,7 @@ int body(int argc, char** argv) {
     searches.emplace_back("mcm_rl fine-tuned", rl(true, checkpoint));
   }
 
-  mcm::SearchOptions greedy;
-  greedy.seed = s.graphs.seed;
-  greedy.split = s.baseline;
-  greedy.solver = mcm::rl::RlOptions::rl_solver_options();  // as mcm_rl's own reference
+  const mcm::SearchOptions greedy = mcm::rl::baseline_options(rl_options);  // mcm_rl's own reward unit
   const auto n = static_cast<std::size_t>(s.samples);
   std::vector<std::vector<double>> log_sum(searches.size(), std::vector<double>(n, 0.0));
   std::vector<std::vector<bool>> some_zero(searches.size(), std::vector<bool>(n, false));
