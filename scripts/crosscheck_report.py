@@ -9,7 +9,8 @@ strategies with a trusted-model option, the AccPar family's compute=device, with
 planned). Predicted times come from the plans, closed form, simulated and links from the replays.
 
 Usage: scripts/crosscheck_report.py WORK_DIR GRANULARITY
-Environment: PARTSIM_CROSSCHECK_SUBSET, the subset line crosscheck.sh writes into the header.
+Environment: PARTSIM_CROSSCHECK_SUBSET, the subset line crosscheck.sh writes into the header;
+PARTSIM_CROSSCHECK_SYNC, the gradient synchronisation the plans used (in_order or concurrent).
 """
 import glob
 import json
@@ -316,6 +317,16 @@ def main():
     print("contention; *simulated* is SimGrid; error = simulated / predicted - 1. The *trusted* view plans")
     print("the strategies that have a trusted-model option with it (the AccPar family's `compute=device`,")
     print("docs/model.md) and keeps the others as planned.\n")
+    if os.environ.get("PARTSIM_CROSSCHECK_SYNC", "in_order") == "in_order":
+        print("Training plans of the strategies on the shared sharding lowering synchronise gradients as")
+        print("PyTorch DDP, NCCL and XLA do (`simplan --gradient-sync-order in_order --gradient-bucket 25MB`):")
+        print("each device takes part in one all-reduce at a time, in backward order, with consecutive layers'")
+        print("gradients fused into 25 MB buckets (docs/model.md, \"Speed and memory\"). dsm plans have a lowering")
+        print("of their own and keep theirs. `PARTSIM_CROSSCHECK_SYNC=concurrent` starts every layer's")
+        print("all-reduce as soon as its gradient exists instead (simplan's default).\n")
+    else:
+        print("Every layer's gradient all-reduce starts as soon as its gradient exists (simplan's default,")
+        print("`PARTSIM_CROSSCHECK_SYNC=concurrent`).\n")
     subset = os.environ.get("PARTSIM_CROSSCHECK_SUBSET", "")
     if subset:
         print(f"This run covers: {subset}. The full matrix (alexnet, vgg16, resnet50, inception_v3, gnmt,")
