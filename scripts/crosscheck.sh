@@ -26,6 +26,10 @@
 #                                  soon as its gradient exists (simplan's default)
 #   PARTSIM_CROSSCHECK_TIMEOUT     seconds per simplan or simrun call (default 1800; a run over it is
 #                                  listed as failed)
+#   PARTSIM_CROSSCHECK_RESUME      1: keep BUILD_DIR/crosscheck from an earlier run and do only what it
+#                                  lacks (runs that failed or timed out are tried again), so the full
+#                                  matrix can be run in several sittings; refused if simplan or simrun
+#                                  is not the build that began it (--version). Default 0: start afresh
 #   PARTSIM_JOBS                   runs at a time (default 2); PARTSIM_GRANULARITY chip | core (default chip)
 # A strategy that refuses a platform or workload (simplan exits 2) is skipped with simplan's message.
 set -euo pipefail
@@ -49,8 +53,18 @@ configs=(${PARTSIM_CROSSCHECK_CONFIGS:-$(for f in configs/*.yaml; do basename "$
 # Strategies with a trusted-model option: those declaring compute=peak|device.
 trusted_capable=" $(awk '/^[a-z]/ {s = $1} /--option compute=/ {print s}' <<<"$listing" | tr '\n' ' ') "
 export work="$build/crosscheck"
-rm -rf "$work"
-mkdir -p "$work"
+versions="$("$simplan" --version) / $("$simrun" --version)"
+if [ "${PARTSIM_CROSSCHECK_RESUME:-0}" = 1 ] && [ -f "$work/VERSIONS" ]; then
+  if [ "$(cat "$work/VERSIONS")" != "$versions" ]; then
+    echo "crosscheck.sh: $work was begun by $(cat "$work/VERSIONS"), this build is $versions: resume with that build, or run afresh (PARTSIM_CROSSCHECK_RESUME=0)" >&2
+    exit 2
+  fi
+  rm -f "$work"/*.failed
+else
+  rm -rf "$work"
+  mkdir -p "$work"
+  echo "$versions" >"$work/VERSIONS"
+fi
 
 # run CONFIG STRATEGY MODEL VARIANT: VARIANT "planned" (the defaults) or "trusted" (compute=device).
 # Leaves NAME.plan.json, NAME.results.json and NAME.log, or NAME.skipped (the strategy refused) or
@@ -60,6 +74,10 @@ mkdir -p "$work"
 run() {
   local config=$1 strategy=$2 model=$3 variant=$4
   local name="${config}__${strategy}__${model}__${variant}" options=() rc=0
+  if [ -f "$work/$name.results.json" ] || [ -f "$work/$name.skipped" ] || [ -f "$work/$name.same_as" ]; then
+    echo "kept   $name"  # PARTSIM_CROSSCHECK_RESUME=1: done in an earlier sitting
+    return 0
+  fi
   [ "$variant" = trusted ] && options=(--option compute=device)
   local schedule=()
   [ "$sync" = in_order ] && schedule=(--gradient-sync-order in_order --gradient-bucket 25MB)

@@ -332,6 +332,9 @@ def main():
         print(f"This run covers: {subset}. The full matrix (alexnet, vgg16, resnet50, inception_v3, gnmt,")
         print(f"bert_large; every platform; every strategy; both views) is `{FULL_COMMAND}`; it takes hours")
         print("on 2 cores.\n")
+    versions = os.path.join(work, "VERSIONS")
+    if os.path.exists(versions):
+        print(f"Built from: {open(versions).read().strip()}.\n")
     print(f"**{len(runs)} runs replayed, {len(skipped)} not accepted, {len(failed)} failed.**\n")
     if not runs:
         not_run(skipped, failed)
