@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <numeric>
+#include <set>
 
 #include "sim/mcm/constraints.hpp"
 #include "sim/mcm/rl/graph_sets.hpp"
@@ -177,6 +178,35 @@ TEST(RlSearch, SameSeedSamePlacementsAndEverySampleValid) {
   EXPECT_EQ(a.search.invalid_samples, 0);
   // Another seed draws other placements.
   EXPECT_NE(rl_search(p, small_options(4)).placements, a.placements);
+}
+
+TEST(RlSearch, StartIsTheGreedySplitOrARandomDrawPerRollout) {
+  // With a stay bias of 100 on one step, a node leaves its y^(0) chip with probability
+  // 35 / (35 + e^100) ~ 0: every candidate is y^(0). start=baseline: the greedy split for every
+  // rollout, so every sample is the split (valid as it is, the repair keeps it). start=random: each
+  // rollout starts from its own SAMPLE-mode draw, so the samples differ, and eq. 2-4 hold.
+  const PlacementProblem p = random_graph_on_ring36(7, 60);
+  RlOptions o = small_options(3);
+  o.samples = 4;
+  o.train = false;
+  o.refinements = 1;
+  o.stay_bias = 100;
+  const Placement split = greedy_split(p, GreedySplit::compute);
+  ASSERT_TRUE(is_valid(p, split));
+  const RlResult from_split = rl_search(p, o);
+  ASSERT_EQ(from_split.placements.size(), 4u);
+  for (const Placement& f : from_split.placements) EXPECT_EQ(f, split);
+  o.start = RlStart::random;
+  const RlResult from_draws = rl_search(p, o);
+  ASSERT_EQ(from_draws.placements.size(), 4u);
+  std::set<Placement> distinct(from_draws.placements.begin(), from_draws.placements.end());
+  EXPECT_EQ(distinct.size(), 4u);
+  for (const Placement& f : from_draws.placements) {
+    EXPECT_NE(f, split);
+    EXPECT_TRUE(violations(p, f).empty());
+  }
+  EXPECT_EQ(parse_rl_start("random"), RlStart::random);
+  EXPECT_THROW(parse_rl_start("uniform"), InputError);
 }
 
 TEST(RlSearch, WithoutTheSolverSamplesBreakTheConstraints) {

@@ -28,6 +28,7 @@ RlOptions rl_options(const planner::PlanInputs& in) {
   o.train = in.resolved.flag("train");
   o.use_solver = in.resolved.flag("solver");
   o.baseline = parse_greedy_split(in.resolved.text("split"));
+  o.start = parse_rl_start(in.resolved.text("start"));
   return o;
 }
 
@@ -44,6 +45,7 @@ plan::Plan make_plan(const planner::PlanInputs& in) {
   p.family["rl"] = {{"reference_throughput_per_s", r.reference_throughput},
                     {"reference", "mcm_greedy (rewards are throughput / this)"},
                     {"baseline_split", to_string(o.baseline)},
+                    {"start", to_string(o.start)},
                     {"checkpoint", checkpoint.empty() ? nlohmann::json(nullptr) : nlohmann::json(checkpoint)},
                     {"updates", r.updates},
                     {"mean_reward_per_update", r.mean_reward},

@@ -82,6 +82,10 @@ void register_strategies(planner::StrategyRegistry& registry) {
       {"solver", OptionType::boolean, "true",
        "repair every sample with the FIX-mode solver (false: the paper's RL-without-solver baseline, §5.1)", {}},
       greedy_split_option_spec(),
+      {"start", OptionType::choice, "baseline",
+       "y^(0) of eq. 7: baseline = the greedy split (split=) for every rollout, random = per rollout a placement "
+       "drawn as mcm_random draws one",
+       {"baseline", "random"}},
       {"checkpoint", OptionType::text, "", "start from these pre-trained weights (written by mcm_rl_train)", {}},
   };
   for (OptionSpec s : solver_option_specs()) {

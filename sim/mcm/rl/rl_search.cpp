@@ -83,6 +83,14 @@ void check_options(const RlOptions& o) {
 
 }  // namespace
 
+RlStart parse_rl_start(const std::string& text) {
+  if (text == "baseline") return RlStart::baseline;
+  if (text == "random") return RlStart::random;
+  throw InputError("mcm_rl: start '" + text + "': allowed baseline, random");
+}
+
+std::string to_string(RlStart start) { return start == RlStart::baseline ? "baseline" : "random"; }
+
 SearchOptions baseline_options(const RlOptions& o) {
   SearchOptions greedy;
   greedy.seed = o.seed;
@@ -132,6 +140,14 @@ RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
       policy_->eval();
       // eq. 7: T steps, all rollouts of the batch together.
       std::vector<Placement> previous(static_cast<std::size_t>(batch), start);
+      if (o.start == RlStart::random)
+        for (Placement& y0 : previous) {
+          try {
+            y0 = solve_sample(solver, random_order(p.size(), rng_), {}, rng_);
+          } catch (const SolverLimitError&) {
+            // the draw gave up (max_backtracks): this rollout starts from the baseline's split
+          }
+        }
       std::vector<Placement> candidates;
       torch::Tensor logits;
       for (int t = 1; t <= o.refinements; ++t) {

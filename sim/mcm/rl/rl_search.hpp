@@ -43,6 +43,12 @@
 
 namespace partsim::mcm::rl {
 
+/// y^(0) of eq. 7 (the paper does not say): the greedy baseline's split for every rollout, or per
+/// rollout a placement drawn as mcm_random draws one (uniform distribution, SAMPLE-mode solver).
+enum class RlStart { baseline, random };
+RlStart parse_rl_start(const std::string& text);
+std::string to_string(RlStart start);
+
 struct RlOptions {
   int samples = 200;          // rollouts in all (each one a scored placement)
   int rollouts = 20;          // per PPO update (§5.1)
@@ -56,7 +62,8 @@ struct RlOptions {
   bool train = true;          // false: zero-shot, samples from the policy as it is
   bool use_solver = true;     // false: the paper's RL-without-solver baseline
   bool keep_samples = false;  // RlResult::placements gets every scored placement (tests, curves)
-  GreedySplit baseline = GreedySplit::compute;  // the greedy baseline: reward unit and y^(0)
+  GreedySplit baseline = GreedySplit::compute;  // the greedy baseline: reward unit (and y^(0) with start=baseline)
+  RlStart start = RlStart::baseline;             // where eq. 7's iteration starts
   std::uint64_t seed = 1;
   SolverOptions solver = rl_solver_options();
 
