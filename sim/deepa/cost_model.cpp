@@ -62,7 +62,8 @@ LinkLoads::LinkLoads(const topology::TopologyGraph& topology)
     : topology_(topology), devices_(topology.device_count()),
       routes_(static_cast<std::size_t>(devices_ * devices_)), latency_(routes_.size(), 0),
       inverse_bandwidth_(static_cast<std::size_t>(topology.link_count()), 0),
-      load_(static_cast<std::size_t>(topology.link_count()), 0) {
+      load_(static_cast<std::size_t>(topology.link_count()), 0), in_trees_(static_cast<std::size_t>(devices_)),
+      pending_(static_cast<std::size_t>(topology.node_count()), 0) {
   for (int l = 0; l < topology.link_count(); ++l) inverse_bandwidth_[static_cast<std::size_t>(l)] = 1.0 / topology.link(l).bandwidth;
   for (int a = 0; a < devices_; ++a)
     for (int b = 0; b < devices_; ++b) {
@@ -71,18 +72,80 @@ LinkLoads::LinkLoads(const topology::TopologyGraph& topology)
       routes_[i] = topology.device_route(a, b);
       latency_[i] = topology.route_latency(routes_[i]);
     }
+  // In-trees: every node a route towards dst passes must leave by the same link on every route, and
+  // its depth (links to the root) must be the same on every route.
+  const std::size_t nodes = static_cast<std::size_t>(topology.node_count());
+  std::vector<int> depth(nodes);
+  for (int dst = 0; dst < devices_; ++dst) {
+    InTree& tree = in_trees_[static_cast<std::size_t>(dst)];
+    tree.parent_link.assign(nodes, -1);
+    std::fill(depth.begin(), depth.end(), -1);
+    bool is_tree = true;
+    std::vector<int> on_tree;
+    for (int src = 0; src < devices_ && is_tree; ++src) {
+      if (src == dst) continue;
+      const auto& route = routes_[static_cast<std::size_t>(src * devices_ + dst)];
+      for (std::size_t h = 0; h < route.size() && is_tree; ++h) {
+        const int link = route[h];
+        const auto u = static_cast<std::size_t>(topology.link(link).src);
+        const int d = static_cast<int>(route.size() - h);
+        if (tree.parent_link[u] < 0) {
+          tree.parent_link[u] = link;
+          depth[u] = d;
+          on_tree.push_back(static_cast<int>(u));
+        }
+        is_tree = tree.parent_link[u] == link && depth[u] == d;
+      }
+    }
+    if (!is_tree) {
+      tree = InTree{};
+      continue;
+    }
+    std::stable_sort(on_tree.begin(), on_tree.end(), [&](int a, int b) { return depth[static_cast<std::size_t>(a)] > depth[static_cast<std::size_t>(b)]; });
+    tree.order = std::move(on_tree);
+  }
+}
+
+void LinkLoads::load_link(int link, double bytes) {
+  double& load = load_[static_cast<std::size_t>(link)];
+  if (load == 0) touched_.push_back(link);
+  load += bytes;
 }
 
 void LinkLoads::add(int src, int dst, double bytes) {
   if (src == dst || bytes <= 0) return;
   const std::size_t i = static_cast<std::size_t>(src * devices_ + dst);
-  for (int l : routes_[i]) {
-    double& load = load_[static_cast<std::size_t>(l)];
-    if (load == 0) touched_.push_back(l);
-    load += bytes;
-  }
+  for (int l : routes_[i]) load_link(l, bytes);
   max_latency_ = std::max(max_latency_, latency_[i]);
   total_bytes_ += bytes;
+}
+
+void LinkLoads::add_gather(int dst, const std::vector<std::pair<int, double>>& sources) {
+  const InTree& tree = in_trees_[static_cast<std::size_t>(dst)];
+  std::size_t walk = 0;  // links add() would visit
+  for (const auto& [src, bytes] : sources)
+    if (src != dst && bytes > 0) walk += routes_[static_cast<std::size_t>(src * devices_ + dst)].size();
+  if (tree.order.empty() || walk <= tree.order.size()) {
+    for (const auto& [src, bytes] : sources) add(src, dst, bytes);
+    return;
+  }
+  for (const auto& [src, bytes] : sources) {
+    if (src == dst || bytes <= 0) continue;
+    const std::size_t i = static_cast<std::size_t>(src * devices_ + dst);
+    pending_[static_cast<std::size_t>(topology_.endpoint(src))] += bytes;
+    max_latency_ = std::max(max_latency_, latency_[i]);
+    total_bytes_ += bytes;
+  }
+  // Deepest first, so a node has received all its children's bytes before it passes them on.
+  for (int u : tree.order) {
+    double& bytes = pending_[static_cast<std::size_t>(u)];
+    if (bytes == 0) continue;
+    const int link = tree.parent_link[static_cast<std::size_t>(u)];
+    load_link(link, bytes);
+    pending_[static_cast<std::size_t>(topology_.link(link).dst)] += bytes;
+    bytes = 0;
+  }
+  pending_[static_cast<std::size_t>(topology_.endpoint(dst))] = 0;  // the root: everything arrived
 }
 
 double LinkLoads::time_s() const {
@@ -178,6 +241,10 @@ CostModel::CostModel(const topology::SystemSpec& spec, const workloads::Graph& g
           if (!(piece == got)) lb->mesh = false;
         }
       }
+      // xfer binary-searches the pieces: they must be non-empty and ascend without overlapping.
+      for (int d = 0; d < 4 && lb->mesh; ++d)
+        for (std::size_t i = 0; i < lb->pieces[d].size() && lb->mesh; ++i)
+          lb->mesh = lb->pieces[d][i].size() > 0 && (i == 0 || lb->pieces[d][i - 1].hi <= lb->pieces[d][i].lo);
       lb->reads.resize(L.input_shapes.size());
       for (std::size_t slot = 0; slot < L.input_shapes.size(); ++slot)
         for (const auto& db : lb->boxes) lb->reads[slot].push_back(lowering::input_box(L, slot, db.box, extent, batch));
@@ -348,65 +415,52 @@ XferCost CostModel::xfer(std::size_t e, int from_config, int to_config) const {
   const LayerBoxes& consumer = boxes(edge.to, to_config);
   const auto& reads = consumer.reads[edge.slot];
   LinkLoads& loads = *loads_;
-  XferCost cost;
-  const bool errors_back = mode_ == plan::Mode::training && !is_input(graph_.layer(edge.from));
+  loads.clear();
   // Forward the inputs travel producer -> consumer; backward (training) their errors travel the same
   // routes reversed, so the reverse links carry the same loads (LinkLoads::reverse_time_s).
-  {
-    loads.clear();
-    const auto send = [&](int src, int dst, double bytes) { loads.add(src, dst, bytes); };
-    for (std::size_t j = 0; j < consumer.boxes.size(); ++j) {
-      const int dst = consumer.boxes[j].device;
-      if (!producer.mesh) {
-        for (std::size_t i = 0; i < producer.boxes.size(); ++i)
-          if (producer.boxes[i].device != dst)
-            send(producer.boxes[i].device, dst, lowering::intersect(reads[j], producer.owned[i]).elements() * bpe_);
-        continue;
-      }
-      // Per axis, the pieces the read box overlaps and by how much; then their products.
-      int first[4], count[4];
-      double overlap[4][64];
-      bool none = false, wide = false;
-      for (int d = 0; d < 4 && !none; ++d) {
-        const plan::Range want = reads[j].*kAxes[d];
-        first[d] = -1;
-        count[d] = 0;
-        for (int i = 0; i < producer.degree[d]; ++i) {
-          const auto size = plan::intersect(want, producer.pieces[d][static_cast<std::size_t>(i)]).size();
-          if (size <= 0) continue;
-          if (first[d] < 0) first[d] = i;
-          if (count[d] < 64) overlap[d][count[d]] = static_cast<double>(size);
-          ++count[d];
-        }
-        none = count[d] == 0;
-        wide = wide || count[d] > 64;
-      }
-      if (none) continue;  // the read box overlaps no owner
-      if (wide) {  // an axis of more than 64 pieces: the plain loop
-        for (std::size_t i = 0; i < producer.boxes.size(); ++i)
-          if (producer.boxes[i].device != dst)
-            send(producer.boxes[i].device, dst, lowering::intersect(reads[j], producer.owned[i]).elements() * bpe_);
-        continue;
-      }
-      for (int a = 0; a < count[0]; ++a)
-        for (int b = 0; b < count[1]; ++b)
-          for (int h = 0; h < count[2]; ++h)
-            for (int w = 0; w < count[3]; ++w) {
-              const std::size_t k =
-                  ((static_cast<std::size_t>(first[0] + a) * static_cast<std::size_t>(producer.degree[1]) +
-                    static_cast<std::size_t>(first[1] + b)) * static_cast<std::size_t>(producer.degree[2]) +
-                   static_cast<std::size_t>(first[2] + h)) * static_cast<std::size_t>(producer.degree[3]) +
-                  static_cast<std::size_t>(first[3] + w);
-              const int src = producer.boxes[k].device;
-              if (src != dst) send(src, dst, overlap[0][a] * overlap[1][b] * overlap[2][h] * overlap[3][w] * bpe_);
-            }
+  std::vector<std::pair<int, double>> sources;  // what one consumer worker receives: (producer device, bytes)
+  std::vector<double> overlap[4];               // per axis, the sizes of the overlapped pieces, in order
+  for (std::size_t j = 0; j < consumer.boxes.size(); ++j) {
+    const int dst = consumer.boxes[j].device;
+    sources.clear();
+    if (!producer.mesh) {
+      for (std::size_t i = 0; i < producer.boxes.size(); ++i)
+        if (producer.boxes[i].device != dst)
+          sources.emplace_back(producer.boxes[i].device, lowering::intersect(reads[j], producer.owned[i]).elements() * bpe_);
+      loads.add_gather(dst, sources);
+      continue;
     }
-    cost.time_s = loads.time_s();
-    cost.bytes = loads.bytes();
-    if (errors_back) {
-      cost.time_s += loads.reverse_time_s();
-      cost.bytes *= 2;
+    // Per axis, the pieces the read box overlaps and by how much (pieces ascend: a binary search finds
+    // the first), then their products: the cost is the overlaps, not the producer's workers.
+    int first[4];
+    bool none = false;
+    for (int d = 0; d < 4 && !none; ++d) {
+      const plan::Range want = reads[j].*kAxes[d];
+      const auto& pieces = producer.pieces[d];
+      auto it = std::partition_point(pieces.begin(), pieces.end(), [&](const plan::Range& p) { return p.hi <= want.lo; });
+      first[d] = static_cast<int>(it - pieces.begin());
+      overlap[d].clear();
+      for (; it != pieces.end() && it->lo < want.hi; ++it) overlap[d].push_back(static_cast<double>(plan::intersect(want, *it).size()));
+      none = overlap[d].empty();
     }
+    if (none) continue;  // the read box overlaps no owner
+    const auto degree = [&](int d) { return static_cast<std::size_t>(producer.degree[d]); };
+    for (std::size_t a = 0; a < overlap[0].size(); ++a)
+      for (std::size_t b = 0; b < overlap[1].size(); ++b)
+        for (std::size_t h = 0; h < overlap[2].size(); ++h)
+          for (std::size_t w = 0; w < overlap[3].size(); ++w) {
+            // Worker ((i_n * c + i_c) * h + i_h) * w + i_w of the producer's mesh.
+            const std::size_t k = ((static_cast<std::size_t>(first[0]) + a) * degree(1) + static_cast<std::size_t>(first[1]) + b) * degree(2) * degree(3) +
+                                  (static_cast<std::size_t>(first[2]) + h) * degree(3) + static_cast<std::size_t>(first[3]) + w;
+            const int src = producer.boxes[k].device;
+            if (src != dst) sources.emplace_back(src, overlap[0][a] * overlap[1][b] * overlap[2][h] * overlap[3][w] * bpe_);
+          }
+    loads.add_gather(dst, sources);
+  }
+  XferCost cost{loads.time_s(), loads.bytes()};
+  if (mode_ == plan::Mode::training && !is_input(graph_.layer(edge.from))) {
+    cost.time_s += loads.reverse_time_s();
+    cost.bytes *= 2;
   }
   loads.clear();
   return cost;

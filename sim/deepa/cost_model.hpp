@@ -91,6 +91,13 @@ class LinkLoads {
  public:
   explicit LinkLoads(const topology::TopologyGraph& topology);
   void add(int src_device, int dst_device, double bytes);
+  /// add() of every (source device, bytes) to one destination. Routes towards a destination form an
+  /// in-tree on the platforms we build (dimension-order routing on tori; on graphs the next hop
+  /// depends only on the node and the destination), so many sources are summed per tree node and
+  /// pushed to the root once: O(tree nodes) instead of O(sum of route lengths), the same loads
+  /// (byte counts are integers, exact in a double). Falls back to add() when the routes towards
+  /// `dst_device` are not a tree, or when the sources' routes are shorter than the tree.
+  void add_gather(int dst_device, const std::vector<std::pair<int, double>>& sources);
   /// Most loaded link's bytes / bandwidth + the longest route latency; 0 when nothing was added.
   double time_s() const;
   /// time_s() of the same transfers sent the other way (every link's load on its reverse direction).
@@ -99,6 +106,14 @@ class LinkLoads {
   void clear();
 
  private:
+  /// The routes of every device towards one destination as an in-tree: the nodes other than the
+  /// root that some route passes, deepest first, and each one's first link towards the root.
+  struct InTree {
+    std::vector<int> order;
+    std::vector<int> parent_link;  // per topology node, -1 off the tree
+  };
+  void load_link(int link, double bytes);
+
   const topology::TopologyGraph& topology_;
   int devices_;
   std::vector<std::vector<int>> routes_;   // [src * n + dst]
@@ -106,6 +121,8 @@ class LinkLoads {
   std::vector<double> inverse_bandwidth_;  // per link
   std::vector<double> load_;               // per link, bytes
   std::vector<int> touched_;
+  std::vector<InTree> in_trees_;           // per destination device; order empty: not a tree
+  std::vector<double> pending_;            // per topology node, bytes on their way to the root
   double max_latency_ = 0;
   double total_bytes_ = 0;
 };

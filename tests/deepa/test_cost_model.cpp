@@ -257,3 +257,65 @@ TEST(DeepaCostModel, PlanMemoryIsTheHeldShardsPlusTheLargestError) {
       EXPECT_THROW(model.check_memory(choice), InputError);
   }
 }
+
+namespace {
+
+const char* kTorus4x4 = R"(
+system:
+  name: torus4x4
+  precision: fp32
+  device_types:
+    dev: {kind: roofline, peak: 1TFLOP/s, memory: 1GB, memory_bandwidth: 1000TB/s, network_bandwidth: 10GB/s}
+  devices:
+    - {type: dev, count: 16}
+  torus:
+    dims: [4, 4]
+    bandwidth: [10GB/s, 5GB/s]
+    latency: [1us, 1us]
+)";
+
+}  // namespace
+
+TEST(DeepaLinkLoads, GatherThroughTheInTreeByHand) {
+  // A 4 x 4 torus (x at 10 GB/s, y at 5 GB/s, 1 us per hop), dimension-order routing (x, then y),
+  // ties towards +. Every other device sends 1000 B to device 0 = (0, 0): 32 links to walk route by
+  // route, 15 tree nodes, so add_gather goes through the in-tree. Each row y reaches column 0 along
+  // x, then column 0 carries it to row 0: rows 1 (the - way, 1 hop) and 2, 3 (2 -> 3 -> 0, a tie
+  // taken +; 3 -> 0) each bring 4 x 1000 B, so the y link (0, 3) -> (0, 0) carries 8000 B:
+  // 8000 / 5 GB/s = 1.6 us (an x link carries at most 2000 B: 0.2 us). The longest route, from
+  // (2, 2), is 4 hops: 4 us of latency.
+  const topology::SystemSpec spec = test::platform_from_yaml(kTorus4x4);
+  const topology::TopologyGraph topology(spec, topology::Granularity::chip);
+  ASSERT_EQ(topology.coordinates(0), (std::vector<int>{0, 0}));
+  LinkLoads loads(topology);
+  std::vector<std::pair<int, double>> sources;
+  for (int d = 1; d < 16; ++d) sources.emplace_back(d, 1000);
+  loads.add_gather(0, sources);
+  EXPECT_DOUBLE_EQ(loads.bytes(), 15000);
+  EXPECT_NEAR(loads.time_s(), 1.6e-6 + 4e-6, 1e-15);
+}
+
+TEST(DeepaLinkLoads, GatherEqualsRouteByRouteOnATorusAndAStar) {
+  // Whichever way add_gather goes (the in-tree or route by route), the loads are add()'s to the bit.
+  for (const char* yaml : {kTorus4x4, kStar}) {
+    const topology::SystemSpec spec = test::platform_from_yaml(yaml);
+    const topology::TopologyGraph topology(spec, topology::Granularity::chip);
+    const int n = spec.device_count();
+    LinkLoads gathered(topology), walked(topology);
+    std::uint64_t state = 12345;
+    const auto next = [&] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, static_cast<int>(state >> 33); };
+    for (int round = 0; round < 50; ++round) {
+      gathered.clear();
+      walked.clear();
+      for (int dst = 0; dst < n; ++dst) {
+        std::vector<std::pair<int, double>> sources;
+        for (int k = next() % (n + 1); k > 0; --k) sources.emplace_back(next() % n, 4.0 * (next() % 1000));
+        gathered.add_gather(dst, sources);
+        for (const auto& [src, bytes] : sources) walked.add(src, dst, bytes);
+      }
+      EXPECT_EQ(gathered.bytes(), walked.bytes());
+      EXPECT_EQ(gathered.time_s(), walked.time_s());
+      EXPECT_EQ(gathered.reverse_time_s(), walked.reverse_time_s());
+    }
+  }
+}
