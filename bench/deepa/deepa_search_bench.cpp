@@ -5,8 +5,10 @@
 //   node with its real configuration count on that many devices (configuration.hpp), the tables
 //   filled with random costs (the search's time depends on the graph and the counts, not on the
 //   values), so 64 devices can be measured without the precomputation.
-// - model/<model>/16: the cost model's precomputation (compute, update, every edge's xfer table)
-//   plus the search on configs/k80_16gpu.yaml, i.e. what `simplan --strategy deepa` does.
+// - model/<model>/<devices>: the cost model's precomputation (compute, update, every edge's xfer
+//   table) plus the search, i.e. what `simplan --strategy deepa` does, on p100_1node (4 devices),
+//   k80_16gpu (16), torus_8pf (64) and, for alexnet, tpu_v3_128 (128). The precomputation is
+//   about K^2 x W per edge geometry (K configurations per layer, W workers): it is what grows.
 // Counters: nodes, the largest configuration count per node, total configurations.
 
 #include <benchmark/benchmark.h>
@@ -63,15 +65,36 @@ void search_bench(benchmark::State& state, const char* model) {
   state.counters["configs"] = total_k;
 }
 
+/// The platforms of model/<model>/<devices>: the paper's machines, then the 64-chip torus and the
+/// 128-chip star, to show how the precomputation grows with the devices.
+const char* platform_with(int devices) {
+  switch (devices) {
+    case 4: return "p100_1node";
+    case 16: return "k80_16gpu";
+    case 64: return "torus_8pf";
+    case 128: return "tpu_v3_128";
+    default: return nullptr;
+  }
+}
+
 void model_bench(benchmark::State& state, const char* model) {
-  const auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/k80_16gpu.yaml");
+  const int devices = static_cast<int>(state.range(0));
+  const auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/" + platform_with(devices) + ".yaml");
   const auto graph = workloads::build_zoo(model, 512);
+  double pairs = 0;
+  std::size_t max_k = 0;
   for (auto _ : state) {
     const CostModel m(spec, graph, plan::Mode::training, ModelOptions{});
-    auto r = eliminate_and_search(m.cost_graph());
+    const CostGraph g = m.cost_graph();
+    auto r = eliminate_and_search(g);
     benchmark::DoNotOptimize(r.cost);
+    pairs = 0;
+    for (const auto& e : g.edges) pairs += static_cast<double>(e.xfer.cost.size());
+    for (const auto& n : g.node_cost) max_k = std::max(max_k, n.size());
   }
   state.counters["nodes"] = static_cast<double>(graph.size());
+  state.counters["max_configs"] = static_cast<double>(max_k);
+  state.counters["xfer_pairs"] = pairs;  // table entries over all edges (tables shared by geometry count once per edge)
 }
 
 }  // namespace
@@ -79,11 +102,11 @@ void model_bench(benchmark::State& state, const char* model) {
 BENCHMARK_CAPTURE(search_bench, alexnet, "alexnet")->Arg(4)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(search_bench, vgg16, "vgg16")->Arg(4)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(search_bench, inception_v3, "inception_v3")->Arg(4)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(model_bench, alexnet, "alexnet")->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK_CAPTURE(model_bench, vgg16, "vgg16")->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK_CAPTURE(model_bench, inception_v3, "inception_v3")->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(model_bench, alexnet, "alexnet")->Arg(4)->Arg(16)->Arg(64)->Arg(128)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(model_bench, vgg16, "vgg16")->Arg(4)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(model_bench, inception_v3, "inception_v3")->Arg(4)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 int main(int argc, char** argv) {
   return partsim::bench::benchmark_main(argc, argv, "deepa_search_bench",
-                                        "DeePa search time on 4, 16 and 64 devices and of its cost model on configs/k80_16gpu.yaml (target: inception_v3 on 16 devices under 0.1 s)");
+                                        "DeePa search time on 4, 16 and 64 devices, and of its cost model plus search on 4-128-device platforms (target: inception_v3 on 16 devices under 0.1 s)");
 }
