@@ -110,6 +110,10 @@ run() {
     grep -m1 ': error: ' "$work/$name.log" >"$work/$name.skipped" || tail -n 1 "$work/$name.log" >"$work/$name.skipped"
     echo "skip   $name: $(cat "$work/$name.skipped")"
     return 0
+  elif [ "$rc" = 124 ]; then
+    echo "simplan exit 124: did not finish within ${timeout_s} s (timeout)" >"$work/$name.failed"
+    echo "FAILED $name: $(cat "$work/$name.failed")"
+    return 0
   elif [ "$rc" != 0 ]; then
     echo "simplan exit $rc: $(tail -n 1 "$work/$name.log")" >"$work/$name.failed"
     echo "FAILED $name: $(cat "$work/$name.failed")"
@@ -131,6 +135,9 @@ EOF
     --granularity "$granularity" --reproducible --out "$work/$name.results.json" >>"$work/$name.log" 2>&1 || rc=$?
   if [ "$rc" = 0 ]; then
     echo "ok     $name"
+  elif [ "$rc" = 124 ]; then
+    echo "simrun exit 124: did not finish within ${timeout_s} s (timeout)" >"$work/$name.failed"
+    echo "FAILED $name: $(cat "$work/$name.failed")"
   else
     echo "simrun exit $rc: $(tail -n 1 "$work/$name.log")" >"$work/$name.failed"
     echo "FAILED $name: $(cat "$work/$name.failed")"

@@ -127,6 +127,29 @@ def rank_pairs(runs):
     return {k: v for k, v in sorted(groups.items()) if len(v) >= 2}
 
 
+SWAP_CAUSES = {
+    "tie": "near tie: less than 5 % apart in the replay",
+    "model": "the formulas misprice one (a term left out, or overcharged): the closed form (no contention) already orders them as the replay",
+    "contention": "contention: the closed form keeps the predicted order, only SimGrid's shared links reverse it",
+}
+
+
+def swap_cause(a, b):
+    """Why a (faster by prediction) is slower than b in the replay: 'tie', 'model' or 'contention'."""
+    if abs(a["simulated"] / b["simulated"] - 1) < 0.05:
+        return "tie"
+    return "model" if a["closed"] > b["closed"] else "contention"
+
+
+def swapped_pairs(exceptions):
+    """(config, model, a, b, runs) for every pair of strategies whose order differs, a before b by prediction."""
+    for (config, model), g, by_pred, by_sim in exceptions:
+        for i, a in enumerate(by_pred):
+            for b in by_pred[i + 1:]:
+                if by_sim.index(a) > by_sim.index(b):
+                    yield config, model, a, b, g
+
+
 def why_swapped(a, b):
     """One line explaining why strategies a and b rank differently by prediction and simulation."""
     parts = []
@@ -240,16 +263,29 @@ def rankings(runs):
             print("With the trusted option the ranking by prediction agrees with the simulation in every pair.\n")
         return
     print("### Why the trusted ranking still differs\n")
-    print("For every pair of strategies whose order differs, each one's prediction, closed form (the")
-    print("lowered program without contention: its gap to the prediction is what the model leaves out)")
-    print("and simulation (its gap to the closed form is contention), the busiest link and simplan's")
-    print("warnings.\n")
-    for (config, model), g, by_pred, by_sim in exceptions:
-        print(f"- **{config}, {model}**:")
-        for i, a in enumerate(by_pred):
-            for b in by_pred[i + 1:]:
-                if by_sim.index(a) > by_sim.index(b):
-                    print(f"  - {a} before {b} by prediction, after it in the replay: {why_swapped(g[a], g[b])}.")
+    print("Every pair of strategies whose order differs (a before b by prediction, after it in the replay)")
+    print("has one of three causes, told apart by the closed form of the same lowered programs:\n")
+    counts = defaultdict(lambda: [0, 0])
+    for config, model, a, b, g in swapped_pairs(exceptions):
+        cause = swap_cause(g[a], g[b])
+        counts[cause][0] += 1
+        counts[cause][1] += bool(g[a]["warnings"])
+    print("| cause | swapped pairs | simplan warned about the one predicted faster |")
+    print("| --- | ---: | ---: |")
+    for cause, text in SWAP_CAUSES.items():
+        n, warned = counts[cause]
+        print(f"| {text} | {n} | {warned} |")
+    print()
+    print("Each pair below: both strategies' prediction, closed form (its gap to the prediction is what")
+    print("the model leaves out) and simulation (its gap to the closed form is contention), the busiest")
+    print("link and simplan's warnings.\n")
+    current = None
+    for config, model, a, b, g in swapped_pairs(exceptions):
+        if (config, model) != current:
+            current = (config, model)
+            print(f"- **{config}, {model}**:")
+        cause = {"tie": "near tie", "model": "the formulas misprice", "contention": "contention"}[swap_cause(g[a], g[b])]
+        print(f"  - {a} before {b} by prediction, after it in the replay ({cause}): {why_swapped(g[a], g[b])}.")
     print()
 
 
@@ -289,10 +325,19 @@ def every_run(runs):
     print()
 
 
+def failure_text(why):
+    """A run's .failed line; `timeout`'s exit 124 said as what it is (older sittings wrote the log's last line)."""
+    for program in ("simplan", "simrun"):
+        if why.startswith(f"{program} exit 124:") and "did not finish" not in why:
+            return f"{program} did not finish within PARTSIM_CROSSCHECK_TIMEOUT (timeout, exit 124)"
+    return why
+
+
 def not_run(skipped, failed):
     if skipped:
         print("## Not accepted (skipped)\n")
-        print("simplan refused these (exit 2); its message, one per strategy and reason:\n")
+        print("simplan refused these (exit 2), or scripts/crosscheck.sh did not run them (deepa above "
+              "PARTSIM_CROSSCHECK_DEEPA_MAX_DEVICES); the reason, one line per strategy and reason:\n")
         grouped = defaultdict(list)
         for s in skipped:
             reason = s["why"].replace(s["config"], "CONFIG").replace(s["model"], "WORKLOAD")
@@ -303,7 +348,7 @@ def not_run(skipped, failed):
     if failed:
         print("## Failed\n")
         for f in failed:
-            print(f"- {f['config']} {f['strategy']} {f['model']} ({f['variant']}): `{f['why']}`")
+            print(f"- {f['config']} {f['strategy']} {f['model']} ({f['variant']}): `{failure_text(f['why'])}`")
         print()
 
 

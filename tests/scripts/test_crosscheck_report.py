@@ -1,0 +1,77 @@
+"""scripts/crosscheck_report.py on a work directory made here: four strategies on one (platform,
+workload) pair whose predicted, closed-form and simulated times are chosen so that every cause of a
+swapped ranking occurs, counted by hand below.
+
+Run by ctest (tests/scripts/CMakeLists.txt):
+    PARTSIM_SOURCE_DIR=. /usr/bin/python3 -m unittest tests/scripts/test_crosscheck_report.py
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SOURCE = os.environ.get("PARTSIM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+REPORT = os.path.join(SOURCE, "scripts", "crosscheck_report.py")
+
+# strategy: (predicted, closed form, simulated) in seconds, and simplan's warning line (or None).
+RUNS = {
+    "a": (1.00, 1.50, 1.60, "simplan: warning: a's cost model charges 1 ms of compute, the device model 1.5 ms"),
+    "b": (1.20, 1.30, 1.35, None),
+    "c": (1.10, 1.05, 2.00, "simplan: warning: contention: the busiest link must carry more"),
+    "d": (1.30, 1.32, 1.34, None),
+}
+# By prediction a < c < b < d, by simulation d < b < a < c. Swapped pairs (faster by prediction first):
+# (a, b): 1.60 vs 1.35 in the replay (18 % apart), closed 1.50 > 1.30: the formulas misprice; a warned.
+# (a, d): 1.60 vs 1.34, closed 1.50 > 1.32: the formulas misprice; a warned.
+# (c, b): 2.00 vs 1.35, closed 1.05 < 1.30: contention; c warned.
+# (c, d): 2.00 vs 1.34, closed 1.05 < 1.32: contention; c warned.
+# (b, d): 1.35 vs 1.34, 0.7 % apart: a near tie; b did not warn.
+# (a, c) keep their order (a 1.60 < c 2.00).
+
+
+class CrosscheckReport(unittest.TestCase):
+    def setUp(self):
+        self.work = tempfile.mkdtemp()
+        for strategy, (predicted, closed, simulated, warning) in RUNS.items():
+            base = os.path.join(self.work, f"torus__{strategy}__vgg16__planned")
+            with open(base + ".plan.json", "w") as f:
+                json.dump({"predicted": {"iteration_s": predicted}, "layers": []}, f)
+            with open(base + ".results.json", "w") as f:
+                json.dump({"closed_form_iteration_s": closed, "simulated_iteration_s": simulated,
+                           "utilization": 0.5, "links": []}, f)
+            with open(base + ".log", "w") as f:
+                f.write((warning + "\n") if warning else "")
+        with open(os.path.join(self.work, "torus__e__gnmt__planned.failed"), "w") as f:
+            f.write("simrun exit 124: simplan: warning: contention: the last line of the log\n")
+
+    def tearDown(self):
+        shutil.rmtree(self.work)
+
+    def report(self):
+        r = subprocess.run([sys.executable, REPORT, self.work, "chip"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout
+
+    def test_every_swapped_pair_has_one_cause_counted_by_hand(self):
+        out = self.report()
+        rows = {line.split(" | ")[0].lstrip("| ").split(":")[0]: line for line in out.splitlines()
+                if line.startswith("| near tie") or line.startswith("| the formulas") or line.startswith("| contention")}
+        self.assertTrue(rows["near tie"].endswith("| 1 | 0 |"), rows["near tie"])
+        self.assertTrue(rows["the formulas misprice one (a term left out, or overcharged)"].endswith("| 2 | 2 |"))
+        self.assertTrue(rows["contention"].endswith("| 2 | 2 |"), rows["contention"])
+        self.assertIn("b before d by prediction, after it in the replay (near tie)", out)
+        self.assertIn("a before b by prediction, after it in the replay (the formulas misprice)", out)
+        self.assertIn("c before d by prediction, after it in the replay (contention)", out)
+        self.assertNotIn("a before c by prediction", out)
+        self.assertIn("| torus | vgg16 | a < c < b < d | **no** |", out)
+
+    def test_a_timeout_is_said_as_one(self):
+        self.assertIn("torus e gnmt (planned): `simrun did not finish within PARTSIM_CROSSCHECK_TIMEOUT (timeout, exit 124)`",
+                      self.report())
+
+
+if __name__ == "__main__":
+    unittest.main()
