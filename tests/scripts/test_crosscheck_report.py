@@ -44,6 +44,14 @@ class CrosscheckReport(unittest.TestCase):
                            "utilization": 0.5, "links": []}, f)
             with open(base + ".log", "w") as f:
                 f.write((warning + "\n") if warning else "")
+        # A second pair, resnet50, whose only swap is a near tie: x 1.02 s and y 1.00 s in the replay (2 %).
+        for strategy, predicted, simulated in (("x", 1.0, 1.02), ("y", 1.1, 1.00)):
+            base = os.path.join(self.work, f"torus__{strategy}__resnet50__planned")
+            with open(base + ".plan.json", "w") as f:
+                json.dump({"predicted": {"iteration_s": predicted}, "layers": []}, f)
+            with open(base + ".results.json", "w") as f:
+                json.dump({"closed_form_iteration_s": simulated, "simulated_iteration_s": simulated,
+                           "utilization": 0.5, "links": []}, f)
         with open(os.path.join(self.work, "torus__e__gnmt__planned.failed"), "w") as f:
             f.write("simrun exit 124: simplan: warning: contention: the last line of the log\n")
 
@@ -59,7 +67,6 @@ class CrosscheckReport(unittest.TestCase):
         out = self.report()
         rows = {line.split(" | ")[0].lstrip("| ").split(":")[0]: line for line in out.splitlines()
                 if line.startswith("| near tie") or line.startswith("| the formulas") or line.startswith("| contention")}
-        self.assertTrue(rows["near tie"].endswith("| 1 | 0 |"), rows["near tie"])
         self.assertTrue(rows["the formulas misprice one (a term left out, or overcharged)"].endswith("| 2 | 2 |"))
         self.assertTrue(rows["contention"].endswith("| 2 | 2 |"), rows["contention"])
         self.assertIn("b before d by prediction, after it in the replay (near tie)", out)
@@ -67,6 +74,9 @@ class CrosscheckReport(unittest.TestCase):
         self.assertIn("c before d by prediction, after it in the replay (contention)", out)
         self.assertNotIn("a before c by prediction", out)
         self.assertIn("| torus | vgg16 | a < c < b < d | **no** |", out)
+        # Neither pair ranks the same; up to near ties resnet50 does (its only swap is 2 % apart).
+        self.assertRegex(out, r"\| as planned \| 6 \| [^\n]* \| 0 of 2 \| 1 of 2 \|")
+        self.assertIn("near tie: less than 5 % apart in the replay | 2 | 0 |", out)
 
     def test_a_timeout_is_said_as_one(self):
         self.assertIn("torus e gnmt (planned): `simrun did not finish within PARTSIM_CROSSCHECK_TIMEOUT (timeout, exit 124)`",
