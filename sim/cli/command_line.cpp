@@ -22,12 +22,16 @@ int run_main(std::string_view program, const std::function<int(int, char**)>& bo
   } catch (const ExitRequest& request) {
     return request.code;
   } catch (const partsim::Error& e) {
-    std::cerr << program << ": error: " << e.what() << "\n";
+    print_error(program, e.what());
     return e.exit_code();
   } catch (const std::exception& e) {
     std::cerr << program << ": internal error: " << e.what() << "\n";
     return 1;
   }
+}
+
+void print_error(std::string_view program, std::string_view what) {
+  std::cerr << program << ": error: " << what << std::endl;
 }
 
 std::string version_string() {

@@ -25,6 +25,10 @@ struct ExitRequest {
 /// any other partsim::Error or std::exception -> 1.
 int run_main(std::string_view program, const std::function<int(int, char**)>& body, int argc, char** argv);
 
+/// The line run_main() prints for an error, "PROGRAM: error: WHAT", written and flushed now (for a
+/// program that must print it before it can end, such as one rank of an MPI job).
+void print_error(std::string_view program, std::string_view what);
+
 /// Parses the command line. --help prints the help and ends the program with 0; --version (added
 /// here, so every program has it) prints "<program> <version_string()>" and ends with 0; a bad
 /// option or value prints one line naming it and ends the program with 2.

@@ -212,18 +212,23 @@ std::vector<std::vector<std::string>> check_inputs(const Options& o, const std::
 }
 
 // Runs `body` on every rank; when it throws InputError on any, every rank ends with exit code 2 and
-// only the lowest failing rank prints its message (one line, as without MPI).
+// only the lowest failing rank prints its message (one line, as without MPI). It prints before any
+// rank can end: under mpirun the first rank to exit non-zero aborts the job, which could kill the
+// printing rank before its line was written.
 template <class Body>
 void on_every_rank(sweep::MpiWorld& world, const Body& body) {
-  std::exception_ptr error;
+  std::string error;
+  bool failed_here = false;
   try {
     body();
-  } catch (const InputError&) {
-    error = std::current_exception();
+  } catch (const InputError& e) {
+    failed_here = true;
+    error = e.what();
   }
-  const int failed = world.lowest_failed_rank(error != nullptr);
+  const int failed = world.lowest_failed_rank(failed_here);
   if (failed < 0) return;
-  if (failed == world.rank()) std::rethrow_exception(error);
+  if (failed == world.rank()) cli::print_error("simsweep", error);
+  world.barrier();
   throw cli::ExitRequest{2};
 }
 

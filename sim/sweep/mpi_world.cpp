@@ -59,6 +59,10 @@ int MpiWorld::lowest_failed_rank(bool failed) {
   return lowest;
 }
 
+void MpiWorld::barrier() {
+  if (launched_) check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+}
+
 long long MpiWorld::sum_over_ranks(long long value) {
   if (!launched_) return value;
   long long sum = value;

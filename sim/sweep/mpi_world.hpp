@@ -29,6 +29,8 @@ class MpiWorld {
   /// Collective: the lowest rank whose `failed` is true, or -1 when none is. When one failed, every
   /// rank is expected to end (the exit is agreed, so the destructor finalizes instead of aborting).
   int lowest_failed_rank(bool failed);
+  /// Collective: returns when every rank has called it.
+  void barrier();
   /// Collective: the sum of `value` over the ranks.
   long long sum_over_ranks(long long value);
   /// Collective: every rank's `items`; rank 0 gets them by rank, the others get an empty list.
