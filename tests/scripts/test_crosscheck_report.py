@@ -33,25 +33,24 @@ RUNS = {
 
 
 class CrosscheckReport(unittest.TestCase):
+    def write_run(self, name, predicted, closed, simulated, warning=None):
+        """NAME.plan.json, NAME.results.json and NAME.log as crosscheck.sh leaves them (the fields the report reads)."""
+        base = os.path.join(self.work, name)
+        with open(base + ".plan.json", "w") as f:
+            json.dump({"predicted": {"iteration_s": predicted}, "layers": []}, f)
+        with open(base + ".results.json", "w") as f:
+            json.dump({"closed_form_iteration_s": closed, "simulated_iteration_s": simulated,
+                       "utilization": 0.5, "links": []}, f)
+        with open(base + ".log", "w") as f:
+            f.write((warning + "\n") if warning else "")
+
     def setUp(self):
         self.work = tempfile.mkdtemp()
         for strategy, (predicted, closed, simulated, warning) in RUNS.items():
-            base = os.path.join(self.work, f"torus__{strategy}__vgg16__planned")
-            with open(base + ".plan.json", "w") as f:
-                json.dump({"predicted": {"iteration_s": predicted}, "layers": []}, f)
-            with open(base + ".results.json", "w") as f:
-                json.dump({"closed_form_iteration_s": closed, "simulated_iteration_s": simulated,
-                           "utilization": 0.5, "links": []}, f)
-            with open(base + ".log", "w") as f:
-                f.write((warning + "\n") if warning else "")
+            self.write_run(f"torus__{strategy}__vgg16__planned", predicted, closed, simulated, warning)
         # A second pair, resnet50, whose only swap is a near tie: x 1.02 s and y 1.00 s in the replay (2 %).
         for strategy, predicted, simulated in (("x", 1.0, 1.02), ("y", 1.1, 1.00)):
-            base = os.path.join(self.work, f"torus__{strategy}__resnet50__planned")
-            with open(base + ".plan.json", "w") as f:
-                json.dump({"predicted": {"iteration_s": predicted}, "layers": []}, f)
-            with open(base + ".results.json", "w") as f:
-                json.dump({"closed_form_iteration_s": simulated, "simulated_iteration_s": simulated,
-                           "utilization": 0.5, "links": []}, f)
+            self.write_run(f"torus__{strategy}__resnet50__planned", predicted, simulated, simulated)
         with open(os.path.join(self.work, "torus__e__gnmt__planned.failed"), "w") as f:
             f.write("simrun exit 124: simplan: warning: contention: the last line of the log\n")
 
