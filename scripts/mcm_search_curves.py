@@ -12,7 +12,8 @@ levels (Table 3's form), and writes OUT.csv (one row per strategy, seed, sample)
 
 Usage: scripts/mcm_search_curves.py [--workload bert_base_ops] [--samples 200] [--seeds 3]
                                     [--levels 1.0,1.1,1.2] [--build build] [--out docs/reproductions/mcm_search]
-                                    [--rl] [--checkpoint policy.pt] [--rl-samples N] [--split compute|memory]"""
+                                    [--rl] [--checkpoint policy.pt] [--rl-samples N] [--split compute|memory]
+                                    [--start baseline|random]"""
 import argparse
 import csv
 import json
@@ -36,6 +37,8 @@ def plan(a, strategy, seed, samples, tmp, options=(), split=None):
         cmd += ["--seed", str(seed), "--option", f"samples={samples}"]
     if strategy in ("mcm_greedy", "mcm_rl"):
         cmd += ["--option", f"split={split or a.split}"]
+    if strategy == "mcm_rl":
+        cmd += ["--option", f"start={a.start}"]
     for o in options:
         cmd += ["--option", o.format(checkpoint=a.checkpoint)]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -87,6 +90,8 @@ def main():
                     "curve repeats the last best)")
     ap.add_argument("--split", choices=("compute", "memory"), default="compute",
                     help="the greedy baseline's split (mcm_greedy --option split=)")
+    ap.add_argument("--start", choices=("baseline", "random"), default="baseline",
+                    help="where each RL rollout's eq. 7 iteration starts (mcm_rl --option start=)")
     a = ap.parse_args()
     levels = [float(x) for x in a.levels.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
