@@ -28,6 +28,7 @@ struct Context {
   const topology::SystemSpec& spec;          // the resolved platform (plan.config matches it)
   const workloads::Graph& workload;          // finalized, at plan.workload.batch and mode
   const topology::TopologyGraph& topology;   // the platform at the replay's granularity
+  std::size_t max_tasks = 0;                 // the Program's task limit (program::TaskLimitExceeded); 0: none
 };
 
 /// Which lowering a strategy uses is its registry entry's choice (planner::StrategyRegistry::lower):

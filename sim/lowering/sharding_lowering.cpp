@@ -90,6 +90,7 @@ class ShardingLowerer {
     if (c_.plan.layers.size() != layers.size())
       throw InputError("plan has " + std::to_string(c_.plan.layers.size()) + " layers, workload '" +
                        c_.workload.name() + "' has " + std::to_string(layers.size()));
+    program_.set_task_limit(c_.max_tasks);
     for (const auto& l : c_.plan.layers) program_.add_layer(l.name);
     state_.resize(layers.size());
     for (std::size_t v = 0; v < layers.size(); ++v) setup(v);

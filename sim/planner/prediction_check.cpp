@@ -62,9 +62,18 @@ std::vector<std::string> compute_warnings(const plan::Plan& plan, const topology
 }
 
 std::vector<std::string> communication_warnings(const plan::Plan& plan, const topology::SystemSpec& spec,
-                                                const workloads::Graph& graph, double threshold) {
-  const CommunicationCheck c = check_communication(plan, spec, graph);
+                                                const workloads::Graph& graph, double threshold, std::size_t max_tasks) {
+  const CommunicationCheck c = check_communication(plan, spec, graph, max_tasks);
   std::vector<std::string> out;
+  if (c.too_many_tasks > 0) {
+    out.push_back("communication not checked: the plan's lowered program has more than " +
+                  std::to_string(c.too_many_tasks) + " tasks, more than this check looks at (" +
+                  plan.strategy + "'s redistributions or collectives among " + std::to_string(spec.device_count()) +
+                  " devices), so simplan cannot say how much link latency and contention add to the predicted "
+                  "iteration (" + ms(plan.predicted_iteration_s) + "). Replaying it (simrun --plan) needs more than " +
+                  megabytes(320.0 * static_cast<double>(c.too_many_tasks)) + " (about 320 B per task).");
+    return out;
+  }
   const double margin = threshold * plan.predicted_iteration_s;
   const double latency_excess = c.latency_s() - c.predicted_latency_s;
   if (latency_excess > margin)
@@ -141,7 +150,7 @@ ComputeCheck check_compute(const plan::Plan& plan, const topology::SystemSpec& s
 }
 
 CommunicationCheck check_communication(const plan::Plan& plan, const topology::SystemSpec& spec,
-                                       const workloads::Graph& graph) {
+                                       const workloads::Graph& graph, std::size_t max_tasks) {
   CommunicationCheck c;
   for (const auto& layer : plan.layers) {
     c.predicted_comm_s += layer.predicted.comm_s;
@@ -149,7 +158,13 @@ CommunicationCheck check_communication(const plan::Plan& plan, const topology::S
       c.predicted_latency_s += it->second;
   }
   const topology::TopologyGraph topology(spec, topology::Granularity::chip);
-  const program::Program program = lowering::lower_sharding({plan, spec, graph, topology});
+  program::Program program;
+  try {
+    program = lowering::lower_sharding({plan, spec, graph, topology, max_tasks});
+  } catch (const program::TaskLimitExceeded& e) {
+    c.too_many_tasks = e.limit();
+    return c;
+  }
   const report::TransferRoutes routes(program, topology);
   // Both closed forms on the same routes: with latency (what the replay gives a lone flow) and
   // without (what a bandwidth-only model such as AccPar's eq. 7 charges); routes looked up per pair.
@@ -195,10 +210,10 @@ CommunicationCheck check_communication(const plan::Plan& plan, const topology::S
 }
 
 std::vector<std::string> prediction_warnings(const plan::Plan& plan, const topology::SystemSpec& spec,
-                                             const workloads::Graph& graph, double threshold) {
+                                             const workloads::Graph& graph, double threshold, std::size_t max_tasks) {
   if (plan.predicted_iteration_s <= 0) return {};
   std::vector<std::string> out = compute_warnings(plan, spec, graph, threshold);
-  for (auto& w : communication_warnings(plan, spec, graph, threshold)) out.push_back(std::move(w));
+  for (auto& w : communication_warnings(plan, spec, graph, threshold, max_tasks)) out.push_back(std::move(w));
   return out;
 }
 

@@ -16,6 +16,7 @@
 // Contract: pure; only for strategies lowered by the shared sharding lowering (a strategy with a
 // lowering of its own, dsm, costs the device itself). Seconds.
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct CommunicationCheck {
   double busiest_link_s = 0;       // max over links of bytes carried / bandwidth
   double busiest_link_bytes = 0;
   std::string busiest_link;        // its label (report::link_label), empty when nothing crosses a link
+  /// Not 0: the lowered program has more tasks than this (kCommunicationCheckTasks) and was not
+  /// looked at; every other field but the predicted ones is then 0.
+  std::size_t too_many_tasks = 0;
   /// What the routes' latency adds to the program's critical path.
   double latency_s() const { return closed_form_s - closed_form_bandwidth_only_s; }
 };
@@ -53,17 +57,26 @@ std::vector<ComputeCheck> check_compute_by_layer(const plan::Plan& plan, const t
 /// The same summed over the layers.
 ComputeCheck check_compute(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph);
 
+/// The most tasks check_communication() lowers a plan to (about 1.6 GB of memory at 4 M: the
+/// program and its bandwidth-only copy). The 4,096-chip data-parallel bert_large iteration has 3.1 M;
+/// owt's bert_large on 1,024 chips, whose fully-connected layers every chip sends to every chip,
+/// needed 18 GB before the limit.
+inline constexpr std::size_t kCommunicationCheckTasks = 4'000'000;
+
 /// The plan's lowered program (shared sharding lowering, chip granularity): what link latency adds
-/// to it and how long its busiest link must carry bytes.
+/// to it and how long its busiest link must carry bytes. A program over `max_tasks` tasks is not
+/// lowered to the end (CommunicationCheck::too_many_tasks).
 CommunicationCheck check_communication(const plan::Plan& plan, const topology::SystemSpec& spec,
-                                       const workloads::Graph& graph);
+                                       const workloads::Graph& graph, std::size_t max_tasks = kCommunicationCheckTasks);
 
 /// One line per term that changes the iteration by more than `threshold` of the prediction (empty
 /// when the prediction can hold): compute (device model vs the plan's compute), link latency (the
 /// lowered program's critical path with and without it vs the plan's "latency_s"), contention (the
 /// busiest link's bytes / bandwidth vs the plan's communication). Each names the term, its size and
 /// the prediction's, and says when the predicted iteration itself cannot hold.
+/// `max_tasks`: check_communication()'s limit; over it, one line says communication was not checked.
 std::vector<std::string> prediction_warnings(const plan::Plan& plan, const topology::SystemSpec& spec,
-                                             const workloads::Graph& graph, double threshold = 0.10);
+                                             const workloads::Graph& graph, double threshold = 0.10,
+                                             std::size_t max_tasks = kCommunicationCheckTasks);
 
 }  // namespace partsim::planner

@@ -11,7 +11,11 @@ int Program::add_layer(std::string name) {
   return static_cast<int>(layer_names_.size()) - 1;
 }
 
+TaskLimitExceeded::TaskLimitExceeded(std::size_t limit)
+    : Error("program: more than " + std::to_string(limit) + " tasks (the limit its caller set)"), limit_(limit) {}
+
 int Program::add(Task task) {
+  if (task_limit_ > 0 && tasks_.size() >= task_limit_) throw TaskLimitExceeded(task_limit_);
   const int index = static_cast<int>(tasks_.size());
   for (int dep : task.after)
     if (dep < 0 || dep >= index)

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/common/error.hpp"
+
 #include "sim/plan/plan.hpp"
 
 namespace partsim::program {
@@ -49,8 +51,22 @@ struct Task {
   std::vector<int> after;             // tasks that must finish before this one starts
 };
 
+/// Thrown by Program::add when the program already holds its task limit (Program::set_task_limit):
+/// a caller that wants to look at a program only up to a size it can afford catches it.
+class TaskLimitExceeded : public Error {
+ public:
+  explicit TaskLimitExceeded(std::size_t limit);
+  std::size_t limit() const noexcept { return limit_; }
+
+ private:
+  std::size_t limit_;
+};
+
 class Program {
  public:
+  /// At most `limit` tasks (0: no limit); add() throws TaskLimitExceeded beyond it.
+  void set_task_limit(std::size_t limit) noexcept { task_limit_ = limit; }
+
   /// Layers by name, in execution order; Task::layer indexes this.
   int add_layer(std::string name);
   const std::vector<std::string>& layer_names() const noexcept { return layer_names_; }
@@ -73,6 +89,7 @@ class Program {
  private:
   std::vector<std::string> layer_names_;
   std::vector<Task> tasks_;
+  std::size_t task_limit_ = 0;
 };
 
 }  // namespace partsim::program

@@ -312,6 +312,31 @@ TEST(PredictionCheck, BusiestLinkAgainstPredictedCommunication) {
   EXPECT_TRUE(planner::prediction_warnings(p, fixtures::star(2), g).empty());
 }
 
+// A program over the check's task limit is not lowered to the end: nothing is measured, and the
+// warning says so instead of guessing (owt's bert_large on 1,024 chips needed 18 GB to lower).
+TEST(PredictionCheck, OverTheTaskLimitCommunicationIsNotChecked) {
+  const auto g = fixtures::two_fc();
+  const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 2}});
+  plan::Plan p = plan_of(g, {dp, dp, dp});
+  p.layers[1].predicted.compute_s = p.layers[2].predicted.compute_s = (3 * kFwdFlops + 2 * kUpdFlops) / 4 / 1e12;
+  p.predicted_iteration_s = 0.434e-3;  // no compute warning (BusiestLinkAgainstPredictedCommunication)
+  const auto whole = planner::check_communication(p, fixtures::star(2), g);
+  EXPECT_EQ(whole.too_many_tasks, 0u);
+  EXPECT_EQ(whole.transfers, 4);
+  const auto cut = planner::check_communication(p, fixtures::star(2), g, 3);
+  EXPECT_EQ(cut.too_many_tasks, 3u);
+  EXPECT_EQ(cut.transfers, 0);
+  EXPECT_EQ(cut.busiest_link, "");
+  const auto warnings = planner::prediction_warnings(p, fixtures::star(2), g, 0.10, 3);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].rfind("communication not checked: the plan's lowered program has more than 3 tasks", 0), 0u)
+      << warnings[0];
+  program::Program program;
+  program.set_task_limit(1);
+  program.add_delay(-1, plan::Pass::fwd, "first", 0, {});
+  EXPECT_THROW(program.add_delay(-1, plan::Pass::fwd, "second", 0, {}), program::TaskLimitExceeded);
+}
+
 // Link latency: with 50 us per star link a route d0 -> switch -> d1 takes 100 us. fc1's all-reduce
 // ends the iteration (DataParallelByHand): its flow pays 100 us and its second, merged ring step
 // another 100 us (the lowering's latency delay), so latency adds 4 x 50 = 200 us to the critical
