@@ -12,6 +12,7 @@ Usage: scripts/crosscheck_report.py WORK_DIR GRANULARITY
 Environment: PARTSIM_CROSSCHECK_SUBSET, the subset line crosscheck.sh writes into the header;
 PARTSIM_CROSSCHECK_SYNC, the gradient synchronisation the plans used (in_order or concurrent).
 """
+import re
 import glob
 import json
 import math
@@ -346,11 +347,12 @@ def failure_text(why):
 def not_run(skipped, failed):
     if skipped:
         print("## Not accepted (skipped)\n")
-        print("simplan refused these (exit 2), or scripts/crosscheck.sh did not run them (deepa above "
-              "PARTSIM_CROSSCHECK_DEEPA_MAX_DEVICES); the reason, one line per strategy and reason:\n")
+        print("simplan refused these (exit 2); the reason, one line per strategy and reason (numbers that differ "
+              "between the runs, such as sizes and counts, shown as N):\n")
         grouped = defaultdict(list)
         for s in skipped:
             reason = s["why"].replace(s["config"], "CONFIG").replace(s["model"], "WORKLOAD")
+            reason = re.sub(r"(?<![\w.])(?<!eq\. )\d+(\.\d+)?(e[+-]?\d+)?(?![\w.])", "N", reason)
             grouped[(s["strategy"], reason)].append(f"{s['config']}/{s['model']}")
         for (strategy, reason), where in sorted(grouped.items()):
             print(f"- **{strategy}** ({len(where)}: {', '.join(sorted(where))}): `{reason}`")

@@ -81,10 +81,11 @@ void model_bench(benchmark::State& state, const char* model) {
   const int devices = static_cast<int>(state.range(0));
   const auto spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/" + platform_with(devices) + ".yaml");
   const auto graph = workloads::build_zoo(model, 512);
-  double pairs = 0;
+  double pairs = 0, work = 0;
   std::size_t max_k = 0;
   for (auto _ : state) {
     const CostModel m(spec, graph, plan::Mode::training, ModelOptions{});
+    work = m.xfer_work();
     const CostGraph g = m.cost_graph();
     auto r = eliminate_and_search(g);
     benchmark::DoNotOptimize(r.cost);
@@ -95,6 +96,7 @@ void model_bench(benchmark::State& state, const char* model) {
   state.counters["nodes"] = static_cast<double>(graph.size());
   state.counters["max_configs"] = static_cast<double>(max_k);
   state.counters["xfer_pairs"] = pairs;  // table entries over all edges (tables shared by geometry count once per edge)
+  state.counters["xfer_work"] = work;    // CostModel::xfer_work(): what option xfer_limit bounds
 }
 
 }  // namespace

@@ -483,6 +483,25 @@ std::string CostModel::edge_key(const Edge& e) const {
   return key;
 }
 
+std::vector<std::size_t> CostModel::table_owners() const {
+  std::vector<std::size_t> owner(edges_.size());
+  std::unordered_map<std::string, std::size_t> first;  // edge key -> the first edge with it
+  for (std::size_t e = 0; e < edges_.size(); ++e) owner[e] = first.emplace(edge_key(edges_[e]), e).first->second;
+  return owner;
+}
+
+double CostModel::xfer_work() const {
+  const std::vector<std::size_t> owner = table_owners();
+  double work = 0;
+  for (std::size_t e = 0; e < edges_.size(); ++e) {
+    if (owner[e] != e) continue;
+    double consumer_workers = 0;  // summed over the consumer's configurations
+    for (const auto& lb : boxes_[edges_[e].to]) consumer_workers += static_cast<double>(lb->boxes.size());
+    work += static_cast<double>(configs_[edges_[e].from].size()) * consumer_workers;
+  }
+  return work * static_cast<double>(topology_.node_count());
+}
+
 CostGraph CostModel::cost_graph() const {
   CostGraph g;
   for (std::size_t v = 0; v < graph_.size(); ++v) {
@@ -490,20 +509,18 @@ CostGraph CostModel::cost_graph() const {
     for (const NodeCost& c : nodes_[v]) costs.push_back(c.compute_s + c.update_s);
     g.node_cost.push_back(std::move(costs));
   }
-  std::unordered_map<std::string, std::size_t> cache;  // edge key -> index into g.edges
+  const std::vector<std::size_t> owner = table_owners();
   for (std::size_t e = 0; e < edges_.size(); ++e) {
     const Edge& edge = edges_[e];
     const int ku = static_cast<int>(configs_[edge.from].size()), kv = static_cast<int>(configs_[edge.to].size());
     CostEdge ce{static_cast<int>(edge.from), static_cast<int>(edge.to), {ku, kv, {}}};
-    const std::string key = edge_key(edge);
-    if (const auto hit = cache.find(key); hit != cache.end()) {
-      ce.xfer.cost = g.edges[hit->second].xfer.cost;
+    if (owner[e] != e) {
+      ce.xfer.cost = g.edges[owner[e]].xfer.cost;
     } else {
       ce.xfer.cost.resize(static_cast<std::size_t>(ku) * static_cast<std::size_t>(kv));
       for (int cu = 0; cu < ku; ++cu)
         for (int cv = 0; cv < kv; ++cv)
           ce.xfer.cost[static_cast<std::size_t>(cu) * static_cast<std::size_t>(kv) + static_cast<std::size_t>(cv)] = xfer(e, cu, cv).time_s;
-      cache.emplace(key, e);
     }
     g.edges.push_back(std::move(ce));
   }

@@ -44,6 +44,12 @@ namespace partsim::deepa {
 /// and pooling image-parallel, fully-connected layers model-parallel, c = all devices).
 enum class Space { all, image, owt };
 
+/// Option xfer_limit's default: a unit of CostModel::xfer_work() costs 3-7 ns of CPU here
+/// (deepa_search_bench model_bench; AlexNet: 0.11 s for 1.6e7 units on k80_16gpu, 21 s for 7.8e9 on
+/// tpu_v3_128, 164 s for 5.5e10 on a 256-chip torus; Inception-v3: 52 s for 1.0e10 on torus_8pf),
+/// so 2e10 units is one to two minutes.
+inline constexpr double kDefaultXferLimit = 2e10;
+
 struct ModelOptions {
   int max_workers = 0;              // 0: the device count
   AllowedDims dims;
@@ -55,6 +61,9 @@ struct ModelOptions {
   bool check_memory = true;
   /// How update(c) synchronises replicas (option `update`; the plan's schedule.gradient_sync_algorithm).
   plan::GradientSyncAlgorithm update = plan::GradientSyncAlgorithm::all_reduce;
+  /// Most CostModel::xfer_work() a plan may need (option `xfer_limit`; 0: no limit): run_deepa()
+  /// refuses larger precomputations up front instead of running for many minutes.
+  double xfer_limit = kDefaultXferLimit;
 };
 
 /// Kernel efficiency of a shard (<= 1; the shard's primary FLOPs are divided by it), the product of
@@ -172,6 +181,12 @@ class CostModel {
   XferCost xfer(std::size_t e, int from_config, int to_config) const;
   /// The eq. 1 graph: node costs compute + update, edge tables xfer (built once, cached by geometry).
   CostGraph cost_graph() const;
+  /// What cost_graph() will cost before it runs, in link-load updates: over the distinct edge
+  /// tables, producer configurations x the consumer workers of all consumer configurations (xfer()
+  /// gathers one consumer worker's inputs at a time) x the topology's nodes (one gather walks the
+  /// in-tree of routes to the worker). Grows as K^2 x W x N with the devices (K configurations per
+  /// layer, W workers per configuration, N nodes).
+  double xfer_work() const;
   plan::Sharding sharding(std::size_t layer, int config) const;
   /// Per device, the memory of the whole plan `choice` (one configuration per layer): the sum over
   /// layers of the shards' held memory plus the largest transient one (one layer back-propagates at
@@ -191,6 +206,8 @@ class CostModel {
   ShardMemory worker_memory(std::size_t layer, int config, std::size_t worker) const;
   void refuse_oversized(std::size_t layer);
   std::string edge_key(const Edge& e) const;
+  /// Per edge, the first edge with the same key (whose xfer table it shares); itself if none.
+  std::vector<std::size_t> table_owners() const;
 
   const topology::SystemSpec& spec_;
   const workloads::Graph& graph_;

@@ -1,5 +1,6 @@
 #include "sim/deepa/registration.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -84,6 +85,7 @@ ModelOptions model_options_from(const planner::StrategyOptions& options) {
   o.check_memory = options.text("memory") == "check";
   o.update = options.text("update") == "parameter_server" ? plan::GradientSyncAlgorithm::parameter_server
                                                            : plan::GradientSyncAlgorithm::all_reduce;
+  o.xfer_limit = options.number("xfer_limit");
   return o;
 }
 
@@ -92,6 +94,17 @@ DeepaRun run_deepa(const topology::SystemSpec& spec, const workloads::Graph& gra
   DeepaRun run;
   auto start = std::chrono::steady_clock::now();
   run.model = std::make_unique<CostModel>(spec, graph, mode, options);
+  if (const double work = run.model->xfer_work(); options.xfer_limit > 0 && work > options.xfer_limit) {
+    std::size_t most = 0;
+    for (std::size_t v = 0; v < graph.size(); ++v) most = std::max(most, run.model->configurations(v).size());
+    char buf[640];
+    std::snprintf(buf, sizeof buf,
+                  "deepa: the eq. 1 xfer tables on platform '%s' (%d devices, up to %zu configurations per layer) are %.3g "
+                  "link-load updates, over option xfer_limit=%.3g (one to two minutes of CPU; the work grows as K^2 x W x "
+                  "N with the devices): lower --option max_workers (e.g. %d), restrict --option dims, or raise xfer_limit (0: no limit)",
+                  spec.name.c_str(), spec.device_count(), most, work, options.xfer_limit, std::max(1, spec.device_count() / 4));
+    throw InputError(buf);
+  }
   const CostGraph cost_graph = run.model->cost_graph();
   run.model_s = seconds_since(start);
   start = std::chrono::steady_clock::now();
@@ -224,6 +237,12 @@ void register_strategies(planner::StrategyRegistry& registry) {
                           "all_reduce (a ring per replica group) or parameter_server (§5: one GPU of the group, a different "
                           "one per layer, gathers the gradients and sends the parameters back)",
                           {"all_reduce", "parameter_server"}});
+  char default_limit[32];
+  std::snprintf(default_limit, sizeof default_limit, "%g", kDefaultXferLimit);
+  info.options.push_back({"xfer_limit", planner::OptionType::number, default_limit,
+                          "most precomputation a plan may need, in link-load updates of eq. 1's xfer tables (3-7 ns of CPU each); "
+                          "larger ones are refused up front (0: no limit)",
+                          {}});
   info.plan = make_deepa_plan;
   info.check = check_deepa_plan;
   info.explain = explain_layer;

@@ -5,6 +5,7 @@
 
 #include "sim/common/error.hpp"
 #include "sim/deepa/cost_model.hpp"
+#include "sim/deepa/registration.hpp"
 #include "tests/support/platform_yaml.hpp"
 #include "workloads/net_builder.hpp"
 
@@ -232,6 +233,33 @@ TEST(DeepaCostModel, ConfigurationsWhoseShardExceedsDeviceMemoryAreRefused) {
   // memory=ignore keeps them all.
   options.check_memory = false;
   EXPECT_EQ((CostModel{spec, graph, plan::Mode::training, options}).configurations(1).size(), 15u);
+}
+
+TEST(DeepaCostModel, XferWorkCountsConfigurationPairsConsumerWorkersAndNodes) {
+  // Images only (dims n): every layer of tiny(8) has K = 3 configurations, n = 1, 2, 4, with
+  // 1 + 2 + 4 = 7 workers over them. Four edges (data-conv1, conv1-conv2, conv2-flatten, flatten-fc),
+  // four different geometries, so four tables of 3 producer configurations x 7 consumer workers, each
+  // gather walking the star's 5 nodes (4 devices and the switch): 4 x 3 x 7 x 5 = 420.
+  const topology::SystemSpec spec = test::platform_from_yaml(kStar);
+  const workloads::Graph graph = tiny(8);
+  ModelOptions options;
+  options.dims = {true, false, false, false};
+  const CostModel model{spec, graph, plan::Mode::training, options};
+  for (std::size_t v = 0; v < graph.size(); ++v) EXPECT_EQ(model.configurations(v).size(), 3u) << v;
+  EXPECT_DOUBLE_EQ(model.xfer_work(), 420);
+  // run_deepa refuses a precomputation over option xfer_limit before doing it, naming the option.
+  options.xfer_limit = 419;
+  try {
+    run_deepa(spec, graph, plan::Mode::training, options);
+    ADD_FAILURE() << "no refusal over xfer_limit";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("xfer_limit"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("420 link-load updates"), std::string::npos) << e.what();
+  }
+  options.xfer_limit = 420;
+  EXPECT_NO_THROW(run_deepa(spec, graph, plan::Mode::training, options));
+  options.xfer_limit = 0;  // no limit
+  EXPECT_NO_THROW(run_deepa(spec, graph, plan::Mode::training, options));
 }
 
 TEST(DeepaCostModel, PlanMemoryIsTheHeldShardsPlusTheLargestError) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -99,4 +100,17 @@ TEST(DeepaPlan, BadOptionsAreOneLineErrors) {
   EXPECT_EQ(run_command(base + "--option dims=q", &out), 2) << out;
   EXPECT_NE(out.find("n,c,h,w"), std::string::npos) << out;
   EXPECT_EQ(run_command(base + "--option space=hybrid", &out), 2) << out;
+}
+
+TEST(DeepaPlan, APrecomputationOverXferLimitIsRefusedWithExitTwoAndNoPlan) {
+  const std::string file = testing::TempDir() + "deepa_refused.json";
+  std::remove(file.c_str());
+  std::string out;
+  EXPECT_EQ(run_command(kBin + "simplan --config " + kK80 + " --workload alexnet --batch 512 --strategy deepa --option xfer_limit=1e6 -o " + file,
+                        &out),
+            2)
+      << out;
+  EXPECT_NE(out.find("over option xfer_limit=1e+06"), std::string::npos) << out;
+  EXPECT_NE(out.find("max_workers"), std::string::npos) << out;
+  EXPECT_FALSE(std::ifstream(file).good()) << "a refused plan must not leave a file";
 }
