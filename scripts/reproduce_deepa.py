@@ -59,6 +59,25 @@ def sent_bytes(results):
     return sum(l["bytes"] for l in results["links"] if l["link"].startswith("gpu"))
 
 
+def module_bytes(config, plan, prefixes):
+    """Bytes of the replay's transfers (inputs, errors and gradient synchronisation) of the layers whose
+    names start with each prefix, from simrun's timeline of those layers."""
+    names = [l["name"] for l in json.load(open(plan))["layers"] if l["name"].startswith(tuple(prefixes))]
+    timeline = plan + ".timeline.json"
+    run([f"{BUILD}/bin/simrun", "--config", config, "--plan", plan, "--out", plan + ".modules.json", "--reproducible",
+         "--timeline", timeline, "--timeline-layers", ",".join(names), "--timeline-links", "none"])
+    events = json.load(open(timeline))
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    total = dict.fromkeys(prefixes, 0.0)
+    for e in events:
+        if e.get("cat") == "transfer":
+            layer = e["name"].split("/")[0]
+            for prefix in prefixes:
+                if layer.startswith(prefix):
+                    total[prefix] += e["args"]["bytes"]
+    return total
+
+
 def explain_rows(text):
     rows = {}
     for line in text.splitlines():
@@ -237,11 +256,33 @@ for net in ["alexnet", "vgg16", "inception_v3"]:
         for cfg, names in sorted(by_cfg.items(), key=lambda kv: -len(kv[1])):
             shown = ", ".join(names[:8]) + (f", ... ({len(names)} layers)" if len(names) > 8 else "")
             p(f"- `{cfg}`: {shown}")
-        p("\nmixed7b (InceptionE1, Fig. 12):\n")
+        # Fig. 12 under both readings of update(c): the ring all-reduce (the default, the plan above) and
+        # §5's parameter servers, each beside image parallelism with the same synchronisation.
+        cfg = lambda f: f"{{n={f['n']}, c={f['c']}, h={f['h']}, w={f['w']}}}"
+        server_path = simplan(K80, net, 512, "deepa", ["update=parameter_server"])
+        server = {l["name"]: l["family"] for l in json.load(open(server_path))["layers"]}
+        p("\nmixed7b (InceptionE1, Fig. 12), with update(c) as the ring all-reduce (the plan above) and as §5's")
+        p("parameter servers (`--option update=parameter_server`):\n")
+        p("| layer | ring | parameter servers |")
+        p("|---|---|---|")
         for layer in plan["layers"]:
             if layer["name"].startswith("mixed7b") and not layer["name"].endswith(("_bn", "_relu")):
-                f = layer["family"]
-                p(f"- {layer['name']}: `{{n={f['n']}, c={f['c']}, h={f['h']}, w={f['w']}}}`")
+                p(f"| {layer['name']} | `{cfg(layer['family'])}` | `{cfg(server[layer['name']])}` |")
+        modules = ["mixed7b", "mixed7c"]
+        p("\nData the replay transfers per step (inputs, errors and gradient synchronisation; GB), DeePa against")
+        p("image parallelism on every layer (`--option space=image`) with the same synchronisation (paper: DeePa's")
+        p("configuration transfers 30 % less in InceptionE1 and E2 and 20 % less overall):\n")
+        p("| update(c) | InceptionE1 (mixed7b): DeePa / image | InceptionE2 (mixed7c): DeePa / image | all layers: DeePa / image | step time: DeePa / image [ms] |")
+        p("|---|---|---|---|---|")
+        for label, options in (("ring all-reduce", []), ("parameter servers", ["update=parameter_server"])):
+            deepa_path = simplan(K80, net, 512, "deepa", options)
+            image_path = simplan(K80, net, 512, "deepa", options + ["space=image"])
+            d, i = module_bytes(K80, deepa_path, modules), module_bytes(K80, image_path, modules)
+            rd, ri = simrun(K80, deepa_path), simrun(K80, image_path)
+            cells = [f"{d[m] / 1e9:.2f} / {i[m] / 1e9:.2f} ({d[m] / i[m]:.2f}x)" for m in modules]
+            cells.append(f"{sent_bytes(rd) / 1e9:.2f} / {sent_bytes(ri) / 1e9:.2f} ({sent_bytes(rd) / sent_bytes(ri):.2f}x)")
+            cells.append(f"{rd['simulated_iteration_s'] * 1e3:.1f} / {ri['simulated_iteration_s'] * 1e3:.1f}")
+            p(f"| {label} | " + " | ".join(cells) + " |")
     else:
         for names, cfg in groups:
             p(f"- {names[0]}{' .. ' + names[-1] if len(names) > 1 else ''}: `{cfg}`")
