@@ -3,8 +3,9 @@
 # docs/reproductions/mcm.md: Fig. 7 (analytical vs pipelined-SimGrid runtime of random valid
 # placements, scripts/mcm_fig7.py) and the Random / SA search curves on BERT against the greedy
 # baseline (scripts/mcm_search_curves.py), and with RL_SAMPLES > 0 the constrained RL's curves: from
-# scratch, and zero-shot / fine-tuned from a policy pre-trained by mcm_rl_train for at most
-# PRETRAIN_SECONDS (a time-bounded setting: the paper pre-trains for hours on 66 graphs), on BERT
+# scratch, and zero-shot / fine-tuned from a policy pre-trained by mcm_rl_train (its defaults: two
+# passes over 12 random graphs, 35-40 s here; PRETRAIN_SECONDS caps it; the paper pre-trains for hours
+# on 66 graphs), on BERT
 # (Fig. 6 / Table 3) and on 16 unseen random test graphs (Fig. 5 / Table 2, scripts/mcm_test_set.py,
 # RL_SAMPLES samples per search and graph). SPLIT is the greedy baseline's reading (mcm_greedy's option split):
 # memory (each chip filled to its SRAM, the fewest chips; the default here, the reading under which
@@ -103,8 +104,9 @@ report() {
       echo "  pre-training cuts the samples RL needs (Table 2's form), and no RL ends clearly ahead of Random and SA (with"
       echo "  START=random each rollout starts from a uniform draw, so early RL samples are Random's). Pre-training here is"
     fi
-    echo "  time-bounded (PRETRAIN_SECONDS, 12 random graphs), far from the paper's; one PPO update on bert_base_ops"
-    echo "  takes about 2 s of CPU."
+    echo "  two passes over 12 random graphs (mcm_rl_train's defaults, capped at PRETRAIN_SECONDS; mcm_rl_pretrain.json"
+    echo "  gives the time it took and the validation curve), far from the paper's hours on 66 graphs; one PPO update on"
+    echo "  bert_base_ops takes about 2 s of CPU."
   else
     echo "- The RL curves (Fig. 5 / Table 2 on the test set, and RL on BERT): RL_SAMPLES=0 leaves them out."
   fi
