@@ -94,19 +94,12 @@ report() {
   echo "## Not reproduced yet"
   echo
   if [ "$rl" -gt 0 ]; then
-    echo "- RL ahead of Random and SA: the paper's RL ends 4.4-6.5 % above them on the test set (Fig. 5) and on"
-    echo "  BERT (Fig. 6). Compare the tables above (docs/model.md \"Constrained RL\" discusses the measured runs):"
-    if [ "$start" = baseline ]; then
-      echo "  pre-training cuts the samples RL needs (Table 2's form), RL from scratch on bert_base_ops stays near its"
-      echo "  start, the baseline's split (eq. 7's y^(0); START=random starts each rollout from a random draw instead),"
-      echo "  and no RL ends clearly ahead of Random and SA. Pre-training here is"
-    else
-      echo "  pre-training cuts the samples RL needs (Table 2's form), and no RL ends clearly ahead of Random and SA (with"
-      echo "  START=random each rollout starts from a uniform draw, so early RL samples are Random's). Pre-training here is"
-    fi
-    echo "  two passes over 12 random graphs (mcm_rl_train's defaults, capped at PRETRAIN_SECONDS; mcm_rl_pretrain.json"
-    echo "  gives the time it took and the validation curve), far from the paper's hours on 66 graphs; one PPO update on"
-    echo "  bert_base_ops takes about 2 s of CPU."
+    echo "- RL ahead of Random and SA (the paper's RL ends 4.4-6.5 % above them on the test set, Fig. 5, and on"
+    echo "  BERT, Fig. 6), read from this run's tables (scripts/mcm_rl_reading.py; docs/model.md \"Constrained RL\""
+    echo "  discusses the measured runs; eq. 7 starts from START=$start):"
+    python3 scripts/mcm_rl_reading.py docs/reproductions | sed 's/^/  /'
+    echo "  Pre-training here is two passes over 12 random graphs (mcm_rl_train's defaults, capped at PRETRAIN_SECONDS),"
+    echo "  far from the paper's hours on 66 graphs; one PPO update on bert_base_ops takes about 2 s of CPU."
   else
     echo "- The RL curves (Fig. 5 / Table 2 on the test set, and RL on BERT): RL_SAMPLES=0 leaves them out."
   fi
