@@ -198,10 +198,11 @@ CostModel::CostModel(const topology::SystemSpec& spec, const workloads::Graph& g
   const int devices = spec.device_count();
   if (options_.max_workers <= 0 || options_.max_workers > devices) options_.max_workers = devices;
   const std::int64_t batch = graph.batch();
-  loads_ = std::make_unique<LinkLoads>(topology_);
   configs_.resize(graph.size());
   boxes_.resize(graph.size());
   nodes_.resize(graph.size());
+  // First the configurations and edges alone (cheap), so that a precomputation over xfer_limit is
+  // refused before the boxes, routes and tables that would take minutes and gigabytes.
   for (std::size_t v = 0; v < graph.size(); ++v) {
     const Layer& L = graph.layer(v);
     switch (options_.space) {
@@ -213,6 +214,23 @@ CostModel::CostModel(const topology::SystemSpec& spec, const workloads::Graph& g
         break;
     }
     if (configs_[v].empty()) throw InputError("deepa: layer '" + L.name + "' has no configuration (check dims)");
+    const auto producers = graph.predecessors(v);
+    for (std::size_t slot = 0; slot < producers.size(); ++slot) edges_.push_back({producers[slot], v, slot});
+  }
+  if (const double work = xfer_work(); options_.xfer_limit > 0 && work > options_.xfer_limit) {
+    std::size_t most = 0;
+    for (const auto& configs : configs_) most = std::max(most, configs.size());
+    char buf[640];
+    std::snprintf(buf, sizeof buf,
+                  "deepa: the eq. 1 xfer tables on platform '%s' (%d devices, up to %zu configurations per layer) are %.3g "
+                  "link-load updates, over option xfer_limit=%.3g (one to two minutes of CPU; the work grows as K^2 x W x "
+                  "N with the devices): lower --option max_workers (e.g. %d), restrict --option dims, or raise xfer_limit (0: no limit)",
+                  spec.name.c_str(), devices, most, work, options_.xfer_limit, std::max(1, devices / 4));
+    throw InputError(buf);
+  }
+  loads_ = std::make_unique<LinkLoads>(topology_);
+  for (std::size_t v = 0; v < graph.size(); ++v) {
+    const Layer& L = graph.layer(v);
     const plan::LoopExtent extent = lowering::loop_extent(L, batch);
     for (std::size_t c = 0; c < configs_[v].size(); ++c) {
       auto lb = std::make_unique<LayerBoxes>();
@@ -252,8 +270,6 @@ CostModel::CostModel(const topology::SystemSpec& spec, const workloads::Graph& g
     }
     for (std::size_t c = 0; c < configs_[v].size(); ++c) nodes_[v].push_back(node_cost(v, static_cast<int>(c)));
     if (options_.check_memory) refuse_oversized(v);
-    const auto producers = graph.predecessors(v);
-    for (std::size_t slot = 0; slot < producers.size(); ++slot) edges_.push_back({producers[slot], v, slot});
   }
 }
 
@@ -496,7 +512,7 @@ double CostModel::xfer_work() const {
   for (std::size_t e = 0; e < edges_.size(); ++e) {
     if (owner[e] != e) continue;
     double consumer_workers = 0;  // summed over the consumer's configurations
-    for (const auto& lb : boxes_[edges_[e].to]) consumer_workers += static_cast<double>(lb->boxes.size());
+    for (const Configuration& c : configs_[edges_[e].to]) consumer_workers += c.workers();
     work += static_cast<double>(configs_[edges_[e].from].size()) * consumer_workers;
   }
   return work * static_cast<double>(topology_.node_count());

@@ -61,8 +61,9 @@ struct ModelOptions {
   bool check_memory = true;
   /// How update(c) synchronises replicas (option `update`; the plan's schedule.gradient_sync_algorithm).
   plan::GradientSyncAlgorithm update = plan::GradientSyncAlgorithm::all_reduce;
-  /// Most CostModel::xfer_work() a plan may need (option `xfer_limit`; 0: no limit): run_deepa()
-  /// refuses larger precomputations up front instead of running for many minutes.
+  /// Most CostModel::xfer_work() a plan may need (option `xfer_limit`; 0: no limit): the CostModel
+  /// constructor refuses larger precomputations up front (InputError), before it builds anything
+  /// that grows with them, instead of running for many minutes.
   double xfer_limit = kDefaultXferLimit;
 };
 
