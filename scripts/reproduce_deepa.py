@@ -61,7 +61,7 @@ def sent_bytes(results):
 
 def module_bytes(config, plan, prefixes):
     """Bytes of the replay's transfers (inputs, errors and gradient synchronisation) of the layers whose
-    names start with each prefix, from simrun's timeline of those layers."""
+    names start with each prefix, from simrun's timeline of those layers; and the replay's results."""
     names = [l["name"] for l in json.load(open(plan))["layers"] if l["name"].startswith(tuple(prefixes))]
     timeline = plan + ".timeline.json"
     run([f"{BUILD}/bin/simrun", "--config", config, "--plan", plan, "--out", plan + ".modules.json", "--reproducible",
@@ -75,7 +75,7 @@ def module_bytes(config, plan, prefixes):
             for prefix in prefixes:
                 if layer.startswith(prefix):
                     total[prefix] += e["args"]["bytes"]
-    return total
+    return total, json.load(open(plan + ".modules.json"))
 
 
 def explain_rows(text):
@@ -277,8 +277,7 @@ for net in ["alexnet", "vgg16", "inception_v3"]:
         for label, options in (("ring all-reduce", []), ("parameter servers", ["update=parameter_server"])):
             deepa_path = simplan(K80, net, 512, "deepa", options)
             image_path = simplan(K80, net, 512, "deepa", options + ["space=image"])
-            d, i = module_bytes(K80, deepa_path, modules), module_bytes(K80, image_path, modules)
-            rd, ri = simrun(K80, deepa_path), simrun(K80, image_path)
+            (d, rd), (i, ri) = module_bytes(K80, deepa_path, modules), module_bytes(K80, image_path, modules)
             cells = [f"{d[m] / 1e9:.2f} / {i[m] / 1e9:.2f} ({d[m] / i[m]:.2f}x)" for m in modules]
             cells.append(f"{sent_bytes(rd) / 1e9:.2f} / {sent_bytes(ri) / 1e9:.2f} ({sent_bytes(rd) / sent_bytes(ri):.2f}x)")
             cells.append(f"{rd['simulated_iteration_s'] * 1e3:.1f} / {ri['simulated_iteration_s'] * 1e3:.1f}")

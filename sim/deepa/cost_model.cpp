@@ -217,6 +217,7 @@ CostModel::CostModel(const topology::SystemSpec& spec, const workloads::Graph& g
     const auto producers = graph.predecessors(v);
     for (std::size_t slot = 0; slot < producers.size(); ++slot) edges_.push_back({producers[slot], v, slot});
   }
+  table_owner_ = table_owners();
   if (const double work = xfer_work(); options_.xfer_limit > 0 && work > options_.xfer_limit) {
     std::size_t most = 0;
     for (const auto& configs : configs_) most = std::max(most, configs.size());
@@ -507,10 +508,9 @@ std::vector<std::size_t> CostModel::table_owners() const {
 }
 
 double CostModel::xfer_work() const {
-  const std::vector<std::size_t> owner = table_owners();
   double work = 0;
   for (std::size_t e = 0; e < edges_.size(); ++e) {
-    if (owner[e] != e) continue;
+    if (table_owner_[e] != e) continue;
     double consumer_workers = 0;  // summed over the consumer's configurations
     for (const Configuration& c : configs_[edges_[e].to]) consumer_workers += c.workers();
     work += static_cast<double>(configs_[edges_[e].from].size()) * consumer_workers;
@@ -525,13 +525,12 @@ CostGraph CostModel::cost_graph() const {
     for (const NodeCost& c : nodes_[v]) costs.push_back(c.compute_s + c.update_s);
     g.node_cost.push_back(std::move(costs));
   }
-  const std::vector<std::size_t> owner = table_owners();
   for (std::size_t e = 0; e < edges_.size(); ++e) {
     const Edge& edge = edges_[e];
     const int ku = static_cast<int>(configs_[edge.from].size()), kv = static_cast<int>(configs_[edge.to].size());
     CostEdge ce{static_cast<int>(edge.from), static_cast<int>(edge.to), {ku, kv, {}}};
-    if (owner[e] != e) {
-      ce.xfer.cost = g.edges[owner[e]].xfer.cost;
+    if (table_owner_[e] != e) {
+      ce.xfer.cost = g.edges[table_owner_[e]].xfer.cost;
     } else {
       ce.xfer.cost.resize(static_cast<std::size_t>(ku) * static_cast<std::size_t>(kv));
       for (int cu = 0; cu < ku; ++cu)

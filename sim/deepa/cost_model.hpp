@@ -221,6 +221,7 @@ class CostModel {
   std::vector<std::vector<std::unique_ptr<LayerBoxes>>> boxes_;
   std::vector<std::vector<NodeCost>> nodes_;
   std::vector<Edge> edges_;
+  std::vector<std::size_t> table_owner_;  // table_owners(), once the edges are known
   std::size_t refused_ = 0;
   mutable std::unique_ptr<LinkLoads> loads_;
 };
