@@ -27,7 +27,8 @@
 #   PARTSIM_CROSSCHECK_TIMEOUT     seconds per simplan or simrun call (default 1800; a run over it is
 #                                  listed as failed)
 #   PARTSIM_CROSSCHECK_RESUME      1: keep BUILD_DIR/crosscheck from an earlier run and do only what it
-#                                  lacks (runs that failed or timed out are tried again), so the full
+#                                  lacks (failed runs are tried again, but not those that timed out at
+#                                  this PARTSIM_CROSSCHECK_TIMEOUT or a larger one), so the full
 #                                  matrix can be run in several sittings; refused if simplan or simrun
 #                                  is not the build that began it (--version). Default 0: start afresh
 #   PARTSIM_JOBS                   runs at a time (default 2); PARTSIM_GRANULARITY chip | core (default chip)
@@ -61,7 +62,14 @@ if [ "${PARTSIM_CROSSCHECK_RESUME:-0}" = 1 ] && [ -f "$work/VERSIONS" ]; then
     echo "crosscheck.sh: $work was begun by $(cat "$work/VERSIONS"), this build is $versions: resume with that build, or run afresh (PARTSIM_CROSSCHECK_RESUME=0)" >&2
     exit 2
   fi
-  rm -f "$work"/*.failed
+  # Failed runs are tried again, except those that ran out of time at this limit or a larger one:
+  # the same limit would only spend the same time again.
+  for f in "$work"/*.failed; do
+    [ -e "$f" ] || continue
+    limit=$(sed -n 's/.*did not finish within \([0-9]*\) s (timeout).*/\1/p' "$f")
+    if [ -n "$limit" ] && [ "$limit" -ge "$timeout_s" ]; then continue; fi
+    rm -f "$f"
+  done
 else
   rm -rf "$work"
   mkdir -p "$work"
@@ -76,7 +84,8 @@ fi
 run() {
   local config=$1 strategy=$2 model=$3 variant=$4
   local name="${config}__${strategy}__${model}__${variant}" options=() rc=0
-  if [ -f "$work/$name.results.json" ] || [ -f "$work/$name.skipped" ] || [ -f "$work/$name.same_as" ]; then
+  if [ -f "$work/$name.results.json" ] || [ -f "$work/$name.skipped" ] || [ -f "$work/$name.same_as" ] ||
+     [ -f "$work/$name.failed" ]; then
     echo "kept   $name"  # PARTSIM_CROSSCHECK_RESUME=1: done in an earlier sitting
     return 0
   fi
@@ -105,15 +114,22 @@ run() {
     return 0
   fi
   local planned="${config}__${strategy}__${model}__planned"
-  if [ "$variant" = trusted ] && [ -f "$work/$planned.results.json" ] &&
+  if [ "$variant" = trusted ] && [ -f "$work/$planned.plan.json" ] &&
+     { [ -f "$work/$planned.results.json" ] || [ -f "$work/$planned.failed" ]; } &&
      python3 - "$work/$planned.plan.json" "$work/$name.plan.json" <<'EOF'; then
 import json, sys
 def placement(path):
     return [(layer["sharding"], layer.get("family")) for layer in json.load(open(path))["layers"]]
 sys.exit(0 if placement(sys.argv[1]) == placement(sys.argv[2]) else 1)
 EOF
-    echo "$planned" >"$work/$name.same_as"
-    echo "ok     $name (same placement as $planned)"
+    if [ -f "$work/$planned.results.json" ]; then
+      echo "$planned" >"$work/$name.same_as"
+      echo "ok     $name (same placement as $planned)"
+    else
+      # The same replay as the planned run's, which failed: say so rather than fail again.
+      echo "same placement as $planned, whose $(cat "$work/$planned.failed")" >"$work/$name.failed"
+      echo "FAILED $name: $(cat "$work/$name.failed")"
+    fi
     return 0
   fi
   timeout "$timeout_s" "$simrun" --config "configs/$config.yaml" --plan "$work/$name.plan.json" \
