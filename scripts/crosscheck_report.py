@@ -26,6 +26,7 @@ script_help.answer_help(__doc__)
 VIEWS = ("planned", "trusted")
 VIEW_TITLE = {"planned": "as planned", "trusted": "trusted option"}
 FULL_COMMAND = "PARTSIM_JOBS=1 scripts/crosscheck.sh"
+CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "configs")
 
 
 def pearson(x, y):
@@ -364,6 +365,30 @@ def not_run(skipped, failed):
         print()
 
 
+def coverage(work):
+    """What the work directory holds, from its files (a matrix run in several sittings holds more than the
+    last sitting asked for), and which shipped platforms (configs/*.yaml) it has no run of yet."""
+    names = {os.path.basename(p).split(".")[0] for ext in ("results.json", "same_as", "skipped", "failed")
+             for p in glob.glob(os.path.join(work, f"*__*__*__*.{ext}"))}
+    fields = [n.split("__") for n in names if n.count("__") == 3]
+    if not fields:
+        return
+    platforms, strategies, models, variants = (sorted({f[i] for f in fields}) for i in range(4))
+    print(f"This report holds {len(names)} (platform, strategy, workload, view) runs: platforms "
+          f"{', '.join(platforms)}; workloads {', '.join(models)}; strategies {', '.join(strategies)}; "
+          f"views {', '.join(variants)}.", end="")
+    shipped = sorted(os.path.basename(p)[: -len(".yaml")] for p in glob.glob(os.path.join(CONFIGS, "*.yaml")))
+    missing = [p for p in shipped if p not in platforms]
+    if missing:
+        print(f" **A partial matrix**: no run yet on {', '.join(missing)}"
+              " (`PARTSIM_CROSSCHECK_RESUME=1 scripts/crosscheck.sh` adds what is missing).", end="")
+    subset = os.environ.get("PARTSIM_CROSSCHECK_SUBSET", "")
+    if subset:
+        print(f" The last sitting asked for: {subset}.", end="")
+    print(f" The full matrix (every platform, strategy and workload above, both views) is `{FULL_COMMAND}`;"
+          " it takes hours on 2 cores.\n")
+
+
 def main():
     work, granularity = sys.argv[1], sys.argv[2]
     runs, skipped, failed = load(work)
@@ -384,11 +409,7 @@ def main():
     else:
         print("Every layer's gradient all-reduce starts as soon as its gradient exists (simplan's default,")
         print("`PARTSIM_CROSSCHECK_SYNC=concurrent`).\n")
-    subset = os.environ.get("PARTSIM_CROSSCHECK_SUBSET", "")
-    if subset:
-        print(f"This run covers: {subset}. The full matrix (alexnet, vgg16, resnet50, inception_v3, gnmt,")
-        print(f"bert_large; every platform; every strategy; both views) is `{FULL_COMMAND}`; it takes hours")
-        print("on 2 cores.\n")
+    coverage(work)
     versions = os.path.join(work, "VERSIONS")
     if os.path.exists(versions):
         print(f"Built from: {open(versions).read().strip()}.\n")

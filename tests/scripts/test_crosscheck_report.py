@@ -81,6 +81,16 @@ class CrosscheckReport(unittest.TestCase):
         self.assertIn("torus e gnmt (planned): `simrun did not finish within PARTSIM_CROSSCHECK_TIMEOUT (timeout, exit 124)`",
                       self.report())
 
+    def test_the_header_says_what_the_directory_holds_and_which_shipped_platforms_it_lacks(self):
+        out = self.report()
+        # 4 vgg16 runs, 2 resnet50 runs and the failed gnmt run, all on the made-up platform "torus".
+        self.assertIn("This report holds 7 (platform, strategy, workload, view) runs: platforms torus; "
+                      "workloads gnmt, resnet50, vgg16; strategies a, b, c, d, e, x, y; views planned.", out)
+        # Every shipped platform is missing from it, torus_8pf (configs/torus_8pf.yaml) among them.
+        missing = out.split("no run yet on ", 1)[1].split(" (`PARTSIM_CROSSCHECK_RESUME=1", 1)[0].split(", ")
+        self.assertIn("torus_8pf", missing)
+        self.assertIn("k80_16gpu", missing)
+
 
 if __name__ == "__main__":
     unittest.main()
