@@ -113,8 +113,8 @@ void add_string_attr(ChakraProtoMsg::GlobalMetadata& meta, const std::string& na
 }
 
 std::string node_name(const Program& program, const Task& t) {
-  if (t.layer < 0) return t.label;
-  return program.layer_names().at(static_cast<std::size_t>(t.layer)) + ":" + plan::to_string(t.pass) + ":" + t.label;
+  if (t.layer < 0) return t.label.str();
+  return program.layer_names().at(static_cast<std::size_t>(t.layer)) + ":" + plan::to_string(t.pass) + ":" + t.label.str();
 }
 
 // num_ops of every compute task: its layer's FLOP of that pass (workloads::LayerQuantities),

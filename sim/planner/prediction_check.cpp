@@ -194,7 +194,7 @@ CommunicationCheck check_communication(const plan::Plan& plan, const topology::S
   for (const auto& name : program.layer_names()) bandwidth_only.add_layer(name);
   for (program::Task task : program.tasks()) {
     if (task.kind == program::TaskKind::delay && task.at.device < 0) task.seconds = 0;
-    bandwidth_only.add(std::move(task));
+    bandwidth_only.add(task);
   }
   c.closed_form_s = program::ClosedFormEvaluator(transfer_time(true)).evaluate(program).makespan_s;
   c.closed_form_bandwidth_only_s =

@@ -1,5 +1,6 @@
 #include "sim/program/program.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/common/error.hpp"
@@ -14,19 +15,52 @@ int Program::add_layer(std::string name) {
 TaskLimitExceeded::TaskLimitExceeded(std::size_t limit)
     : Error("program: more than " + std::to_string(limit) + " tasks (the limit its caller set)"), limit_(limit) {}
 
-int Program::add(Task task) {
+namespace {
+const std::string kEmptyLabel;
+// Dependencies per block: 4 MB; a task with more gets a block of its own.
+constexpr std::size_t kDependencyBlock = std::size_t{1} << 20;
+}  // namespace
+
+Label::Label() noexcept : text_(&kEmptyLabel) {}
+
+Label Program::intern(std::string_view text) {
+  if (text.empty()) return Label{};
+  return Label{&*labels_.emplace(text).first};
+}
+
+std::span<const int> Program::store(std::span<const int> after) {
+  if (after.empty()) return {};
+  if (dependency_blocks_.empty() ||
+      dependency_blocks_.back().capacity() - dependency_blocks_.back().size() < after.size()) {
+    dependency_blocks_.emplace_back();
+    dependency_blocks_.back().reserve(std::max(kDependencyBlock, after.size()));
+  }
+  std::vector<int>& block = dependency_blocks_.back();
+  const std::size_t first = block.size();
+  // Within the capacity: no reallocation, so `after` may even point into this block (a task of
+  // this Program copied by add(const Task&)).
+  for (int dep : after) block.push_back(dep);
+  return {block.data() + first, after.size()};
+}
+
+int Program::add(const Task& task) { return add(task, task.label.str(), task.after); }
+
+int Program::add(Task task, std::string_view label, std::span<const int> after) {
   if (task_limit_ > 0 && tasks_.size() >= task_limit_) throw TaskLimitExceeded(task_limit_);
   const int index = static_cast<int>(tasks_.size());
-  for (int dep : task.after)
+  for (int dep : after)
     if (dep < 0 || dep >= index)
-      throw Error("program: task " + std::to_string(index) + " (" + task.label + ") depends on task " +
+      throw Error("program: task " + std::to_string(index) + " (" + std::string(label) + ") depends on task " +
                   std::to_string(dep) + ", which is not an earlier task");
   if (!(task.seconds >= 0) || !std::isfinite(task.seconds) || !(task.bytes >= 0) || !std::isfinite(task.bytes))
-    throw Error("program: task " + std::to_string(index) + " (" + task.label + ") has a negative or non-finite size");
+    throw Error("program: task " + std::to_string(index) + " (" + std::string(label) +
+                ") has a negative or non-finite size");
   if (task.layer >= static_cast<int>(layer_names_.size()))
     throw Error("program: task " + std::to_string(index) + " names layer " + std::to_string(task.layer) +
                 ", which was not added");
-  tasks_.push_back(std::move(task));
+  task.label = intern(label);
+  task.after = store(after);
+  tasks_.push_back(task);
   return index;
 }
 
@@ -36,11 +70,9 @@ int Program::add_compute(int layer, plan::Pass pass, std::string label, Endpoint
   t.kind = TaskKind::compute;
   t.layer = layer;
   t.pass = pass;
-  t.label = std::move(label);
   t.at = at;
   t.seconds = seconds;
-  t.after = std::move(after);
-  return add(std::move(t));
+  return add(t, label, after);
 }
 
 int Program::add_transfer(int layer, plan::Pass pass, std::string label, Endpoint src, Endpoint dst, double bytes,
@@ -49,12 +81,10 @@ int Program::add_transfer(int layer, plan::Pass pass, std::string label, Endpoin
   t.kind = TaskKind::transfer;
   t.layer = layer;
   t.pass = pass;
-  t.label = std::move(label);
   t.src = src;
   t.dst = dst;
   t.bytes = bytes;
-  t.after = std::move(after);
-  return add(std::move(t));
+  return add(t, label, after);
 }
 
 int Program::add_delay(int layer, plan::Pass pass, std::string label, double seconds, std::vector<int> after,
@@ -64,10 +94,8 @@ int Program::add_delay(int layer, plan::Pass pass, std::string label, double sec
   t.at = at;
   t.layer = layer;
   t.pass = pass;
-  t.label = std::move(label);
   t.seconds = seconds;
-  t.after = std::move(after);
-  return add(std::move(t));
+  return add(t, label, after);
 }
 
 }  // namespace partsim::program

@@ -59,12 +59,12 @@ program::Evaluation Simulation::run(const program::Program& program) {
   for (const auto& task : tasks)
     for (int dep : task.after) ++first_successor[static_cast<std::size_t>(dep) + 1];
   for (std::size_t i = 0; i < n; ++i) first_successor[i + 1] += first_successor[i];
-  std::vector<std::size_t> successors(first_successor[n]);
+  std::vector<int> successors(first_successor[n]);  // task indices are ints (Task::after)
   {
     std::vector<std::size_t> fill(first_successor.begin(), first_successor.end() - 1);
     for (std::size_t i = 0; i < n; ++i) {
       waiting[i] = static_cast<int>(tasks[i].after.size());
-      for (int dep : tasks[i].after) successors[fill[static_cast<std::size_t>(dep)]++] = i;
+      for (int dep : tasks[i].after) successors[fill[static_cast<std::size_t>(dep)]++] = static_cast<int>(i);
     }
   }
   // Route latency per node pair, paid before the comm starts (LinkLatency::by_caller).
@@ -74,8 +74,9 @@ program::Evaluation Simulation::run(const program::Program& program) {
 
   program::Evaluation result;
   result.tasks.resize(n);
-  std::unordered_map<const sg4::Activity*, std::size_t> running;  // comm -> task
-  std::vector<sg4::CommPtr> alive(n);     // held until completion (an actor-free comm must be)
+  // comm -> its task, and the comm held until completion (an actor-free comm must be); only the
+  // comms in flight, not one slot per task.
+  std::unordered_map<const sg4::Activity*, std::pair<std::size_t, sg4::CommPtr>> running;
   std::vector<sg4::CommPtr> finished;     // released in the next callback, once SimGrid is done with it
   std::vector<std::size_t> ready;
   std::size_t done = 0;
@@ -85,14 +86,13 @@ program::Evaluation Simulation::run(const program::Program& program) {
     result.tasks[i].finish = sg4::Engine::get_clock();
     ++done;
     for (std::size_t s = first_successor[i]; s < first_successor[i + 1]; ++s)
-      if (--waiting[successors[s]] == 0) ready.push_back(successors[s]);
+      if (--waiting[static_cast<std::size_t>(successors[s])] == 0) ready.push_back(static_cast<std::size_t>(successors[s]));
   };
   auto start_comm = [&](std::size_t i, int src, int dst, std::uint64_t bytes) {
     auto comm = sg4::Comm::sendto_init(impl_->hosts.at(static_cast<std::size_t>(src)),
                                        impl_->hosts.at(static_cast<std::size_t>(dst)));
     comm->set_payload_size(bytes);
-    running[comm.get()] = i;  // registered before start()
-    alive[i] = comm;
+    running[comm.get()] = {i, comm};  // registered before start()
     comm->start();
   };
   // A timer fires at `date` (kernel timers cost a heap entry, not an activity): compute and delay
@@ -146,9 +146,9 @@ program::Evaluation Simulation::run(const program::Program& program) {
     finished.clear();
     auto it = running.find(&activity);
     if (it == running.end()) return;
-    const std::size_t i = it->second;
+    const std::size_t i = it->second.first;
+    finished.push_back(std::move(it->second.second));
     running.erase(it);
-    finished.push_back(std::move(alive[i]));
     complete(i);
     drain();
   };

@@ -522,7 +522,7 @@ class Writer {
       const Task& t = program_.tasks()[i];
       const std::string layer =
           t.layer >= 0 ? program_.layer_names()[static_cast<size_t>(t.layer)] : std::string("(none)");
-      name = quoted(layer + "/" + plan::to_string(t.pass) + " " + t.label);
+      name = quoted(layer + "/" + plan::to_string(t.pass) + " " + t.label.str());
     }
     return name;
   }

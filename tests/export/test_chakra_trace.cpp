@@ -161,7 +161,7 @@ TEST(ChakraTrace, DataParallelPlanMatchesItsProgram) {
     if (t.kind == program::TaskKind::compute) ++computes[t.at.device];
     // The star has no latency: no latency delays to place (they are tested on the hand Program).
     if (t.kind == program::TaskKind::delay && t.at.device < 0) {
-      EXPECT_EQ(t.seconds, 0.0) << t.label;
+      EXPECT_EQ(t.seconds, 0.0) << t.label.str();
     }
     if (t.kind == program::TaskKind::delay && t.at.device >= 0 && t.seconds > 0) ++computes[t.at.device];
     if (t.kind == program::TaskKind::transfer && t.src.device != t.dst.device) {

@@ -61,7 +61,7 @@ TEST(PluginStrategy, PlansChecksLowersAndReplaysThroughTheSharedSeam) {
   const topology::TopologyGraph topo(spec);
   const program::Program prog = r.lower({back, spec, g, topo});
   for (const auto& t : prog.tasks()) {
-    EXPECT_NE(t.kind, program::TaskKind::transfer) << t.label;
+    EXPECT_NE(t.kind, program::TaskKind::transfer) << t.label.str();
     if (t.kind == program::TaskKind::compute) {
       EXPECT_EQ(t.at.device, 1);
     }

@@ -105,15 +105,7 @@ TEST(Report, ExposedTimeSplitsIntoMemoryAndCommunication) {
     program::Program prog;
     const int lx = prog.add_layer("x");
     const int c0 = prog.add_compute(lx, Pass::fwd, "c", {0}, 1e-3, {});
-    program::Task read;
-    read.kind = program::TaskKind::delay;
-    read.layer = lx;
-    read.pass = Pass::fwd;
-    read.label = "memory read";
-    read.at = {0, -1, true};
-    read.seconds = 2e-3;
-    read.after = {c0};
-    const int m = prog.add(read);
+    const int m = prog.add_delay(lx, Pass::fwd, "memory read", 2e-3, {c0}, {0, -1, true});
     if (overlapped) prog.add_compute(lx, Pass::fwd, "c", {1}, 3e-3, {c0});
     prog.add_transfer(lx, Pass::fwd, "t", {0}, {1}, 1e6, {m});  // 1 MB at 1 GB/s = 1 ms
     program::ClosedFormEvaluator closed([](const auto&, const auto&, double bytes) { return bytes / 1e9; });

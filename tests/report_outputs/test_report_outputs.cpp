@@ -373,13 +373,7 @@ TEST(Timeline, DelaysGoToTheirDeviceOrToProgram) {
   const int j = p.add_delay(l, Pass::fwd, "join", 0.0, {a, b});              // 2: d1 and d2
   p.add_delay(l, Pass::fwd, "after_join", 1e-3, {j});                        // 3: -> program/delays
   p.add_delay(l, Pass::fwd, "after_a", 1e-3, {a});                           // 4: -> d1/delays
-  program::Task mem;                                                        // 5: at = d3's memory
-  mem.kind = program::TaskKind::delay;
-  mem.layer = l;
-  mem.label = "fetch";
-  mem.seconds = 1e-3;
-  mem.at = {3, -1, true};
-  p.add(mem);
+  p.add_delay(l, Pass::fwd, "fetch", 1e-3, {}, {3, -1, true});             // 5: at = d3's memory
   const Evaluation e = timed({{0, 0.1}, {0, 0.1}, {0.1, 0.1}, {0.1, 1.1}, {0.1, 1.1}, {0, 1}});
   std::ostringstream out;
   report::write_timeline(out, p, e, g);
