@@ -242,13 +242,26 @@ def where_the_error_comes_from(runs):
     print()
 
 
-def rankings(runs):
+def left_out(failed):
+    """Per (platform, workload): the strategies whose run failed, so that no ranking leaves one out
+    silently (a timeout said as one)."""
+    out = defaultdict(set)
+    for f in failed:
+        why = "timeout" if "did not finish" in f["why"] or " 124" in f["why"] else "failed"
+        out[(f["config"], f["model"])].add(f"{f['strategy']} ({why})")
+    return {key: ", ".join(sorted(v)) for key, v in out.items()}
+
+
+def rankings(runs, failed=()):
     print("## Do the strategies rank the same?\n")
     print("Per (platform, workload), fastest first. A trusted plan that places every layer as the planned")
     print("one shares its replay, so the simulation order is the same in both views unless marked.\n")
+    missing = left_out(failed)
+    if missing:
+        print("*Not ranked* names the strategies whose plan or replay failed for that pair (section Failed).\n")
     print("| platform | workload | by prediction (as planned) | same | by prediction (trusted) | same | "
-          "by simulation |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+          "by simulation |" + (" not ranked |" if missing else ""))
+    print("| --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if missing else ""))
     planned, trusted = rank_pairs(view_runs(runs, "planned")), rank_pairs(view_runs(runs, "trusted"))
     exceptions = []
     for key in sorted(set(planned) | set(trusted)):
@@ -268,7 +281,8 @@ def rankings(runs):
         sim_cell = " < ".join(sim_orders[-1]) if sim_orders else ""
         if len(sim_orders) == 2 and sim_orders[0] != sim_orders[1]:
             sim_cell = f"{' < '.join(sim_orders[0])} (trusted: {sim_cell})"
-        print(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + f" | {sim_cell} |")
+        print(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + f" | {sim_cell} |" +
+              (f" {missing.get(key, '')} |" if missing else ""))
     print()
     if not exceptions:
         if trusted:
@@ -419,7 +433,7 @@ def main():
         return
     summary(runs)
     where_the_error_comes_from(runs)
-    rankings(runs)
+    rankings(runs, failed)
     contention(runs)
     every_run(runs)
     not_run(skipped, failed)

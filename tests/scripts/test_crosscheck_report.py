@@ -81,6 +81,16 @@ class CrosscheckReport(unittest.TestCase):
         self.assertIn("torus e gnmt (planned): `simrun did not finish within PARTSIM_CROSSCHECK_TIMEOUT (timeout, exit 124)`",
                       self.report())
 
+    def test_a_strategy_that_failed_is_named_beside_the_ranking_it_is_missing_from(self):
+        with open(os.path.join(self.work, "torus__f__vgg16__planned.failed"), "w") as f:
+            f.write("simrun exit 124: did not finish within 600 s (timeout)\n")
+        out = self.report()
+        self.assertIn("| torus | vgg16 | a < c < b < d | **no** |", out)
+        row = next(line for line in out.splitlines() if line.startswith("| torus | vgg16 |"))
+        self.assertTrue(row.endswith("| f (timeout) |"), row)
+        row = next(line for line in out.splitlines() if line.startswith("| torus | resnet50 |"))
+        self.assertTrue(row.endswith("|  |"), row)  # nothing left out there
+
     def test_the_header_says_what_the_directory_holds_and_which_shipped_platforms_it_lacks(self):
         out = self.report()
         # 4 vgg16 runs, 2 resnet50 runs and the failed gnmt run, all on the made-up platform "torus".
