@@ -84,6 +84,9 @@ int plan_mode(const Options& o) {
       throw InputError("--gradient-sync-order, --gradient-bucket, --gradient-sync-algorithm: strategy '" + o.strategy +
                        "' has a lowering of its own, which does not read it (the shared sharding lowering does)");
   }
+  if (o.gradient_sync.redistribution && registry.find(o.strategy).lower)
+    throw InputError("--redistribution: strategy '" + o.strategy +
+                     "' has a lowering of its own, which does not read it (the shared sharding lowering does)");
   plan::Plan p = registry.make_plan(o.strategy, inputs);
   o.gradient_sync.apply_to(p.schedule);
   outputs.add(o.output, plan::plan_to_text(p));

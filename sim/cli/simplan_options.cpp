@@ -13,6 +13,7 @@ void GradientSyncOptions::apply_to(plan::ScheduleDirectives& schedule) const {
   if (order) schedule.gradient_sync_order = *order;
   if (bucket_bytes) schedule.gradient_bucket_bytes = *bucket_bytes;
   if (algorithm) schedule.gradient_sync_algorithm = *algorithm;
+  if (redistribution) schedule.redistribution = *redistribution;
 }
 
 namespace {
@@ -52,6 +53,11 @@ void add_gradient_sync_options(CLI::App& app, GradientSyncOptions& o) {
              "all_reduce (default: a ring, or the torus all-reduce) or parameter_server (one device of the replica "
              "group, a different one per layer, gathers the gradients and sends the parameters back, as DeePa's GPU "
              "parameter servers; deepa: --option update=...)");
+  add_choice(app, "--redistribution", o.redistribution, plan::redistribution_names(),
+             "How inputs and errors move between layers of different shardings (plan schedule.redistribution): "
+             "point_to_point (default: one transfer per holder and needer) or collective (an all-gather or "
+             "reduce-scatter over every device runs as that collective, as tensor-parallel frameworks do; the "
+             "rest stays point to point)");
 }
 
 void add_simplan_options(CLI::App& app, SimplanOptions& o) {

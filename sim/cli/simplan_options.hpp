@@ -21,11 +21,14 @@ struct GradientSyncOptions {
   std::optional<plan::GradientSyncOrder> order;  // --gradient-sync-order concurrent|in_order
   std::optional<double> bucket_bytes;            // --gradient-bucket SIZE (bytes per device)
   std::optional<plan::GradientSyncAlgorithm> algorithm;  // --gradient-sync-algorithm all_reduce|parameter_server
-  bool any() const { return order || bucket_bytes || algorithm; }
+  // --redistribution point_to_point|collective: not about gradients, but a schedule directive to the
+  // same lowering, for training and inference plans alike.
+  std::optional<plan::Redistribution> redistribution;
+  bool any() const { return order || bucket_bytes || algorithm; }  // the gradient directives
   void apply_to(plan::ScheduleDirectives& schedule) const;
 };
-/// Adds --gradient-sync-order, --gradient-bucket and --gradient-sync-algorithm (simplan's and the
-/// replay benchmark's).
+/// Adds --gradient-sync-order, --gradient-bucket, --gradient-sync-algorithm and --redistribution
+/// (simplan's and the replay benchmark's).
 void add_gradient_sync_options(CLI::App& app, GradientSyncOptions& options);
 
 struct SimplanOptions {

@@ -242,7 +242,8 @@ class ShardingLowerer {
   /// part.
   std::map<int, std::vector<int>> add_steps(std::size_t v, Pass pass, const std::string& label,
                                             const collectives::Schedule& schedule,
-                                            const std::map<int, std::vector<int>>& start) {
+                                            const std::map<int, std::vector<int>>& start,
+                                            std::map<int, std::vector<int>>* every_arrival = nullptr) {
     std::map<int, std::vector<int>> arrived = start;  // by device: what reached it in the previous run
     const int layer_index = static_cast<int>(v);
     for (const StepRun& run : step_runs(schedule, c_.topology)) {
@@ -254,6 +255,7 @@ class ShardingLowerer {
         if (run.removed_latency() > 0)
           id = program_.add_delay(layer_index, pass, label + " latency", run.removed_latency(), {id});
         next[dst].push_back(id);
+        if (every_arrival) (*every_arrival)[dst].push_back(id);
         sent.insert(src);
       }
       for (auto& [d, tasks] : next) {
@@ -274,6 +276,105 @@ class ShardingLowerer {
     return s;
   }
 
+  // ---- collective redistributions (plan schedule.redistribution: collective) ----------------------
+
+  bool collective_redistribution() const {
+    return c_.plan.schedule.redistribution == plan::Redistribution::collective;
+  }
+
+  /// Every device of the platform holds exactly one of `boxes`' devices (one box each).
+  bool one_box_per_device(const std::vector<int>& devices) const {
+    const int n = c_.spec.device_count();
+    if (static_cast<int>(devices.size()) != n || n < 2) return false;
+    std::vector<bool> seen(static_cast<std::size_t>(n), false);
+    for (int d : devices) {
+      if (d < 0 || d >= n || seen[static_cast<std::size_t>(d)]) return false;
+      seen[static_cast<std::size_t>(d)] = true;
+    }
+    return true;
+  }
+
+  /// The elements of each piece when `holder`'s owners are one equal piece per device of the
+  /// platform and every one of `needs` (all the same box) takes every piece whole; nullopt otherwise.
+  std::optional<double> whole_from_equal_pieces(LayerState& holder, const std::vector<TensorBox>& needs) const {
+    std::vector<int> devices;
+    for (const Owner& o : holder.owners) devices.push_back(o.device);
+    if (needs.empty() || !one_box_per_device(devices)) return std::nullopt;
+    const auto same = [](const TensorBox& a, const TensorBox& b) {
+      return a.batch == b.batch && a.channel == b.channel && a.height == b.height && a.width == b.width;
+    };
+    for (const TensorBox& need : needs)
+      if (!same(need, needs.front())) return std::nullopt;
+    const double piece = holder.owners.front().box.elements();
+    const auto meetings = holder.owners_meeting(needs.front());
+    if (meetings.size() != holder.owners.size() || piece <= 0) return std::nullopt;
+    for (const auto& m : meetings)
+      if (m.elements != piece || holder.owners[m.owner].box.elements() != piece) return std::nullopt;
+    return piece;
+  }
+
+  /// The schedule of `collective` ("all_gather" or "reduce_scatter") over every device, S = `bytes`
+  /// per device (the whole tensor): the collectives library's dimension-ordered form on a torus,
+  /// else a ring in device order (k - 1 steps of S / k).
+  collectives::Schedule whole_platform_collective(const std::string& collective, double bytes) const {
+    if (c_.topology.is_torus()) {
+      collectives::Request r;
+      r.collective = collective;
+      r.axis = "all";
+      r.bytes = bytes;
+      return collectives::build_schedule(r, chip_topology());
+    }
+    const int k = c_.spec.device_count();
+    std::vector<int> devices(static_cast<std::size_t>(k));
+    for (int d = 0; d < k; ++d) devices[static_cast<std::size_t>(d)] = d;
+    return ring(devices, k - 1, bytes / k);
+  }
+
+  /// schedule.redistribution collective: the elements of each piece when layer v's boxes (one per
+  /// device) each take the whole output of producer `slot` (FWD: as input; BWD: sending back an error
+  /// for all of it), held as one equal piece per device; nullopt when the redistribution does not
+  /// have that shape (it then goes point to point).
+  std::optional<double> collective_piece(std::size_t v, std::size_t slot, std::size_t u) {
+    const LayerState& s = state_[v];
+    if (!collective_redistribution() || is_input(u)) return std::nullopt;
+    std::vector<int> devices;
+    std::vector<TensorBox> needs;
+    for (const auto& b : s.boxes) {
+      devices.push_back(b.device);
+      needs.push_back(input_box(layer(v), slot, b.box, s.extent, batch_));
+    }
+    if (!one_box_per_device(devices)) return std::nullopt;
+    return whole_from_equal_pieces(state_[u], needs);
+  }
+
+  /// FWD: producer u's output reaches every box by an all-gather of the pieces (`piece` elements
+  /// each). Returns, per device, the tasks its box waits for: its own piece and every arrival.
+  std::map<int, std::vector<int>> all_gather_input(std::size_t v, std::size_t u, double piece) {
+    const LayerState& holder = state_[u];
+    std::map<int, std::vector<int>> start, waits;
+    for (const Owner& o : holder.owners)
+      if (o.ready >= 0) start[o.device] = waits[o.device] = {o.ready};
+    add_steps(v, Pass::fwd, "input from " + layer(u).name + " (all-gather)",
+              whole_platform_collective("all_gather", piece * static_cast<double>(holder.owners.size()) * bpe_), start,
+              &waits);
+    return waits;
+  }
+
+  /// BWD: the boxes' partial errors of producer u's whole output (each after its `after`, by device)
+  /// reduce-scattered onto u's owners (`piece` elements each): every arrival and the owner's own
+  /// partial sum go to its error_in.
+  void reduce_scatter_errors(std::size_t v, std::size_t u, double piece, const std::map<int, std::vector<int>>& after) {
+    LayerState& holder = state_[u];
+    std::map<int, std::vector<int>> arrivals;
+    add_steps(v, Pass::bwd, "error to " + layer(u).name + " (reduce-scatter)",
+              whole_platform_collective("reduce_scatter", piece * static_cast<double>(holder.owners.size()) * bpe_),
+              after, &arrivals);
+    for (Owner& o : holder.owners)
+      for (const std::map<int, std::vector<int>>* tasks : {&after, static_cast<const std::map<int, std::vector<int>>*>(&arrivals)})
+        if (const auto it = tasks->find(o.device); it != tasks->end())
+          o.error_in.insert(o.error_in.end(), it->second.begin(), it->second.end());
+  }
+
   // ---- passes -------------------------------------------------------------------------------------
 
   void forward(std::size_t v) {
@@ -284,8 +385,18 @@ class ShardingLowerer {
     if (!is_input(v) && !forward_shared(v, done)) {  // graph inputs are where their sharding puts them from the start
       std::vector<std::vector<int>> deps(s.boxes.size());
       std::vector<std::vector<std::size_t>> queued(s.boxes.size());
+      std::vector<bool> gathered(producers.size(), false);
+      for (std::size_t slot = 0; slot < producers.size(); ++slot)
+        if (const auto piece = collective_piece(v, slot, producers[slot])) {
+          gathered[slot] = true;
+          const auto waits = all_gather_input(v, producers[slot], *piece);
+          for (std::size_t k = 0; k < s.boxes.size(); ++k)
+            if (const auto it = waits.find(s.boxes[k].device); it != waits.end())
+              deps[k].insert(deps[k].end(), it->second.begin(), it->second.end());
+        }
       for (std::size_t k = 0; k < s.boxes.size(); ++k)
         for (std::size_t slot = 0; slot < producers.size(); ++slot) {
+          if (gathered[slot]) continue;
           const std::size_t u = producers[slot];
           const auto got = fetch("input from " + layer(u).name, s.boxes[k].device,
                                  input_box(L, slot, s.boxes[k].box, s.extent, batch_), state_[u],
@@ -464,29 +575,56 @@ class ShardingLowerer {
     // layer the loss gradient, where the output is.
     std::vector<std::vector<int>> deps(s.boxes.size());
     std::vector<std::vector<std::size_t>> queued(s.boxes.size());
-    for (std::size_t k = 0; k < s.boxes.size(); ++k)
+    const auto error_source = [has_consumers](const Owner& o) {
+      if (has_consumers) return o.error_in;
+      return o.ready >= 0 ? std::vector<int>{o.ready} : std::vector<int>{};
+    };
+    // schedule.redistribution collective: boxes that each need the error of the whole output, held
+    // as one equal piece per device (the partial sums' reduce-scatter slices), get it by an all-gather.
+    std::optional<double> error_piece;
+    if (collective_redistribution()) {
+      std::vector<int> devices;
+      std::vector<TensorBox> needs;
+      for (const auto& b : s.boxes) {
+        devices.push_back(b.device);
+        needs.push_back(output_box(L, b.box, s.extent, batch_));
+      }
+      if (one_box_per_device(devices)) error_piece = whole_from_equal_pieces(s, needs);
+    }
+    if (error_piece) {
+      std::map<int, std::vector<int>> start, waits;
+      for (const Owner& o : s.owners) start[o.device] = waits[o.device] = error_source(o);
+      add_steps(v, Pass::bwd, "error of " + L.name + " (all-gather)",
+                whole_platform_collective("all_gather", *error_piece * static_cast<double>(s.owners.size()) * bpe_),
+                start, &waits);
+      for (std::size_t k = 0; k < s.boxes.size(); ++k) deps[k] = waits[s.boxes[k].device];
+    }
+    for (std::size_t k = 0; k < s.boxes.size() && !error_piece; ++k)
       deps[k] = fetch("error of " + L.name, s.boxes[k].device, output_box(L, s.boxes[k].box, s.extent, batch_),
-                      s,
-                      [has_consumers](const Owner& o) {
-                        if (has_consumers) return o.error_in;
-                        return o.ready >= 0 ? std::vector<int>{o.ready} : std::vector<int>{};
-                      },
-                      queued[k]);
+                      s, error_source, queued[k]);
     const std::vector<int> ids = flush(v, Pass::bwd);
     // Input errors, sent to the owners of each producer's output (summed where they arrive).
     struct Sent {
       std::size_t u = 0, owner = 0, queue = 0;
     };
     std::vector<Sent> sent;
+    // Producers whose errors go back by a reduce-scatter (schedule.redistribution collective), with
+    // the piece each owner gets, and the boxes' input-error computes they start after.
+    std::map<std::size_t, double> scattered;
+    if (needs_input_error)
+      for (std::size_t slot = 0; slot < producers.size(); ++slot)
+        if (const auto piece = collective_piece(v, slot, producers[slot])) scattered[slot] = *piece;
+    std::map<int, std::vector<int>> dx_done;  // by device
     for (std::size_t k = 0; k < s.boxes.size(); ++k) {
       const auto& [device, box] = s.boxes[k];
       append(deps[k], ids, queued[k]);
       if (needs_input_error) {
         const int dx = compute(v, Pass::bwd, device, box, deps[k]);
         const std::vector<int> after = dx >= 0 ? std::vector<int>{dx} : deps[k];
+        if (!scattered.empty()) dx_done[device] = after;
         for (std::size_t slot = 0; slot < producers.size(); ++slot) {
           const std::size_t u = producers[slot];
-          if (is_input(u)) continue;
+          if (is_input(u) || scattered.contains(slot)) continue;
           const TensorBox dx_box = input_box(L, slot, box, s.extent, batch_);
           auto& owners = state_[u].owners;
           for (const auto& [o, elements] : state_[u].owners_meeting(dx_box)) {
@@ -503,6 +641,7 @@ class ShardingLowerer {
     }
     const std::vector<int> sent_ids = flush(v, Pass::bwd);
     for (const Sent& e : sent) state_[e.u].owners[e.owner].error_in.push_back(sent_ids[e.queue]);
+    for (const auto& [slot, piece] : scattered) reduce_scatter_errors(v, producers[slot], piece, dx_done);
     if (c_.plan.schedule.overlap_gradient_sync) synchronise_gradients(v);
     s.release_owners();  // its error has been fetched, its consumers ran before it: nothing reads them again
   }

@@ -77,6 +77,7 @@ struct MemoryUse {
 
 enum class GradientSyncOrder { concurrent, in_order };
 enum class GradientSyncAlgorithm { all_reduce, parameter_server };
+enum class Redistribution { point_to_point, collective };
 
 /// Directives to the lowering about how a plan's communication is scheduled (docs/plan-format.md
 /// "schedule"); plans without them get the defaults.
@@ -100,6 +101,14 @@ struct ScheduleDirectives {
   /// servers spread over the GPUs): every other replica sends it its gradients, then it sends every
   /// replica the updated parameters.
   GradientSyncAlgorithm gradient_sync_algorithm = GradientSyncAlgorithm::all_reduce;
+  /// point_to_point: a layer's inputs (and in BWD the errors it sends back) move between layers of
+  /// different shardings as one transfer per (holder, needer) pair, in shift order. collective:
+  /// where a redistribution has the shape of a collective over every device, it runs as that
+  /// collective's real schedule instead: every device holding an equal disjoint piece and every one
+  /// needing the whole tensor is an all-gather (FWD), every device holding a partial sum of the whole
+  /// tensor that each owner needs its piece of is a reduce-scatter (BWD); as Megatron-LM's and
+  /// GSPMD's tensor-parallel layers do. Other redistributions stay point to point.
+  Redistribution redistribution = Redistribution::point_to_point;
   bool operator==(const ScheduleDirectives&) const = default;
 };
 

@@ -34,6 +34,11 @@ const std::vector<std::string>& gradient_sync_algorithm_names() {
   return names;
 }
 
+const std::vector<std::string>& redistribution_names() {
+  static const std::vector<std::string> names{"point_to_point", "collective"};
+  return names;
+}
+
 namespace {
 
 // ---- writing ----------------------------------------------------------------------------------
@@ -148,7 +153,8 @@ ordered_json plan_to_json(const Plan& plan) {
          gradient_sync_order_names()[static_cast<std::size_t>(plan.schedule.gradient_sync_order)]},
         {"gradient_bucket_bytes", plan.schedule.gradient_bucket_bytes},
         {"gradient_sync_algorithm",
-         gradient_sync_algorithm_names()[static_cast<std::size_t>(plan.schedule.gradient_sync_algorithm)]}};
+         gradient_sync_algorithm_names()[static_cast<std::size_t>(plan.schedule.gradient_sync_algorithm)]},
+        {"redistribution", redistribution_names()[static_cast<std::size_t>(plan.schedule.redistribution)]}};
   ordered_json layers = ordered_json::array();
   for (const auto& layer : plan.layers) {
     ordered_json l;
@@ -220,7 +226,11 @@ Plan plan_from_json(const json& root, const std::string& file) {
   }
   if (r.has("schedule")) {
     Reader schedule = r.at("schedule");
-    schedule.only_keys({"overlap_gradient_sync", "gradient_sync_order", "gradient_bucket_bytes", "gradient_sync_algorithm"});
+    schedule.only_keys({"overlap_gradient_sync", "gradient_sync_order", "gradient_bucket_bytes", "gradient_sync_algorithm",
+                        "redistribution"});
+    if (schedule.has("redistribution"))
+      plan.schedule.redistribution =
+          static_cast<Redistribution>(schedule.at("redistribution").choice(redistribution_names()));
     if (schedule.has("gradient_sync_algorithm"))
       plan.schedule.gradient_sync_algorithm = static_cast<GradientSyncAlgorithm>(
           schedule.at("gradient_sync_algorithm").choice(gradient_sync_algorithm_names()));

@@ -21,6 +21,8 @@ namespace partsim::plan {
 const std::vector<std::string>& gradient_sync_order_names();
 /// "all_reduce", "parameter_server" (GradientSyncAlgorithm's values in order).
 const std::vector<std::string>& gradient_sync_algorithm_names();
+/// "point_to_point", "collective" (Redistribution's values in order).
+const std::vector<std::string>& redistribution_names();
 
 nlohmann::ordered_json plan_to_json(const Plan& plan);
 Plan plan_from_json(const nlohmann::json& json, const std::string& file);

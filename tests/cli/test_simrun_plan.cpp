@@ -215,5 +215,12 @@ TEST(SimrunPlan, GradientSyncOptionsRefuseWhatTheyCannotMean) {
   EXPECT_EQ(run_command(base + " --strategy deepa --gradient-sync-algorithm parameter_server -o " + plan, &out), 2);
   EXPECT_NE(out.find("strategy 'deepa' models the gradient synchronisation itself: give --option update="), std::string::npos)
       << out;
+  EXPECT_EQ(run_command(base + " --strategy dp --redistribution all_to_all -o " + plan, &out), 2);
+  EXPECT_NE(out.find("--redistribution: all_to_all not in {point_to_point,collective}"), std::string::npos) << out;
+  EXPECT_EQ(run_command(base + " --strategy dsm --redistribution collective -o " + plan, &out), 2);
+  EXPECT_NE(out.find("--redistribution: strategy 'dsm' has a lowering of its own"), std::string::npos) << out;
   EXPECT_FALSE(std::ifstream(plan).good()) << "no plan written";
+  // An inference plan takes it (it is not about gradients) and records it.
+  EXPECT_EQ(run_command(base + " --strategy owt --mode inference --redistribution collective -o " + plan, &out), 0) << out;
+  EXPECT_EQ(nlohmann::json::parse(partsim::test::read_text_file(plan)).at("schedule").at("redistribution"), "collective");
 }

@@ -168,6 +168,79 @@ TEST(ShardingLowering, ModelParallelRedistributesByHand) {
   EXPECT_NEAR(t.closed.makespan_s, expected, 1e-9 * expected);
 }
 
+// schedule.redistribution collective on 4 devices: x batch-split, fc1 and fc2 split 4 ways on
+// out_channels. fc2 needs all of fc1's output, held as 4 equal quarters (64 x 256 x 2 B = 32,768 B):
+// an all-gather, a ring over the devices in index order, 3 steps of a quarter merged into one flow
+// per ring pair (98,304 B: 98.3 us at 1 GB/s) instead of 12 point-to-point transfers; in BWD each
+// fc2 device's error for all of fc1's output is reduce-scattered onto fc1's owners the same way.
+// x is the graph's input and stays point to point (each device fetches 3 quarter batches, 3 x
+// 32.8 us on its one link). The closed form is the same either way on the star (each device's link
+// carries 3 quarters in and out), by hand: 3 hops + fc1 FWD + 3 hops + fc2 FWD + fc2 BWD +
+// max(fc2 UPD, 3 hops) + fc1 UPD.
+TEST(ShardingLowering, CollectiveRedistributionIsAnAllGatherAndAReduceScatterByHand) {
+  const auto spec = fixtures::star(4);
+  const auto g = fixtures::two_fc();
+  const plan::Sharding mp = plan::mesh_sharding({}, {{ShardDim::out_channels, 4}});
+  const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 4}});
+  plan::Plan p = plan_of(g, {dp, mp, mp});
+  const Timed point = lower(p, spec, g);
+  p.schedule.redistribution = plan::Redistribution::collective;
+  const Timed collective = lower(p, spec, g);
+  EXPECT_EQ(point.transfers.at("input from fc1"), 12);
+  EXPECT_EQ(point.transfers.at("error to fc1"), 12);
+  EXPECT_EQ(collective.transfers.count("input from fc1"), 0u);
+  EXPECT_EQ(collective.transfers.at("input from fc1 (all-gather)"), 4);
+  EXPECT_EQ(collective.transfers.at("error to fc1 (reduce-scatter)"), 4);
+  EXPECT_EQ(collective.transfers.at("input from x"), 12);  // the graph's input: point to point
+  for (const auto& task : collective.program.tasks())
+    if (task.label == "input from fc1 (all-gather)" || task.label == "error to fc1 (reduce-scatter)") {
+      EXPECT_DOUBLE_EQ(task.bytes, 3 * 32768.0);
+      EXPECT_EQ(task.dst.device, (task.src.device + 1) % 4);  // the ring in device order
+    }
+  const double hops = 3 * 32768 / 1e9;
+  const double fwd = kFwdFlops / 4 / 1e12, upd = kUpdFlops / 4 / 1e12;
+  const double expected = hops + fwd + hops + fwd + fwd + std::max(upd, hops) + upd;
+  EXPECT_NEAR(point.closed.makespan_s, expected, 1e-9 * expected);
+  EXPECT_NEAR(collective.closed.makespan_s, expected, 1e-9 * expected);
+}
+
+// fc1 split 4 ways on in_channels: its partial sums are reduce-scattered into 4 equal slices; in
+// BWD every device needs the error of fc1's whole output for its partial product, held as those
+// slices: an all-gather (4 merged ring flows of 3 slices, 64 x 256 x 2 B each) under
+// schedule.redistribution collective, 12 transfers point to point.
+TEST(ShardingLowering, CollectiveRedistributionAllGathersTheErrorOfASplitReduction) {
+  const auto spec = fixtures::star(4);
+  const auto g = fixtures::two_fc();
+  const plan::Sharding in = plan::mesh_sharding({}, {{ShardDim::in_channels, 4}});
+  const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 4}});
+  plan::Plan p = plan_of(g, {dp, in, dp});
+  EXPECT_EQ(lower(p, spec, g).transfers.at("error of fc1"), 12);
+  p.schedule.redistribution = plan::Redistribution::collective;
+  const Timed t = lower(p, spec, g);
+  EXPECT_EQ(t.transfers.count("error of fc1"), 0u);
+  EXPECT_EQ(t.transfers.at("error of fc1 (all-gather)"), 4);
+  for (const auto& task : t.program.tasks())
+    if (task.label == "error of fc1 (all-gather)") {
+      EXPECT_DOUBLE_EQ(task.bytes, 3 * 32768.0);
+    }
+}
+
+// With unequal pieces (fc1 split 3 : 1) the redistribution is not a collective's shape: it stays
+// point to point under schedule.redistribution collective too.
+TEST(ShardingLowering, CollectiveRedistributionLeavesUnequalPiecesPointToPoint) {
+  const auto spec = fixtures::star(2);
+  const auto g = fixtures::two_fc();
+  const plan::Sharding mp = plan::mesh_sharding({}, {{ShardDim::out_channels, 2}});
+  plan::Sharding uneven = mp;
+  uneven.splits.at(0).shares = {0.75, 0.25};
+  const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 2}});
+  plan::Plan p = plan_of(g, {dp, uneven, mp});
+  p.schedule.redistribution = plan::Redistribution::collective;
+  const Timed t = lower(p, spec, g);
+  EXPECT_EQ(t.transfers.at("input from fc1"), 2);
+  EXPECT_EQ(t.transfers.count("input from fc1 (all-gather)"), 0u);
+}
+
 // The output a device computes, and the input window it reads, for a strided convolution.
 TEST(LayerGeometry, ConvolutionReadsItsWindowAndConcatItsSlot) {
   workloads::NetBuilder b("geo", "");

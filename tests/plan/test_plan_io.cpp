@@ -70,10 +70,12 @@ TEST(PlanIo, RoundTripsEveryField) {
   scheduled.schedule.gradient_sync_order = GradientSyncOrder::in_order;
   scheduled.schedule.gradient_bucket_bytes = 25e6;
   scheduled.schedule.gradient_sync_algorithm = GradientSyncAlgorithm::parameter_server;
+  scheduled.schedule.redistribution = partsim::plan::Redistribution::collective;
   const nlohmann::json written = nlohmann::json::parse(plan_to_text(scheduled));
   EXPECT_EQ(written.at("schedule").at("gradient_sync_order"), "in_order");
   EXPECT_EQ(written.at("schedule").at("gradient_sync_algorithm"), "parameter_server");
   EXPECT_EQ(written.at("schedule").at("gradient_bucket_bytes"), 25e6);
+  EXPECT_EQ(written.at("schedule").at("redistribution"), "collective");
   EXPECT_EQ(plan_from_json(written, "p.json").schedule, scheduled.schedule);
 }
 
@@ -108,6 +110,10 @@ TEST(PlanIo, RejectsBadValuesAndUnknownKeysNamingThePath) {
   j["schedule"] = {{"gradient_sync_algorithm", "tree"}};
   EXPECT_EQ(error_of(j.dump()),
             "p.json: /schedule/gradient_sync_algorithm: must be one of all_reduce, parameter_server (got \"tree\")");
+  j = sample();
+  j["schedule"] = {{"redistribution", "all_to_all"}};
+  EXPECT_EQ(error_of(j.dump()),
+            "p.json: /schedule/redistribution: must be one of point_to_point, collective (got \"all_to_all\")");
   j = sample();
   j["schedule"] = {{"gradient_bucket_bytes", -1}};
   EXPECT_NE(error_of(j.dump()).find("p.json: /schedule/gradient_bucket_bytes: "), std::string::npos);
