@@ -400,9 +400,20 @@ def coverage(work):
           f"views {', '.join(variants)}.", end="")
     shipped = sorted(os.path.basename(p)[: -len(".yaml")] for p in glob.glob(os.path.join(CONFIGS, "*.yaml")))
     missing = [p for p in shipped if p not in platforms]
-    if missing:
-        print(f" **A partial matrix**: no run yet on {', '.join(missing)}"
-              " (`PARTSIM_CROSSCHECK_RESUME=1 scripts/crosscheck.sh` adds what is missing).", end="")
+    # A platform of a finished sitting has a planned run (replayed, refused or failed) of every
+    # strategy for every workload; fewer means its sitting was stopped part way.
+    planned = defaultdict(int)
+    for f in fields:
+        planned[f[0]] += f[3] == "planned"
+    partly = [f"{p} ({planned[p]} of {len(strategies) * len(models)})" for p in platforms
+              if planned[p] < len(strategies) * len(models)]
+    if missing or partly:
+        print(" **A partial matrix**:", end="")
+        if missing:
+            print(f" no run yet on {', '.join(missing)};", end="")
+        if partly:
+            print(f" part of the planned runs on {', '.join(partly)};", end="")
+        print(" `PARTSIM_CROSSCHECK_RESUME=1 scripts/crosscheck.sh` adds what is missing.", end="")
     subset = os.environ.get("PARTSIM_CROSSCHECK_SUBSET", "")
     if subset:
         print(f" The last sitting asked for: {subset}.", end="")
