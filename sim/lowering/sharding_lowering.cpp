@@ -335,16 +335,25 @@ class ShardingLowerer {
   /// for all of it), held as one equal piece per device; nullopt when the redistribution does not
   /// have that shape (it then goes point to point).
   std::optional<double> collective_piece(std::size_t v, std::size_t slot, std::size_t u) {
+    if (is_input(u)) return std::nullopt;
     const LayerState& s = state_[v];
-    if (!collective_redistribution() || is_input(u)) return std::nullopt;
+    return collective_piece_of(v, state_[u], [&](const plan::LoopBox& box) {
+      return input_box(layer(v), slot, box, s.extent, batch_);
+    });
+  }
+
+  /// The same for what each box of layer v needs of `holder`'s tensor, `need_of(box)`.
+  template <class NeedOf>
+  std::optional<double> collective_piece_of(std::size_t v, LayerState& holder, NeedOf need_of) const {
+    if (!collective_redistribution()) return std::nullopt;
     std::vector<int> devices;
     std::vector<TensorBox> needs;
-    for (const auto& b : s.boxes) {
+    for (const auto& b : state_[v].boxes) {
       devices.push_back(b.device);
-      needs.push_back(input_box(layer(v), slot, b.box, s.extent, batch_));
+      needs.push_back(need_of(b.box));
     }
     if (!one_box_per_device(devices)) return std::nullopt;
-    return whole_from_equal_pieces(state_[u], needs);
+    return whole_from_equal_pieces(holder, needs);
   }
 
   /// FWD: producer u's output reaches every box by an all-gather of the pieces (`piece` elements
@@ -581,16 +590,8 @@ class ShardingLowerer {
     };
     // schedule.redistribution collective: boxes that each need the error of the whole output, held
     // as one equal piece per device (the partial sums' reduce-scatter slices), get it by an all-gather.
-    std::optional<double> error_piece;
-    if (collective_redistribution()) {
-      std::vector<int> devices;
-      std::vector<TensorBox> needs;
-      for (const auto& b : s.boxes) {
-        devices.push_back(b.device);
-        needs.push_back(output_box(L, b.box, s.extent, batch_));
-      }
-      if (one_box_per_device(devices)) error_piece = whole_from_equal_pieces(s, needs);
-    }
+    const std::optional<double> error_piece =
+        collective_piece_of(v, s, [&](const plan::LoopBox& box) { return output_box(L, box, s.extent, batch_); });
     if (error_piece) {
       std::map<int, std::vector<int>> start, waits;
       for (const Owner& o : s.owners) start[o.device] = waits[o.device] = error_source(o);
