@@ -26,6 +26,10 @@
 #                                  soon as its gradient exists (simplan's default)
 #   PARTSIM_CROSSCHECK_TIMEOUT     seconds per simplan or simrun call (default 1800; a run over it is
 #                                  listed as failed)
+#   PARTSIM_CROSSCHECK_MEMORY_GB   address space per simplan or simrun call, GB (default: no limit); a run
+#                                  over it fails with "out of memory" and is listed as failed, instead of
+#                                  the kernel's OOM killer picking a process (owt bert_large point to point
+#                                  on the 1,024-chip pods needs about 18 GB)
 #   PARTSIM_CROSSCHECK_RESUME      1: keep BUILD_DIR/crosscheck from an earlier run and do only what it
 #                                  lacks (failed runs are tried again, but not those that timed out at
 #                                  this PARTSIM_CROSSCHECK_TIMEOUT or a larger one), so the full
@@ -43,6 +47,8 @@ export jobs=${PARTSIM_JOBS:-2}
 export granularity=${PARTSIM_GRANULARITY:-chip}
 export batch=${PARTSIM_CROSSCHECK_BATCH:-512}
 export timeout_s=${PARTSIM_CROSSCHECK_TIMEOUT:-1800}
+export memory_gb=${PARTSIM_CROSSCHECK_MEMORY_GB:-}
+case "$memory_gb" in '' | [1-9] | [1-9][0-9] | [1-9][0-9][0-9]) ;; *) echo "PARTSIM_CROSSCHECK_MEMORY_GB: whole GB, 1 to 999 (got '$memory_gb')" >&2; exit 2 ;; esac
 trusted=${PARTSIM_CROSSCHECK_TRUSTED:-both}
 export sync=${PARTSIM_CROSSCHECK_SYNC:-in_order}
 case "$sync" in in_order | concurrent) ;; *) echo "PARTSIM_CROSSCHECK_SYNC: in_order or concurrent (got '$sync')" >&2; exit 2 ;; esac
@@ -68,6 +74,9 @@ if [ "${PARTSIM_CROSSCHECK_RESUME:-0}" = 1 ] && [ -f "$work/VERSIONS" ]; then
     [ -e "$f" ] || continue
     limit=$(sed -n 's/.*did not finish within \([0-9]*\) s (timeout).*/\1/p' "$f")
     if [ -n "$limit" ] && [ "$limit" -ge "$timeout_s" ]; then continue; fi
+    # Likewise a run that needed more memory than this limit allows.
+    limit=$(sed -n 's/.*(over the memory limit of \([0-9]*\) GB).*/\1/p' "$f")
+    if [ -n "$limit" ] && [ -n "$memory_gb" ] && [ "$limit" -ge "$memory_gb" ]; then continue; fi
     rm -f "$f"
   done
 else
@@ -90,6 +99,10 @@ run() {
     return 0
   fi
   [ "$variant" = trusted ] && options=(--option compute=device)
+  # This run's address space (run() is its own bash process under xargs, so the limit stays here).
+  [ -n "$memory_gb" ] && ulimit -v $((memory_gb * 1024 * 1024))
+  local over_memory=""
+  [ -n "$memory_gb" ] && over_memory=" (over the memory limit of ${memory_gb} GB)"
   local schedule=()
   [ "$sync" = in_order ] && schedule=(--gradient-sync-order in_order --gradient-bucket 25MB)
   timeout "$timeout_s" "$simplan" --config "configs/$config.yaml" --workload "$model" --batch "$batch" \
@@ -109,7 +122,9 @@ run() {
     echo "FAILED $name: $(cat "$work/$name.failed")"
     return 0
   elif [ "$rc" != 0 ]; then
-    echo "simplan exit $rc: $(tail -n 1 "$work/$name.log")" >"$work/$name.failed"
+    local memory=""
+    grep -q "bad_alloc\|out of memory\|Cannot allocate memory" "$work/$name.log" && memory=$over_memory
+    echo "simplan exit $rc$memory: $(tail -n 1 "$work/$name.log")" >"$work/$name.failed"
     echo "FAILED $name: $(cat "$work/$name.failed")"
     return 0
   fi
@@ -140,7 +155,9 @@ EOF
     echo "simrun exit 124: did not finish within ${timeout_s} s (timeout)" >"$work/$name.failed"
     echo "FAILED $name: $(cat "$work/$name.failed")"
   else
-    echo "simrun exit $rc: $(tail -n 1 "$work/$name.log")" >"$work/$name.failed"
+    local memory=""
+    grep -q "bad_alloc\|out of memory\|Cannot allocate memory" "$work/$name.log" && memory=$over_memory
+    echo "simrun exit $rc$memory: $(tail -n 1 "$work/$name.log")" >"$work/$name.failed"
     echo "FAILED $name: $(cat "$work/$name.failed")"
   fi
 }
