@@ -247,7 +247,8 @@ def left_out(failed):
     silently (a timeout said as one)."""
     out = defaultdict(set)
     for f in failed:
-        why = "timeout" if "did not finish" in f["why"] or " 124" in f["why"] else "failed"
+        why = ("timeout" if "did not finish" in f["why"] or " 124" in f["why"]
+               else "over the memory limit" if "memory limit" in f["why"] else "failed")
         out[(f["config"], f["model"])].add(f"{f['strategy']} ({why})")
     return {key: ", ".join(sorted(v)) for key, v in out.items()}
 
