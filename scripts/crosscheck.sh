@@ -101,8 +101,12 @@ run() {
   [ "$variant" = trusted ] && options=(--option compute=device)
   # This run's address space (run() is its own bash process under xargs, so the limit stays here).
   [ -n "$memory_gb" ] && ulimit -v $((memory_gb * 1024 * 1024))
-  local over_memory=""
-  [ -n "$memory_gb" ] && over_memory=" (over the memory limit of ${memory_gb} GB)"
+  # " (over the memory limit of N GB)" when the log shows an allocation failure under the limit.
+  memory_note() {
+    [ -n "$memory_gb" ] && grep -q "bad_alloc\|out of memory\|Cannot allocate memory" "$work/$name.log" &&
+      echo " (over the memory limit of ${memory_gb} GB)"
+    return 0
+  }
   local schedule=()
   [ "$sync" = in_order ] && schedule=(--gradient-sync-order in_order --gradient-bucket 25MB)
   timeout "$timeout_s" "$simplan" --config "configs/$config.yaml" --workload "$model" --batch "$batch" \
@@ -122,9 +126,7 @@ run() {
     echo "FAILED $name: $(cat "$work/$name.failed")"
     return 0
   elif [ "$rc" != 0 ]; then
-    local memory=""
-    grep -q "bad_alloc\|out of memory\|Cannot allocate memory" "$work/$name.log" && memory=$over_memory
-    echo "simplan exit $rc$memory: $(tail -n 1 "$work/$name.log")" >"$work/$name.failed"
+    echo "simplan exit $rc$(memory_note): $(tail -n 1 "$work/$name.log")" >"$work/$name.failed"
     echo "FAILED $name: $(cat "$work/$name.failed")"
     return 0
   fi
@@ -155,9 +157,7 @@ EOF
     echo "simrun exit 124: did not finish within ${timeout_s} s (timeout)" >"$work/$name.failed"
     echo "FAILED $name: $(cat "$work/$name.failed")"
   else
-    local memory=""
-    grep -q "bad_alloc\|out of memory\|Cannot allocate memory" "$work/$name.log" && memory=$over_memory
-    echo "simrun exit $rc$memory: $(tail -n 1 "$work/$name.log")" >"$work/$name.failed"
+    echo "simrun exit $rc$(memory_note): $(tail -n 1 "$work/$name.log")" >"$work/$name.failed"
     echo "FAILED $name: $(cat "$work/$name.failed")"
   fi
 }

@@ -247,7 +247,7 @@ def left_out(failed):
     silently (a timeout said as one)."""
     out = defaultdict(set)
     for f in failed:
-        why = ("timeout" if "did not finish" in f["why"] or " 124" in f["why"]
+        why = ("timeout" if timed_out(f["why"])
                else "over the memory limit" if "memory limit" in f["why"] else "failed")
         out[(f["config"], f["model"])].add(f"{f['strategy']} ({why})")
     return {key: ", ".join(sorted(v)) for key, v in out.items()}
@@ -350,6 +350,11 @@ def every_run(runs):
               f"{100 * (r['closed'] / r['predicted'] - 1):+.1f} % | {100 * (r['simulated'] / r['closed'] - 1):+.1f} % | "
               f"{r['utilization']:.3f} | {link} | {', '.join(r['warnings'])} |")
     print()
+
+
+def timed_out(why):
+    """A .failed line of a simplan or simrun call that `timeout` ended (exit 124)."""
+    return "did not finish" in why or " exit 124" in why
 
 
 def failure_text(why):

@@ -378,10 +378,13 @@ class ShardingLowerer {
     add_steps(v, Pass::bwd, "error to " + layer(u).name + " (reduce-scatter)",
               whole_platform_collective("reduce_scatter", piece * static_cast<double>(holder.owners.size()) * bpe_),
               after, &arrivals);
-    for (Owner& o : holder.owners)
-      for (const std::map<int, std::vector<int>>* tasks : {&after, static_cast<const std::map<int, std::vector<int>>*>(&arrivals)})
-        if (const auto it = tasks->find(o.device); it != tasks->end())
-          o.error_in.insert(o.error_in.end(), it->second.begin(), it->second.end());
+    const auto add = [](std::vector<int>& to, const std::map<int, std::vector<int>>& by_device, int device) {
+      if (const auto it = by_device.find(device); it != by_device.end()) to.insert(to.end(), it->second.begin(), it->second.end());
+    };
+    for (Owner& o : holder.owners) {
+      add(o.error_in, after, o.device);      // its own partial sum
+      add(o.error_in, arrivals, o.device);  // what the reduce-scatter brought
+    }
   }
 
   // ---- passes -------------------------------------------------------------------------------------
