@@ -124,6 +124,39 @@ TEST(Ppo, ClippedLossAndItsGradientByHand) {
   EXPECT_NEAR(grad[2].item<double>(), -2.2 / 3, 1e-12);
 }
 
+TEST(Ppo, PerNodeRatioClipsEachNodeJointRatioClipsThePlacement) {
+  // One rollout of two nodes, advantage 1, clip 0.2. New probabilities 0.5 and 0.5, old 0.25 and 0.5.
+  // ratio=node: ratios 2 (clipped to 1.2) and 1: loss -(1.2 + 1) / 2 = -1.1.
+  // ratio=joint: one ratio (0.5 * 0.5) / (0.25 * 0.5) = 2, clipped: loss -1.2.
+  const torch::Tensor new_nodes = torch::tensor({std::log(0.5), std::log(0.5)}, torch::kFloat64).reshape({1, 2});
+  const torch::Tensor old_nodes = torch::tensor({std::log(0.25), std::log(0.5)}, torch::kFloat64).reshape({1, 2});
+  const torch::Tensor advantage = torch::ones({1, 1}, torch::kFloat64);
+  EXPECT_NEAR(ppo_clipped_loss(new_nodes, old_nodes, advantage, 0.2).item<double>(), -1.1, 1e-12);
+  EXPECT_NEAR(ppo_clipped_loss(new_nodes.sum(1, true), old_nodes.sum(1, true), advantage, 0.2).item<double>(), -1.2,
+              1e-12);
+}
+
+TEST(Ppo, AdvantagesOverTheBatchMeanOrEachRolloutsStart) {
+  // Rewards 1, 2, 3: mean 2, standard deviation sqrt(2/3).
+  const double sd = std::sqrt(2.0 / 3.0);
+  const std::vector<double> batch = ppo_advantages({1, 2, 3}, {}, RlAdvantage::batch);
+  ASSERT_EQ(batch.size(), 3u);
+  EXPECT_NEAR(batch[0], -1 / sd, 1e-12);
+  EXPECT_NEAR(batch[1], 0.0, 1e-12);
+  EXPECT_NEAR(batch[2], 1 / sd, 1e-12);
+  // Starts 1.5, 2, 0: what each rollout added to its own start, in the same unit.
+  const std::vector<double> start = ppo_advantages({1, 2, 3}, {1.5, 2, 0}, RlAdvantage::start);
+  ASSERT_EQ(start.size(), 3u);
+  EXPECT_NEAR(start[0], -0.5 / sd, 1e-12);
+  EXPECT_NEAR(start[1], 0.0, 1e-12);
+  EXPECT_NEAR(start[2], 3 / sd, 1e-12);
+  // Equal rewards: nothing to learn, whatever the starts.
+  EXPECT_TRUE(ppo_advantages({2, 2}, {1, 3}, RlAdvantage::start).empty());
+  EXPECT_THROW(ppo_advantages({1, 2}, {1}, RlAdvantage::start), std::logic_error);
+  EXPECT_THROW(parse_rl_advantage("critic"), InputError);
+  EXPECT_THROW(parse_ppo_ratio("mean"), InputError);
+}
+
 TEST(RlSearch, TheBaselineSplitIsTheRewardUnit) {
   // The diamond on 4 chips with the memory split (test_strategies.cpp, by hand): x, a, b on chip 0,
   // c, d on chip 1, latency 4.201 us. RL's rewards are relative to that throughput.

@@ -29,6 +29,8 @@ RlOptions rl_options(const planner::PlanInputs& in) {
   o.use_solver = in.resolved.flag("solver");
   o.baseline = parse_greedy_split(in.resolved.text("split"));
   o.start = parse_rl_start(in.resolved.text("start"));
+  o.ratio = parse_ppo_ratio(in.resolved.text("ratio"));
+  o.advantage = parse_rl_advantage(in.resolved.text("advantage"));
   return o;
 }
 
@@ -46,6 +48,8 @@ plan::Plan make_plan(const planner::PlanInputs& in) {
                     {"reference", "mcm_greedy (rewards are throughput / this)"},
                     {"baseline_split", to_string(o.baseline)},
                     {"start", to_string(o.start)},
+                    {"ratio", o.ratio == PpoRatio::joint ? "joint" : "node"},
+                    {"advantage", o.advantage == RlAdvantage::batch ? "batch" : "start"},
                     {"checkpoint", checkpoint.empty() ? nlohmann::json(nullptr) : nlohmann::json(checkpoint)},
                     {"updates", r.updates},
                     {"mean_reward_per_update", r.mean_reward},

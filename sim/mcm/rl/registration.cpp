@@ -86,6 +86,12 @@ void register_strategies(planner::StrategyRegistry& registry) {
        "y^(0) of eq. 7: baseline = the greedy split (split=) for every rollout, random = per rollout a placement "
        "drawn as mcm_random draws one",
        {"baseline", "random"}},
+      {"ratio", OptionType::choice, "joint",
+       "PPO's probability ratio: joint = of the whole placement, node = per node, sharing the rollout's advantage",
+       {"joint", "node"}},
+      {"advantage", OptionType::choice, "batch",
+       "the advantage's baseline: batch = the update's mean reward, start = the reward of the rollout's y^(0)",
+       {"batch", "start"}},
       {"checkpoint", OptionType::text, "", "start from these pre-trained weights (written by mcm_rl_train)", {}},
   };
   for (OptionSpec s : solver_option_specs()) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 #include "sim/common/error.hpp"
 #include "sim/mcm/constraints.hpp"
@@ -16,8 +17,9 @@ namespace {
 struct Rollout {
   Placement previous;
   Placement action;
-  double logp_old = 0;
+  std::vector<double> logp_old;  // per node (ratio=node) or one joint value (ratio=joint)
   double reward = 0;
+  double start_reward = 0;       // reward of y^(0), the advantage's baseline with advantage=start
 };
 
 /// Draws one placement per row of probabilities [B, N, C] (already on the CPU, contiguous).
@@ -54,9 +56,11 @@ torch::Tensor step_logits(PlacementPolicy& policy, const GraphTensors& g, const 
   return logits + stay_bias * torch::one_hot(as_tensor(previous), g.chips).to(torch::kFloat32);
 }
 
-/// sum_i log p(action_i) per rollout, from logits [B, N, C]: [B].
-torch::Tensor joint_log_prob(const torch::Tensor& logits, const torch::Tensor& actions) {
-  return torch::log_softmax(logits, 2).gather(2, actions.unsqueeze(2)).squeeze(2).sum(1);
+/// log p(action_i) per rollout and node, from logits [B, N, C]: [B, N]; with PpoRatio::joint their
+/// sum over the nodes, [B, 1].
+torch::Tensor action_log_prob(const torch::Tensor& logits, const torch::Tensor& actions, PpoRatio ratio) {
+  const torch::Tensor per_node = torch::log_softmax(logits, 2).gather(2, actions.unsqueeze(2)).squeeze(2);
+  return ratio == PpoRatio::joint ? per_node.sum(1, /*keepdim=*/true) : per_node;
 }
 
 /// Mean per-node entropy of the distributions, over the batch.
@@ -90,6 +94,35 @@ RlStart parse_rl_start(const std::string& text) {
 }
 
 std::string to_string(RlStart start) { return start == RlStart::baseline ? "baseline" : "random"; }
+
+PpoRatio parse_ppo_ratio(const std::string& text) {
+  if (text == "joint") return PpoRatio::joint;
+  if (text == "node") return PpoRatio::node;
+  throw InputError("mcm_rl: ratio '" + text + "': allowed joint, node");
+}
+
+RlAdvantage parse_rl_advantage(const std::string& text) {
+  if (text == "batch") return RlAdvantage::batch;
+  if (text == "start") return RlAdvantage::start;
+  throw InputError("mcm_rl: advantage '" + text + "': allowed batch, start");
+}
+
+std::vector<double> ppo_advantages(const std::vector<double>& rewards, const std::vector<double>& start_rewards,
+                                   RlAdvantage kind) {
+  if (kind == RlAdvantage::start && start_rewards.size() != rewards.size())
+    throw std::logic_error("ppo_advantages: " + std::to_string(rewards.size()) + " rewards, " +
+                        std::to_string(start_rewards.size()) + " start rewards");
+  if (rewards.empty()) return {};
+  const double mean = std::accumulate(rewards.begin(), rewards.end(), 0.0) / static_cast<double>(rewards.size());
+  double var = 0;
+  for (double r : rewards) var += (r - mean) * (r - mean);
+  const double sd = std::sqrt(var / static_cast<double>(rewards.size()));
+  if (sd < 1e-12) return {};
+  std::vector<double> advantage;
+  for (std::size_t k = 0; k < rewards.size(); ++k)
+    advantage.push_back((rewards[k] - (kind == RlAdvantage::start ? start_rewards[k] : mean)) / sd);
+  return advantage;
+}
 
 SearchOptions baseline_options(const RlOptions& o) {
   SearchOptions greedy;
@@ -148,6 +181,14 @@ RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
             // the draw gave up (max_backtracks): this rollout starts from the baseline's split
           }
         }
+      if (o.advantage == RlAdvantage::start)
+        for (int b = 0; b < batch; ++b) {
+          const Placement& y0 = previous[static_cast<std::size_t>(b)];
+          rollouts[static_cast<std::size_t>(b)].start_reward =
+              is_valid(p, y0) && memory_violations(p, y0).empty()
+                  ? analytical_cost(p, y0).throughput_per_s() / result.reference_throughput
+                  : 0.0;
+        }
       std::vector<Placement> candidates;
       torch::Tensor logits;
       for (int t = 1; t <= o.refinements; ++t) {
@@ -181,8 +222,12 @@ RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
         if (o.keep_samples) result.placements.push_back(r.action);
         actions.push_back(r.action);
       }
-      const torch::Tensor logp = joint_log_prob(logits, as_tensor(actions));
-      for (int b = 0; b < batch; ++b) rollouts[static_cast<std::size_t>(b)].logp_old = logp[b].item<double>();
+      const torch::Tensor logp = action_log_prob(logits, as_tensor(actions), o.ratio).to(torch::kFloat64).contiguous();
+      const auto width = static_cast<std::size_t>(logp.size(1));
+      for (int b = 0; b < batch; ++b) {
+        const double* row = logp.data_ptr<double>() + static_cast<std::size_t>(b) * width;
+        rollouts[static_cast<std::size_t>(b)].logp_old.assign(row, row + width);
+      }
     }
     done += batch;
     double mean = 0;
@@ -191,15 +236,16 @@ RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
     result.mean_reward.push_back(mean);
     if (!o.train || batch < 2) continue;
 
-    // PPO update with the mean-reward baseline.
-    double var = 0;
-    for (const Rollout& r : rollouts) var += (r.reward - mean) * (r.reward - mean);
-    const double sd = std::sqrt(var / batch);
-    if (sd < 1e-12) continue;  // every rollout scored the same: no direction to learn
-    std::vector<double> advantage, logp_old;
+    std::vector<double> rewards, start_rewards;
+    for (const Rollout& r : rollouts) {
+      rewards.push_back(r.reward);
+      start_rewards.push_back(r.start_reward);
+    }
+    const std::vector<double> advantage = ppo_advantages(rewards, start_rewards, o.advantage);
+    if (advantage.empty()) continue;  // every rollout scored the same: no direction to learn
+    std::vector<std::vector<double>> logp_old;
     std::vector<Placement> previous_all, action_all;
     for (const Rollout& r : rollouts) {
-      advantage.push_back((r.reward - mean) / sd);
       logp_old.push_back(r.logp_old);
       previous_all.push_back(r.previous);
       action_all.push_back(r.action);
@@ -219,13 +265,15 @@ RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
           prev.push_back(previous_all[i]);
           act.push_back(action_all[i]);
           adv.push_back(advantage[i]);
-          old.push_back(logp_old[i]);
+          old.insert(old.end(), logp_old[i].begin(), logp_old[i].end());
         }
         const torch::Tensor logits = step_logits(policy_, g, prev, o.stay_bias);
-        const torch::Tensor logp = joint_log_prob(logits, as_tensor(act));
+        const torch::Tensor logp = action_log_prob(logits, as_tensor(act), o.ratio);
+        const auto rows = static_cast<std::int64_t>(prev.size());
+        // [rows, 1] advantages broadcast over the nodes with ratio=node.
         const torch::Tensor loss =
-            ppo_clipped_loss(logp, torch::tensor(old, torch::kFloat64).to(torch::kFloat32),
-                             torch::tensor(adv, torch::kFloat64).to(torch::kFloat32), o.clip) -
+            ppo_clipped_loss(logp, torch::tensor(old, torch::kFloat64).to(torch::kFloat32).reshape({rows, -1}),
+                             torch::tensor(adv, torch::kFloat64).to(torch::kFloat32).reshape({rows, 1}), o.clip) -
             o.entropy * mean_entropy(logits);
         optimizer_->zero_grad();
         loss.backward();

@@ -24,10 +24,13 @@
 // Without the solver (use_solver = false, the paper's "RL without constraint solver" baseline), y^(T)
 // itself is scored, 0 when it breaks any constraint.
 //
-// PPO (the paper is silent on all but the three numbers above): a mean-reward baseline, no critic:
-// advantages are the update's rewards minus their mean over the 20 rollouts, divided by their
-// standard deviation; clip 0.2; an entropy bonus (mean per-node entropy, `entropy`); gradients clipped
-// to norm 1; Adam. Mini-batches are a seeded shuffle of the rollouts, each epoch.
+// PPO (the paper is silent on all but the three numbers above): no critic; advantages are the
+// update's rewards minus a baseline, divided by their standard deviation over the 20 rollouts; the
+// baseline is their mean (`advantage` batch, default) or each rollout's start y^(0) (start); the
+// probability ratio is the whole placement's (`ratio` joint, default) or each node's, the rollout's
+// advantage shared by its nodes (node); clip 0.2; an entropy bonus (mean per-node entropy,
+// `entropy`); gradients clipped to norm 1; Adam. Mini-batches are a seeded shuffle of the rollouts,
+// each epoch.
 //
 // Reproducible: torch::manual_seed(seed) before the networks are built (their initial weights), our
 // std::mt19937_64(seed) for every draw, libtorch on one thread (its reductions are then in one order).
@@ -49,6 +52,24 @@ enum class RlStart { baseline, random };
 RlStart parse_rl_start(const std::string& text);
 std::string to_string(RlStart start);
 
+/// PPO's probability ratio: of the whole placement (joint: exp of the sum over the nodes of the
+/// log-probability change), or per node with the rollout's advantage shared by its nodes (node: the
+/// usual treatment of a factorised action; a joint ratio over hundreds of nodes leaves the clip
+/// range after a small step).
+enum class PpoRatio { joint, node };
+PpoRatio parse_ppo_ratio(const std::string& text);
+
+/// The advantage's baseline: the mean reward of the update's rollouts, or each rollout's own start
+/// y^(0) (its reward under the same model: what the policy's refinement added to it).
+enum class RlAdvantage { batch, start };
+RlAdvantage parse_rl_advantage(const std::string& text);
+
+/// The advantages of one PPO update: (r_k - b_k) / sd(r), sd the standard deviation of the
+/// update's rewards and b_k their mean (batch) or start_rewards[k] (start). Empty when every reward
+/// is the same (sd 0: no direction to learn).
+std::vector<double> ppo_advantages(const std::vector<double>& rewards, const std::vector<double>& start_rewards,
+                                   RlAdvantage kind);
+
 struct RlOptions {
   int samples = 200;          // rollouts in all (each one a scored placement)
   int rollouts = 20;          // per PPO update (§5.1)
@@ -64,6 +85,8 @@ struct RlOptions {
   bool keep_samples = false;  // RlResult::placements gets every scored placement (tests, curves)
   GreedySplit baseline = GreedySplit::compute;  // the greedy baseline: reward unit (and y^(0) with start=baseline)
   RlStart start = RlStart::baseline;             // where eq. 7's iteration starts
+  PpoRatio ratio = PpoRatio::joint;
+  RlAdvantage advantage = RlAdvantage::batch;
   std::uint64_t seed = 1;
   SolverOptions solver = rl_solver_options();
 

@@ -24,6 +24,7 @@
 
 #include "sim/cli/command_line.hpp"
 #include "sim/mcm/rl/graph_sets.hpp"
+#include "sim/mcm/rl/rl_cli_options.hpp"
 #include "sim/mcm/rl/rl_search.hpp"
 #include "topology/system_parser.hpp"
 
@@ -55,11 +56,8 @@ int body(int argc, char** argv) {
                  "and seeds every search (default 1)");
   app.add_option("--split", split, "Greedy baseline: compute or memory (default compute; mcm_greedy's option split)")
       ->check(CLI::IsMember({"compute", "memory"}));
-  std::string start = "baseline";
-  app.add_option("--start", start,
-                 "RL's y^(0) of eq. 7: baseline (the greedy split) or random (mcm_rl's option start; default baseline; "
-                 "use the pre-training's)")
-      ->check(CLI::IsMember({"baseline", "random"}));
+  mcm::rl::RlCliChoices rl_choices;  // use the pre-training's
+  rl_choices.add_to(app);
   cli::parse(app, argc, argv);
   s.baseline = mcm::parse_greedy_split(split);
   if (s.graphs.min_nodes > s.graphs.max_nodes)
@@ -78,7 +76,7 @@ int body(int argc, char** argv) {
   rl_options.samples = s.samples;
   rl_options.seed = s.graphs.seed;
   rl_options.baseline = s.baseline;
-  rl_options.start = mcm::rl::parse_rl_start(start);
+  rl_choices.apply(rl_options);
   const auto rl = [&](bool train, std::optional<std::string> from) -> Search {
     return [&rl_options, train, from](const mcm::PlacementProblem& p) {
       mcm::rl::RlOptions o = rl_options;
@@ -127,7 +125,9 @@ int body(int argc, char** argv) {
       {"config", config},
       {"seed", s.graphs.seed},
       {"split", split},
-      {"start", start},
+      {"start", rl_choices.start},
+      {"ratio", rl_choices.ratio},
+      {"advantage", rl_choices.advantage},
       {"samples", s.samples},
       {"checkpoint", checkpoint.empty() ? nlohmann::json(nullptr) : nlohmann::json(checkpoint)},
       {"graphs", graphs},

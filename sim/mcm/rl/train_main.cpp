@@ -24,6 +24,7 @@
 
 #include "sim/cli/command_line.hpp"
 #include "sim/mcm/rl/graph_sets.hpp"
+#include "sim/mcm/rl/rl_cli_options.hpp"
 #include "sim/mcm/rl/rl_search.hpp"
 #include "topology/system_parser.hpp"
 
@@ -41,7 +42,7 @@ struct TrainSettings {
   double time_limit_s = 0;     // 0: none; else stop training (after a checkpoint) past it
   std::uint64_t seed = 1;
   mcm::GreedySplit baseline = mcm::GreedySplit::compute;  // reward unit (and y^(0) with start=baseline)
-  mcm::rl::RlStart start = mcm::rl::RlStart::baseline;     // y^(0) of eq. 7
+  mcm::rl::RlCliChoices rl;                                // --start, --ratio, --advantage
 };
 
 /// Zero-shot geomean of best throughput / greedy over the validation set.
@@ -53,7 +54,7 @@ double validate(const std::vector<mcm::PlacementProblem>& set, const std::string
     o.train = false;
     o.seed = s.seed;
     o.baseline = s.baseline;
-    o.start = s.start;
+    s.rl.apply(o);
     const mcm::rl::RlResult r = mcm::rl::rl_search(p, o, checkpoint);
     const double best = r.search.best.empty() ? 0.0 : r.search.best_cost.throughput_per_s();
     log_sum += std::log(std::max(best / r.reference_throughput, 1e-9));
@@ -88,14 +89,9 @@ int body(int argc, char** argv) {
                  "Greedy baseline of every graph (reward unit and y^(0)): compute or memory (default compute; "
                  "mcm_greedy's option split)")
       ->check(CLI::IsMember({"compute", "memory"}));
-  std::string start = "baseline";
-  app.add_option("--start", start,
-                 "y^(0) of eq. 7: baseline (the greedy split) or random (per rollout, a draw as mcm_random's; "
-                 "mcm_rl's option start; default baseline)")
-      ->check(CLI::IsMember({"baseline", "random"}));
+  s.rl.add_to(app);
   cli::parse(app, argc, argv);
   s.baseline = mcm::parse_greedy_split(baseline);
-  s.start = mcm::rl::parse_rl_start(start);
   if (s.min_nodes > s.max_nodes) throw InputError("--min-nodes " + std::to_string(s.min_nodes) + " exceeds --max-nodes " + std::to_string(s.max_nodes));
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -135,7 +131,7 @@ int body(int argc, char** argv) {
       o.learning_rate = s.learning_rate;
       o.seed = s.seed;
       o.baseline = s.baseline;
-      o.start = s.start;
+      s.rl.apply(o);
       updates += agent.search(train[k], o).updates;
       ++visits;
       if (visits % s.checkpoint_every == 0) checkpoint();
@@ -145,7 +141,9 @@ int body(int argc, char** argv) {
   const nlohmann::json report = {{"out", out_file},
                                  {"seed", s.seed},
                                  {"split", mcm::to_string(s.baseline)},
-                                 {"start", mcm::rl::to_string(s.start)},
+                                 {"start", s.rl.start},
+                                 {"ratio", s.rl.ratio},
+                                 {"advantage", s.rl.advantage},
                                  {"training_graphs", s.train_graphs},
                                  {"validation_graphs", s.validation_graphs},
                                  {"graph_visits", visits},
