@@ -285,6 +285,13 @@ def rankings(runs, failed=()):
         print(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + f" | {sim_cell} |" +
               (f" {missing.get(key, '')} |" if missing else ""))
     print()
+    unranked = sorted(key for key in missing if key not in planned and key not in trusted)
+    if unranked:
+        print("Pairs left out of the table because fewer than two strategies replayed (section Failed):\n")
+        for key in unranked:
+            replayed = sorted({r["strategy"] for r in runs if (r["config"], r["model"]) == key})
+            print(f"- {key[0]}, {key[1]}: replayed {', '.join(replayed) if replayed else 'none'}; failed {missing[key]}")
+        print()
     if not exceptions:
         if trusted:
             print("With the trusted option the ranking by prediction agrees with the simulation in every pair.\n")

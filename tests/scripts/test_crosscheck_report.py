@@ -91,6 +91,13 @@ class CrosscheckReport(unittest.TestCase):
         row = next(line for line in out.splitlines() if line.startswith("| torus | resnet50 |"))
         self.assertTrue(row.endswith("|  |"), row)  # nothing left out there
 
+    def test_a_pair_with_fewer_than_two_replayed_strategies_is_named_with_what_failed(self):
+        # gnmt: e failed (setUp) and z alone replayed, so the ranking table has no gnmt row.
+        self.write_run("torus__z__gnmt__planned", 1.0, 1.0, 1.0)
+        out = self.report()
+        self.assertFalse(any(line.startswith("| torus | gnmt |") for line in out.splitlines()))
+        self.assertIn("- torus, gnmt: replayed z; failed e (timeout)", out)
+
     def test_the_header_says_what_the_directory_holds_and_which_shipped_platforms_it_lacks(self):
         out = self.report()
         # 4 vgg16 runs, 2 resnet50 runs and the failed gnmt run, all on the made-up platform "torus".
