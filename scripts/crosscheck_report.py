@@ -287,10 +287,12 @@ def rankings(runs, failed=()):
     print()
     unranked = sorted(key for key in missing if key not in planned and key not in trusted)
     if unranked:
+        replayed = defaultdict(set)
+        for r in runs:
+            replayed[(r["config"], r["model"])].add(r["strategy"])
         print("Pairs left out of the table because fewer than two strategies replayed (section Failed):\n")
         for key in unranked:
-            replayed = sorted({r["strategy"] for r in runs if (r["config"], r["model"]) == key})
-            print(f"- {key[0]}, {key[1]}: replayed {', '.join(replayed) if replayed else 'none'}; failed {missing[key]}")
+            print(f"- {key[0]}, {key[1]}: replayed {', '.join(sorted(replayed[key])) or 'none'}; failed {missing[key]}")
         print()
     if not exceptions:
         if trusted:

@@ -95,6 +95,10 @@ RlStart parse_rl_start(const std::string& text) {
 
 std::string to_string(RlStart start) { return start == RlStart::baseline ? "baseline" : "random"; }
 
+std::string to_string(PpoRatio ratio) { return ratio == PpoRatio::joint ? "joint" : "node"; }
+
+std::string to_string(RlAdvantage advantage) { return advantage == RlAdvantage::batch ? "batch" : "start"; }
+
 PpoRatio parse_ppo_ratio(const std::string& text) {
   if (text == "joint") return PpoRatio::joint;
   if (text == "node") return PpoRatio::node;
@@ -185,7 +189,7 @@ RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
         for (int b = 0; b < batch; ++b) {
           const Placement& y0 = previous[static_cast<std::size_t>(b)];
           rollouts[static_cast<std::size_t>(b)].start_reward =
-              is_valid(p, y0) && memory_violations(p, y0).empty()
+              is_valid(p, y0)  // eq. 2-4 and H
                   ? analytical_cost(p, y0).throughput_per_s() / result.reference_throughput
                   : 0.0;
         }
@@ -243,13 +247,6 @@ RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
     }
     const std::vector<double> advantage = ppo_advantages(rewards, start_rewards, o.advantage);
     if (advantage.empty()) continue;  // every rollout scored the same: no direction to learn
-    std::vector<std::vector<double>> logp_old;
-    std::vector<Placement> previous_all, action_all;
-    for (const Rollout& r : rollouts) {
-      logp_old.push_back(r.logp_old);
-      previous_all.push_back(r.previous);
-      action_all.push_back(r.action);
-    }
     policy_->train();
     std::vector<int> index(static_cast<std::size_t>(batch));
     for (int e = 0; e < o.epochs; ++e) {
@@ -262,10 +259,11 @@ RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
         std::vector<double> adv, old;
         for (int k = lo; k < hi; ++k) {
           const auto i = static_cast<std::size_t>(index[static_cast<std::size_t>(k)]);
-          prev.push_back(previous_all[i]);
-          act.push_back(action_all[i]);
+          const Rollout& r = rollouts[i];
+          prev.push_back(r.previous);
+          act.push_back(r.action);
           adv.push_back(advantage[i]);
-          old.insert(old.end(), logp_old[i].begin(), logp_old[i].end());
+          old.insert(old.end(), r.logp_old.begin(), r.logp_old.end());
         }
         const torch::Tensor logits = step_logits(policy_, g, prev, o.stay_bias);
         const torch::Tensor logp = action_log_prob(logits, as_tensor(act), o.ratio);

@@ -58,11 +58,13 @@ std::string to_string(RlStart start);
 /// range after a small step).
 enum class PpoRatio { joint, node };
 PpoRatio parse_ppo_ratio(const std::string& text);
+std::string to_string(PpoRatio ratio);
 
 /// The advantage's baseline: the mean reward of the update's rollouts, or each rollout's own start
 /// y^(0) (its reward under the same model: what the policy's refinement added to it).
 enum class RlAdvantage { batch, start };
 RlAdvantage parse_rl_advantage(const std::string& text);
+std::string to_string(RlAdvantage advantage);
 
 /// The advantages of one PPO update: (r_k - b_k) / sd(r), sd the standard deviation of the
 /// update's rewards and b_k their mean (batch) or start_rewards[k] (start). Empty when every reward
