@@ -11,6 +11,7 @@
 #include <string>
 
 #include "sim/collectives/collectives.hpp"
+#include "sim/common/error.hpp"
 #include "sim/replay/replay.hpp"
 #include "tests/topology_graph/spec_builders.hpp"
 #include "topology/system_parser.hpp"
@@ -65,6 +66,22 @@ TEST(ReplayRoutes, CoreGranularitySameRoutes) {
   // 3x2 torus of 4-core chips: 6 x (4 cores + memory) = 30 hosts, 870 pairs.
   expect_same_routes(TopologyGraph(test::torus_spec({3, 2}, {100e9, 50e9}, {5e-7, 5e-7}, true, 4),
                                    topology::Granularity::core));
+}
+
+TEST(ReplayRoutes, OnlyTheGivenPairsAreRouted) {
+  // The platform keeps the routes of the pairs it was given and no others (no n^2 table): asking
+  // for another pair's route is an error that names it, not an empty (free) route.
+  const TopologyGraph g(test::torus_spec({3, 4}, {10e9, 20e9}, {1e-6, 2e-6}, true));
+  const int a = 0, b = 5;
+  replay::Simulation sim(g, {{a, b}});
+  EXPECT_EQ(sim.route_link_names(a, b).size(), g.route(a, b).size());
+  try {
+    sim.route_link_names(b, a);
+    FAIL() << "routed a pair it was not given";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no route " + g.node(b).name + " -> " + g.node(a).name), std::string::npos)
+        << e.what();
+  }
 }
 
 // ---- uncontended collectives on the shipped configs ------------------------------------------
