@@ -348,6 +348,16 @@ TEST(McmTestSet, GeomeanCurvesOverTheTestGraphs) {
     EXPECT_LE(curves[s][0].get<double>(), curves[s][2].get<double>()) << s;
   }
   EXPECT_FALSE(curves.contains("mcm_rl zero-shot"));  // no checkpoint given
+  EXPECT_EQ(r["ratio"], "joint");  // mcm_rl's defaults
+  EXPECT_EQ(r["stay_bias"].get<double>(), 5.0);
+  // The RL choices reach the searches and the report (RlCliChoices, shared with mcm_rl_train).
+  ASSERT_EQ(test::run_command(bin + " --graphs 1 --samples 2 --max-nodes 30 --ratio node --stay-bias 0", &out), 0)
+      << out;
+  const nlohmann::json chosen = nlohmann::json::parse(out.substr(out.find('{')));
+  EXPECT_EQ(chosen["ratio"], "node");
+  EXPECT_EQ(chosen["stay_bias"].get<double>(), 0.0);
+  EXPECT_EQ(test::run_command(bin + " --stay-bias -1", &out), 2);
+  EXPECT_NE(out.find("--stay-bias"), std::string::npos) << out;
   EXPECT_EQ(test::run_command(bin + " --graphs 0", &out), 2);
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // The choices of RlOptions that mcm_rl_train and mcm_test_set take on their command lines, named as
-// mcm_rl's strategy options (registration.cpp): --start, --ratio, --advantage. One place so that a
+// mcm_rl's strategy options (registration.cpp): --start, --ratio, --advantage, --stay-bias. One place so that a
 // policy is pre-trained, tested and fine-tuned (simplan --option) with the same settings.
 
 #include <string>
@@ -15,6 +15,7 @@ struct RlCliChoices {
   std::string start = "baseline";
   std::string ratio = "joint";
   std::string advantage = "batch";
+  double stay_bias = RlOptions{}.stay_bias;
 
   void add_to(CLI::App& app) {
     app.add_option("--start", start,
@@ -29,12 +30,17 @@ struct RlCliChoices {
                    "PPO's advantage baseline: batch (the update's mean reward) or start (the reward of the "
                    "rollout's y^(0)); mcm_rl's option advantage, default batch")
         ->check(CLI::IsMember({"batch", "start"}));
+    app.add_option("--stay-bias", stay_bias,
+                   "added to the logit of each node's previous chip in eq. 7 (0: the policy's own distribution); "
+                   "mcm_rl's option stay_bias, default " + CLI::detail::to_string(stay_bias))
+        ->check(CLI::Range(0.0, 100.0));
   }
 
   void apply(RlOptions& o) const {
     o.start = parse_rl_start(start);
     o.ratio = parse_ppo_ratio(ratio);
     o.advantage = parse_rl_advantage(advantage);
+    o.stay_bias = stay_bias;
   }
 };
 

@@ -128,6 +128,7 @@ int body(int argc, char** argv) {
       {"start", rl_choices.start},
       {"ratio", rl_choices.ratio},
       {"advantage", rl_choices.advantage},
+      {"stay_bias", rl_choices.stay_bias},
       {"samples", s.samples},
       {"checkpoint", checkpoint.empty() ? nlohmann::json(nullptr) : nlohmann::json(checkpoint)},
       {"graphs", graphs},

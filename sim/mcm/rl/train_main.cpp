@@ -42,7 +42,7 @@ struct TrainSettings {
   double time_limit_s = 0;     // 0: none; else stop training (after a checkpoint) past it
   std::uint64_t seed = 1;
   mcm::GreedySplit baseline = mcm::GreedySplit::compute;  // reward unit (and y^(0) with start=baseline)
-  mcm::rl::RlCliChoices rl;                                // --start, --ratio, --advantage
+  mcm::rl::RlCliChoices rl;                                // --start, --ratio, --advantage, --stay-bias
 };
 
 /// Zero-shot geomean of best throughput / greedy over the validation set.
@@ -144,6 +144,7 @@ int body(int argc, char** argv) {
                                  {"start", s.rl.start},
                                  {"ratio", s.rl.ratio},
                                  {"advantage", s.rl.advantage},
+                                 {"stay_bias", s.rl.stay_bias},
                                  {"training_graphs", s.train_graphs},
                                  {"validation_graphs", s.validation_graphs},
                                  {"graph_visits", visits},
