@@ -13,7 +13,7 @@ levels (Table 3's form), and writes OUT.csv (one row per strategy, seed, sample)
 Usage: scripts/mcm_search_curves.py [--workload bert_base_ops] [--samples 200] [--seeds 3]
                                     [--levels 1.0,1.1,1.2] [--build build] [--out docs/reproductions/mcm_search]
                                     [--rl] [--checkpoint policy.pt] [--rl-samples N] [--split compute|memory]
-                                    [--start baseline|random]"""
+                                    [--start baseline|random] [--ratio joint|node] [--stay-bias 5]"""
 import argparse
 import csv
 import json
@@ -29,6 +29,23 @@ RL_CURVES = {"mcm_rl": ("mcm_rl", []),
              "mcm_rl fine-tuned": ("mcm_rl", ["checkpoint={checkpoint}"])}
 
 
+def add_rl_choice_arguments(ap, where):
+    """mcm_rl's choices that pre-training, the test set and the BERT curves share (mcm_rl_train's and
+    mcm_test_set's --start/--ratio/--stay-bias, simplan's --option start=/ratio=/stay_bias=). Shared
+    with mcm_test_set.py; `where` says whose option each one is passed to."""
+    ap.add_argument("--start", choices=("baseline", "random"), default="baseline",
+                    help=f"where each RL rollout's eq. 7 iteration starts ({where})")
+    ap.add_argument("--ratio", choices=("joint", "node"), default="joint",
+                    help=f"PPO's probability ratio, of the placement or per node ({where})")
+    ap.add_argument("--stay-bias", type=float, default=5.0,
+                    help=f"added to the logit of each node's previous chip, 0: none ({where})")
+
+
+def rl_choice_options(a):
+    """The RL choices as simplan --option key=value texts."""
+    return [f"start={a.start}", f"ratio={a.ratio}", f"stay_bias={a.stay_bias:g}"]
+
+
 def plan(a, strategy, seed, samples, tmp, options=(), split=None):
     out = os.path.join(tmp, f"{strategy}_{seed}_{len(options)}_{split}.json")
     cmd = [f"{a.build}/bin/simplan", "--config", a.config, "--workload", a.workload, "--batch", "1", "--mode", "inference",
@@ -38,7 +55,8 @@ def plan(a, strategy, seed, samples, tmp, options=(), split=None):
     if strategy in ("mcm_greedy", "mcm_rl"):
         cmd += ["--option", f"split={split or a.split}"]
     if strategy == "mcm_rl":
-        cmd += ["--option", f"start={a.start}"]
+        for o in rl_choice_options(a):
+            cmd += ["--option", o]
     for o in options:
         cmd += ["--option", o.format(checkpoint=a.checkpoint)]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -90,8 +108,7 @@ def main():
                     "curve repeats the last best)")
     ap.add_argument("--split", choices=("compute", "memory"), default="compute",
                     help="the greedy baseline's split (mcm_greedy --option split=)")
-    ap.add_argument("--start", choices=("baseline", "random"), default="baseline",
-                    help="where each RL rollout's eq. 7 iteration starts (mcm_rl --option start=)")
+    add_rl_choice_arguments(ap, "mcm_rl's option of that name")
     a = ap.parse_args()
     levels = [float(x) for x in a.levels.split(",")]
     with tempfile.TemporaryDirectory() as tmp:

@@ -9,6 +9,7 @@ against RL from scratch), OUT.csv (strategy, sample, geomean) and OUT.png (with 
 
 Usage: scripts/mcm_test_set.py [--build build] [--config configs/mcm_ring36.yaml] [--checkpoint policy.pt]
                                [--graphs 16] [--samples 100] [--split compute|memory] [--start baseline|random]
+                               [--ratio joint|node] [--stay-bias 5]
                                [--levels 1.6,1.7,1.8]
                                [--out docs/reproductions/mcm_testset]"""
 import argparse
@@ -18,7 +19,7 @@ import os
 import subprocess
 import sys
 
-from mcm_search_curves import samples_to_reach, write_curves  # scripts/ is on sys.path
+from mcm_search_curves import add_rl_choice_arguments, samples_to_reach, write_curves  # scripts/ is on sys.path
 
 
 def main():
@@ -29,14 +30,13 @@ def main():
     ap.add_argument("--graphs", type=int, default=16)
     ap.add_argument("--samples", type=int, default=100)
     ap.add_argument("--split", choices=("compute", "memory"), default="compute")
-    ap.add_argument("--start", choices=("baseline", "random"), default="baseline",
-                    help="where each RL rollout's eq. 7 iteration starts (mcm_test_set --start)")
+    add_rl_choice_arguments(ap, "mcm_test_set's flag of that name")
     ap.add_argument("--levels", default="1.6,1.7,1.8", help="improvement levels (default: the paper's Table 2)")
     ap.add_argument("--out", default="docs/reproductions/mcm_testset")
     a = ap.parse_args()
     levels = [float(x) for x in a.levels.split(",")]
     cmd = [f"{a.build}/bin/mcm_test_set", "--config", a.config, "--graphs", str(a.graphs), "--samples", str(a.samples),
-           "--split", a.split, "--start", a.start]
+           "--split", a.split, "--start", a.start, "--ratio", a.ratio, "--stay-bias", f"{a.stay_bias:g}"]
     if a.checkpoint:
         cmd += ["--checkpoint", a.checkpoint]
     r = subprocess.run(cmd, capture_output=True, text=True)
