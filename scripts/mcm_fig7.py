@@ -8,11 +8,12 @@ micro-batches in flight (sim/mcm/pipeline.hpp). Both are normalised to their min
 paper, plotted (PNG) and correlated (Pearson R; the paper: 0.91 against hardware). Placements whose
 draw failed H count as invalid (the paper: 13.5 % invalid on hardware).
 
-Usage: scripts/mcm_fig7.py [--samples 200] [--workload bert_base_ops] [--microbatches 8]
-                           [--build build] [--out docs/reproductions/mcm_fig7]
+Usage: scripts/mcm_fig7.py [--samples 200 | --valid 2000] [--jobs 2] [--workload bert_base_ops]
+                           [--microbatches 8] [--build build] [--out docs/reproductions/mcm_fig7]
 Writes OUT.csv, OUT.png and OUT.md (a summary to paste into docs/reproductions/mcm.md).
 This is a reproduction script, not a test: 2000 samples as in the paper take long on 2 cores."""
 import argparse
+import concurrent.futures
 import csv
 import json
 import math
@@ -33,6 +34,31 @@ def ranks(values):
     return r
 
 
+def draw(a, tmp, seed):
+    """One draw: the replayed placement's row, or "invalid" (H(G, f) failed) or "gave_up" (solver)."""
+    plan = os.path.join(tmp, f"plan_{seed}.json")
+    made = subprocess.run([f"{a.build}/bin/simplan", "--config", a.config, "--workload", a.workload, "--batch", "1",
+                           "--mode", "inference", "--strategy", "mcm_random", "--seed", str(seed), "--option",
+                           "samples=1", "-o", plan], capture_output=True, text=True)
+    if made.returncode != 0:
+        if "H(G, f)" in made.stderr:
+            return "invalid"
+        if "backtracks" in made.stderr:
+            return "gave_up"
+        sys.exit(f"simplan failed for seed {seed}: {made.stderr.strip()}")
+    run = subprocess.run([f"{a.build}/bin/mcm_pipeline", "--config", a.config, "--plan", plan, "--microbatches",
+                          str(a.microbatches)], capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"mcm_pipeline failed for seed {seed}: {run.stderr.strip()}")
+    os.remove(plan)
+    row = json.loads(run.stdout)
+    row["seed"] = seed
+    print(f"seed {seed}: analytical {row['analytical_latency_s']:.4g} s, simulated period "
+          f"{row['simulated_period_s']:.4g} s, {row['chips_used']} chips, replay {row['replay_wall_s']:.2f} s",
+          file=sys.stderr)
+    return row
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", type=int, default=200)
@@ -41,32 +67,29 @@ def main():
     ap.add_argument("--config", default="configs/mcm_ring36.yaml")
     ap.add_argument("--build", default="build")
     ap.add_argument("--out", default="docs/reproductions/mcm_fig7")
+    ap.add_argument("--valid", type=int,
+                    help="draw seeds until this many placements are valid (the paper's Fig. 7: 2000); "
+                         "overrides --samples")
+    ap.add_argument("--jobs", type=int, default=1, help="draws run at once (default 1)")
     a = ap.parse_args()
-    rows, invalid, gave_up = [], 0, 0
-    with tempfile.TemporaryDirectory() as tmp:
-        for seed in range(1, a.samples + 1):
-            plan = os.path.join(tmp, f"plan_{seed}.json")
-            made = subprocess.run([f"{a.build}/bin/simplan", "--config", a.config, "--workload", a.workload, "--batch", "1",
-                                   "--mode", "inference", "--strategy", "mcm_random", "--seed", str(seed), "--option",
-                                   "samples=1", "-o", plan], capture_output=True, text=True)
-            if made.returncode != 0:
-                if "H(G, f)" in made.stderr:
+    if a.samples < 1 or a.jobs < 1 or (a.valid is not None and a.valid < 1):
+        sys.exit("--samples, --valid and --jobs: at least 1")
+    rows, invalid, gave_up, draws = [], 0, 0, 0
+    with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        # With --valid, seeds are drawn in batches until that many placements are valid; the first
+        # that many by seed are kept, so the result does not depend on --jobs.
+        while (draws < a.samples) if a.valid is None else (len(rows) < a.valid):
+            batch = range(draws + 1, draws + 1 + (a.samples - draws if a.valid is None else 8 * a.jobs))
+            for seed, outcome in zip(batch, pool.map(lambda k: draw(a, tmp, k), batch)):
+                draws = seed
+                if outcome == "invalid":
                     invalid += 1
-                    continue
-                if "backtracks" in made.stderr:
+                elif outcome == "gave_up":
                     gave_up += 1
-                    continue
-                sys.exit(f"simplan failed for seed {seed}: {made.stderr.strip()}")
-            run = subprocess.run([f"{a.build}/bin/mcm_pipeline", "--config", a.config, "--plan", plan, "--microbatches",
-                                  str(a.microbatches)], capture_output=True, text=True)
-            if run.returncode != 0:
-                sys.exit(f"mcm_pipeline failed for seed {seed}: {run.stderr.strip()}")
-            row = json.loads(run.stdout)
-            row["seed"] = seed
-            rows.append(row)
-            print(f"seed {seed}: analytical {row['analytical_latency_s']:.4g} s, simulated period "
-                  f"{row['simulated_period_s']:.4g} s, {row['chips_used']} chips, replay {row['replay_wall_s']:.2f} s",
-                  file=sys.stderr)
+                else:
+                    rows.append(outcome)
+                    if a.valid is not None and len(rows) == a.valid:
+                        break  # the batch's later seeds are dropped
     if len(rows) < 3:
         sys.exit("fewer than 3 valid placements")
     pred = [r["analytical_latency_s"] for r in rows]
@@ -102,9 +125,9 @@ def main():
     sim_rank = ranks(sim)
     best = sorted(range(len(rows)), key=lambda i: pred[i])[:5]
     with open(a.out + ".md", "w") as f:
-        f.write(f"- {a.workload}, {a.samples} draws of mcm_random (samples=1, seeds 1..{a.samples}), "
+        f.write(f"- {a.workload}, {draws} draws of mcm_random (samples=1, seeds 1..{draws}), "
                 f"{a.microbatches} micro-batches in the replay: {len(rows)} valid, {invalid} failed H(G, f) "
-                f"({100.0 * invalid / a.samples:.1f} %), {gave_up} where the solver gave up.\n")
+                f"({100.0 * invalid / draws:.1f} %), {gave_up} where the solver gave up.\n")
         f.write(f"- Pearson R of the normalised runtimes: **{r:.3f}** (paper, against hardware: 0.91); "
                 f"Spearman rank correlation {rho:.3f}.\n")
         f.write("- The analytical model's five best placements and their rank in the replay (0 = best):\n\n")
