@@ -242,6 +242,33 @@ TEST(RlSearch, StartIsTheGreedySplitOrARandomDrawPerRollout) {
   EXPECT_THROW(parse_rl_start("uniform"), InputError);
 }
 
+TEST(RlSearch, ARepairThatGivesUpIsDrawnInSampleModeFromThePolicy) {
+  // stay_bias 0: the untrained policy's candidates are about uniform over 36 chips, far from valid;
+  // with a budget of 2 backtracks FIX gives up on them, and Algorithm 1 (SAMPLE) draws y' from the
+  // same distribution within the domains instead (rl_search.hpp). Only a SAMPLE draw that gives up
+  // too is invalid (this graph's tensors fit: H never fails).
+  const PlacementProblem p = random_graph_on_ring36(7, 60);
+  RlOptions o = small_options(3);
+  o.samples = 20;
+  o.rollouts = 20;
+  o.train = false;
+  o.stay_bias = 0;
+  o.solver.max_failures = 2;
+  const RlResult r = rl_search(p, o);
+  ASSERT_EQ(r.placements.size(), 20u);
+  EXPECT_GT(r.solver_gave_up, 0);
+  EXPECT_LT(r.sample_gave_up, r.solver_gave_up);  // SAMPLE rescued some
+  EXPECT_EQ(r.search.invalid_samples, r.sample_gave_up);
+  int scored = 0;
+  for (std::size_t k = 0; k < r.placements.size(); ++k)
+    if (r.rewards[k] > 0) {
+      ++scored;
+      const auto found = violations(p, r.placements[k]);
+      EXPECT_TRUE(found.empty()) << "sample " << k << ": " << (found.empty() ? "" : found.front().message);
+    }
+  EXPECT_EQ(scored, 20 - r.sample_gave_up);
+}
+
 TEST(RlSearch, WithoutTheSolverSamplesBreakTheConstraints) {
   // The paper's baseline (§5.1): raw policy samples are scored as they are, 0 when invalid. An
   // untrained policy spreads 36 chips over the nodes: every sample breaks eq. 2.
@@ -346,16 +373,26 @@ TEST(McmTestSet, GeomeanCurvesOverTheTestGraphs) {
     const double a = r["graphs"][0]["final_improvement"][s], b = r["graphs"][1]["final_improvement"][s];
     EXPECT_NEAR(curves[s][2].get<double>(), std::sqrt(a * b), 1e-9) << s;
     EXPECT_LE(curves[s][0].get<double>(), curves[s][2].get<double>()) << s;
+    // The curve is 0 exactly until every graph has had its first valid placement.
+    int last_first = 0;
+    for (const nlohmann::json& g : r["graphs"]) {
+      const nlohmann::json& first = g["first_valid_sample"][s];
+      last_first = first.is_null() ? 4 : std::max(last_first, first.get<int>());
+      if (!first.is_null()) {
+        EXPECT_GE(first.get<int>(), 1) << s;
+      }
+    }
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(curves[s][i].get<double>() > 0, i + 1 >= last_first) << s << " sample " << i + 1;
   }
   EXPECT_FALSE(curves.contains("mcm_rl zero-shot"));  // no checkpoint given
-  EXPECT_EQ(r["ratio"], "joint");  // mcm_rl's defaults
-  EXPECT_EQ(r["stay_bias"].get<double>(), 5.0);
+  EXPECT_EQ(r["ratio"], "node");  // mcm_rl's defaults
+  EXPECT_EQ(r["stay_bias"].get<double>(), 0.0);
   // The RL choices reach the searches and the report (RlCliChoices, shared with mcm_rl_train).
-  ASSERT_EQ(test::run_command(bin + " --graphs 1 --samples 2 --max-nodes 30 --ratio node --stay-bias 0", &out), 0)
+  ASSERT_EQ(test::run_command(bin + " --graphs 1 --samples 2 --max-nodes 30 --ratio joint --stay-bias 5", &out), 0)
       << out;
   const nlohmann::json chosen = nlohmann::json::parse(out.substr(out.find('{')));
-  EXPECT_EQ(chosen["ratio"], "node");
-  EXPECT_EQ(chosen["stay_bias"].get<double>(), 0.0);
+  EXPECT_EQ(chosen["ratio"], "joint");
+  EXPECT_EQ(chosen["stay_bias"].get<double>(), 5.0);
   EXPECT_EQ(test::run_command(bin + " --stay-bias -1", &out), 2);
   EXPECT_NE(out.find("--stay-bias"), std::string::npos) << out;
   EXPECT_EQ(test::run_command(bin + " --graphs 0", &out), 2);

@@ -55,6 +55,7 @@ plan::Plan make_plan(const planner::PlanInputs& in) {
                     {"mean_reward_per_update", r.mean_reward},
                     {"raw_invalid_samples", r.raw_invalid_samples},
                     {"solver_gave_up", r.solver_gave_up},
+                    {"sample_gave_up", r.sample_gave_up},
                     {"solver", o.use_solver}};
   return p;
 }

@@ -76,8 +76,9 @@ void register_strategies(planner::StrategyRegistry& registry) {
       {"learning_rate", OptionType::number, "0.001", "Adam learning rate", {}, {0, 1, true}},
       {"clip", OptionType::number, "0.2", "PPO clip epsilon", {}, {0, 1, true, true}},
       {"entropy", OptionType::number, "0.01", "weight of the entropy bonus in the PPO loss", {}},
-      {"stay_bias", OptionType::number, "5",
-       "added to the logit of each node's previous chip: each eq. 7 step refines the last (0: none)", {}},
+      {"stay_bias", OptionType::number, "0",
+       "added to the logit of each node's previous chip, so each eq. 7 step refines the last (0: the policy's own "
+       "distribution, as eq. 7 has it)", {}},
       {"train", OptionType::boolean, "true", "update the policy (false: zero-shot, samples from the policy as it is)", {}},
       {"solver", OptionType::boolean, "true",
        "repair every sample with the FIX-mode solver (false: the paper's RL-without-solver baseline, §5.1)", {}},
@@ -86,7 +87,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
        "y^(0) of eq. 7: baseline = the greedy split (split=) for every rollout, random = per rollout a placement "
        "drawn as mcm_random draws one",
        {"baseline", "random"}},
-      {"ratio", OptionType::choice, "joint",
+      {"ratio", OptionType::choice, "node",
        "PPO's probability ratio: joint = of the whole placement, node = per node, sharing the rollout's advantage",
        {"joint", "node"}},
       {"advantage", OptionType::choice, "batch",
@@ -95,8 +96,8 @@ void register_strategies(planner::StrategyRegistry& registry) {
       {"checkpoint", OptionType::text, "", "start from these pre-trained weights (written by mcm_rl_train)", {}},
   };
   for (OptionSpec s : solver_option_specs()) {
-    // A repair that needs this many backtracks is rare and costs a minute at 100000 on BERT; RL
-    // counts it as an invalid sample and goes on, so it gets a smaller budget than the searches.
+    // A repair that needs this many backtracks is rare and costs a minute at 100000 on BERT; RL then
+    // draws in SAMPLE mode from the policy instead (rl_search.hpp), so it gets a smaller budget.
     if (s.key == "max_backtracks") s.default_value = "5000";
     options.push_back(s);
   }

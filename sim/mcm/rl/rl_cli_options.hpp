@@ -13,7 +13,7 @@ namespace partsim::mcm::rl {
 
 struct RlCliChoices {
   std::string start = "baseline";
-  std::string ratio = "joint";
+  std::string ratio = to_string(RlOptions{}.ratio);
   std::string advantage = "batch";
   double stay_bias = RlOptions{}.stay_bias;
 
@@ -24,7 +24,7 @@ struct RlCliChoices {
         ->check(CLI::IsMember({"baseline", "random"}));
     app.add_option("--ratio", ratio,
                    "PPO's probability ratio: joint (of the whole placement) or node (per node); mcm_rl's option "
-                   "ratio, default joint")
+                   "ratio, default " + ratio)
         ->check(CLI::IsMember({"joint", "node"}));
     app.add_option("--advantage", advantage,
                    "PPO's advantage baseline: batch (the update's mean reward) or start (the reward of the "

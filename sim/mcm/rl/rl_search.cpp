@@ -37,6 +37,15 @@ std::vector<Placement> draw(const torch::Tensor& probs, std::mt19937_64& rng) {
   return out;
 }
 
+/// Rollout b's per-node chip distribution of a [B, N, C] float64 contiguous tensor (solver.hpp).
+Distribution distribution(const torch::Tensor& probs, std::int64_t b) {
+  const auto n = probs.size(1), c = probs.size(2);
+  const double* data = probs.data_ptr<double>() + b * n * c;
+  Distribution out(static_cast<std::size_t>(n));
+  for (std::int64_t v = 0; v < n; ++v) out[static_cast<std::size_t>(v)].assign(data + v * c, data + (v + 1) * c);
+  return out;
+}
+
 /// [B, N] int64 tensor of placements.
 torch::Tensor as_tensor(const std::vector<Placement>& placements) {
   const auto batch = static_cast<std::int64_t>(placements.size());
@@ -194,10 +203,11 @@ RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
                   : 0.0;
         }
       std::vector<Placement> candidates;
-      torch::Tensor logits;
+      torch::Tensor logits, probs;
       for (int t = 1; t <= o.refinements; ++t) {
         logits = step_logits(policy_, g, previous, o.stay_bias);
-        candidates = draw(torch::softmax(logits, 2), rng_);
+        probs = torch::softmax(logits, 2).to(torch::kFloat64).contiguous();
+        candidates = draw(probs, rng_);
         if (t < o.refinements) previous = candidates;
       }
       std::vector<Placement> actions;
@@ -213,10 +223,18 @@ RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
             r.action = solve_fix(solver, random_order(p.size(), rng_), y, rng_);
             valid = memory_violations(p, r.action).empty();  // eq. 2-4 hold by construction
           } catch (const SolverLimitError&) {
-            // The repair gave up (max_backtracks): an invalid sample, learnt from as y itself.
-            r.action = y;
-            valid = false;
+            // The repair gave up (max_failures): Algorithm 1 (SAMPLE) draws y' from the same step's
+            // distribution restricted to the domains instead (rl_search.hpp). If that gives up too,
+            // an invalid sample, learnt from as y itself.
             ++result.solver_gave_up;
+            try {
+              r.action = solve_sample(solver, random_order(p.size(), rng_), distribution(probs, b), rng_);
+              valid = memory_violations(p, r.action).empty();
+            } catch (const SolverLimitError&) {
+              r.action = y;
+              valid = false;
+              ++result.sample_gave_up;
+            }
           }
         } else {
           r.action = y;

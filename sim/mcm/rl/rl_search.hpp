@@ -9,14 +9,20 @@
 //  - eq. 7, T = `refinements` steps: y^(0) is the baseline's greedy split (searches.hpp, `baseline`, before repair: the
 //    paper does not say where the iteration starts; the baseline's split is a state every graph
 //    has), and step t draws every node's chip from p(y_i^(t) | h_G, y^(t-1)) at once, with our own
-//    seeded draws (solver.hpp draw_index). The logits are the network's plus `stay_bias` on the
-//    node's previous chip, so each step refines y^(t-1) and an untrained network moves about 20 % of
-//    the nodes (stay_bias 5 on 36 chips). Without it the untrained policy's candidates are uniform
-//    over the chips, and the FIX repair of such a candidate on bert_base_ops exhausts 100000
-//    backtracks (4761 restarts, 3 minutes) instead of taking 15-60 ms as it does for a candidate near
-//    a valid split (measured; the paper does not say how its candidates start);
-//  - the last candidate y^(T) goes to solve_fix with a random node order (the paper's default), and
-//    the repaired y' is what is scored and what PPO learns from: its log-probability is
+//    seeded draws (solver.hpp draw_index). The logits are the network's, plus `stay_bias` (default
+//    0: eq. 7 as the paper writes it) on the node's previous chip, which makes each step a
+//    refinement of y^(t-1): at 5 an untrained network moves about 20 % of the nodes on 36 chips, and
+//    RL's samples stay near y^(0); at 0 the network's own distribution is sampled and PPO moves it
+//    (docs/model.md "Constrained RL": on BERT only the latter passes Random by learning). An
+//    untrained network's candidates are then about uniform over the chips, and their FIX repairs
+//    need more backtracks (on bert_base_ops some exhaust the budget: see the SAMPLE fallback below);
+//  - the last candidate y^(T) goes to solve_fix with a random node order (the paper's default). A
+//    repair that gives up (solver max_failures; Algorithm 2 in the paper never does) is replaced by
+//    Algorithm 1 (SAMPLE) with step T's distribution p(y_i^(T) | h_G, y^(T-1)) restricted to the
+//    domains: a valid y' the policy itself rates, where counting the sample invalid left a
+//    pre-trained policy without any valid placement for its first 42 samples on one test graph
+//    (random_1904, whose candidates' repairs gave up 15 times in 16). The
+//    repaired y' is what is scored and what PPO learns from: its log-probability is
 //    sum_i log p(y'_i^(T) | h_G, y^(T-1)) (§4.1: "we use the reward of y' rather than directly using
 //    the reward of y"; PPO needs the probability of the action that got the reward);
 //  - reward: throughput of y' / throughput of the greedy baseline (the paper's metric, §5.1), 0 when
@@ -27,8 +33,8 @@
 // PPO (the paper is silent on all but the three numbers above): no critic; advantages are the
 // update's rewards minus a baseline, divided by their standard deviation over the 20 rollouts; the
 // baseline is their mean (`advantage` batch, default) or each rollout's start y^(0) (start); the
-// probability ratio is the whole placement's (`ratio` joint, default) or each node's, the rollout's
-// advantage shared by its nodes (node); clip 0.2; an entropy bonus (mean per-node entropy,
+// probability ratio is the whole placement's (`ratio` joint) or each node's, the rollout's
+// advantage shared by its nodes (node, default); clip 0.2; an entropy bonus (mean per-node entropy,
 // `entropy`); gradients clipped to norm 1; Adam. Mini-batches are a seeded shuffle of the rollouts,
 // each epoch.
 //
@@ -81,19 +87,19 @@ struct RlOptions {
   double learning_rate = 1e-3;
   double clip = 0.2;          // PPO's epsilon
   double entropy = 0.01;      // weight of the entropy bonus
-  double stay_bias = 5.0;     // added to the logit of each node's previous chip (eq. 7 as a refinement)
+  double stay_bias = 0.0;     // added to the logit of each node's previous chip (0: the policy's own eq. 7)
   bool train = true;          // false: zero-shot, samples from the policy as it is
   bool use_solver = true;     // false: the paper's RL-without-solver baseline
   bool keep_samples = false;  // RlResult::placements gets every scored placement (tests, curves)
   GreedySplit baseline = GreedySplit::compute;  // the greedy baseline: reward unit (and y^(0) with start=baseline)
   RlStart start = RlStart::baseline;             // where eq. 7's iteration starts
-  PpoRatio ratio = PpoRatio::joint;
+  PpoRatio ratio = PpoRatio::node;
   RlAdvantage advantage = RlAdvantage::batch;
   std::uint64_t seed = 1;
   SolverOptions solver = rl_solver_options();
 
   /// The solver's defaults with max_failures 5000: a repair needing more is rare, costs a minute at
-  /// the searches' 100000 on BERT, and RL counts it as an invalid sample and goes on.
+  /// the searches' 100000 on BERT, and RL then draws y' in SAMPLE mode from the policy (see above).
   static SolverOptions rl_solver_options() {
     SolverOptions o;
     o.max_failures = 5000;
@@ -105,7 +111,8 @@ struct RlResult {
   SearchResult search;                 // best placement, trace of the best throughput per sample
   double reference_throughput = 0;     // the greedy baseline's (1/s): rewards are relative to it
   int raw_invalid_samples = 0;         // candidates y^(T) that broke eq. 2-4 or H before repair
-  int solver_gave_up = 0;              // repairs that hit max_backtracks (counted invalid)
+  int solver_gave_up = 0;              // FIX repairs that hit max_failures (then SAMPLE from the policy)
+  int sample_gave_up = 0;              // of those, SAMPLE draws that hit max_failures too (invalid)
   std::vector<double> mean_reward;     // per update batch (also without training)
   int updates = 0;                     // PPO updates done
   std::vector<Placement> placements;   // every scored placement, when keep_samples

@@ -37,8 +37,16 @@ struct TestSettings {
   mcm::GreedySplit baseline = mcm::GreedySplit::compute;
 };
 
-/// One search on one graph: the running best throughput after every sample (1/s; 0 = none yet).
-using Search = std::function<std::vector<double>(const mcm::PlacementProblem&)>;
+/// One search on one graph: the running best throughput after every sample (1/s; 0 = none yet), and
+/// why samples were not valid.
+struct SearchOutcome {
+  std::vector<double> best;
+  int invalid_samples = 0;           // every sample scored 0 (failed H, or a repair that gave up)
+  std::optional<int> solver_gave_up;  // RL's FIX repairs that hit max_failures (then SAMPLE-d from the policy)
+};
+using Search = std::function<SearchOutcome(const mcm::PlacementProblem&)>;
+
+SearchOutcome outcome(const mcm::SearchResult& r) { return {r.best_throughput, r.invalid_samples, std::nullopt}; }
 
 int body(int argc, char** argv) {
   std::string config, checkpoint, split = "compute";
@@ -81,12 +89,15 @@ int body(int argc, char** argv) {
     return [&rl_options, train, from](const mcm::PlacementProblem& p) {
       mcm::rl::RlOptions o = rl_options;
       o.train = train;
-      return mcm::rl::rl_search(p, o, from).search.best_throughput;
+      const mcm::rl::RlResult r = mcm::rl::rl_search(p, o, from);
+      SearchOutcome out = outcome(r.search);
+      out.solver_gave_up = r.solver_gave_up;
+      return out;
     };
   };
   std::vector<std::pair<std::string, Search>> searches{
-      {"mcm_random", [&](const mcm::PlacementProblem& p) { return mcm::random_search(p, search).best_throughput; }},
-      {"mcm_sa", [&](const mcm::PlacementProblem& p) { return mcm::annealing_search(p, search).best_throughput; }},
+      {"mcm_random", [&](const mcm::PlacementProblem& p) { return outcome(mcm::random_search(p, search)); }},
+      {"mcm_sa", [&](const mcm::PlacementProblem& p) { return outcome(mcm::annealing_search(p, search)); }},
       {"mcm_rl", rl(true, std::nullopt)}};
   if (!checkpoint.empty()) {
     searches.emplace_back("mcm_rl zero-shot", rl(false, checkpoint));
@@ -101,17 +112,33 @@ int body(int argc, char** argv) {
   for (const mcm::PlacementProblem& p : test) {
     const double base = mcm::rl::reference_throughput(p, greedy);
     nlohmann::json finals = nlohmann::json::object();
+    nlohmann::json first_valid = nlohmann::json::object();  // 1-based sample of the first valid placement
+    nlohmann::json invalid = nlohmann::json::object(), gave_up = nlohmann::json::object();
     for (std::size_t k = 0; k < searches.size(); ++k) {
-      const std::vector<double> best = searches[k].second(p);
+      const SearchOutcome found = searches[k].second(p);
+      const std::vector<double>& best = found.best;
+      invalid[searches[k].first] = found.invalid_samples;
+      if (found.solver_gave_up) gave_up[searches[k].first] = *found.solver_gave_up;
+      first_valid[searches[k].first] = nullptr;  // none within the budget
       for (std::size_t i = 0; i < n; ++i) {
         // a search that stopped early (none do today) keeps its last best
         const double x = (best.empty() ? 0.0 : best[std::min(i, best.size() - 1)]) / base;
-        if (x > 0) log_sum[k][i] += std::log(x);
-        else some_zero[k][i] = true;
+        if (x > 0) {
+          log_sum[k][i] += std::log(x);
+          if (first_valid[searches[k].first].is_null()) first_valid[searches[k].first] = i + 1;
+        } else {
+          some_zero[k][i] = true;
+        }
       }
       finals[searches[k].first] = (best.empty() ? 0.0 : best.back()) / base;
     }
-    graphs.push_back({{"name", p.graph_name}, {"nodes", p.size()}, {"greedy_throughput_per_s", base}, {"final_improvement", finals}});
+    graphs.push_back({{"name", p.graph_name},
+                      {"nodes", p.size()},
+                      {"greedy_throughput_per_s", base},
+                      {"final_improvement", finals},
+                      {"first_valid_sample", first_valid},
+                      {"invalid_samples", invalid},
+                      {"solver_gave_up", gave_up}});
     std::cerr << "mcm_test_set: " << p.graph_name << " (" << p.size() << " nodes) done\n";
   }
   nlohmann::json curves = nlohmann::json::object();
