@@ -13,7 +13,7 @@ levels (Table 3's form), and writes OUT.csv (one row per strategy, seed, sample)
 Usage: scripts/mcm_search_curves.py [--workload bert_base_ops] [--samples 200] [--seeds 3]
                                     [--levels 1.0,1.1,1.2] [--build build] [--out docs/reproductions/mcm_search]
                                     [--rl] [--checkpoint policy.pt] [--rl-samples N] [--split compute|memory]
-                                    [--start baseline|random] [--ratio joint|node] [--stay-bias 5]"""
+                                    [--start baseline|random] [--ratio node|joint] [--stay-bias 0]"""
 import argparse
 import csv
 import json
@@ -35,9 +35,9 @@ def add_rl_choice_arguments(ap, where):
     with mcm_test_set.py; `where` says whose option each one is passed to."""
     ap.add_argument("--start", choices=("baseline", "random"), default="baseline",
                     help=f"where each RL rollout's eq. 7 iteration starts ({where})")
-    ap.add_argument("--ratio", choices=("joint", "node"), default="joint",
+    ap.add_argument("--ratio", choices=("joint", "node"), default="node",
                     help=f"PPO's probability ratio, of the placement or per node ({where})")
-    ap.add_argument("--stay-bias", type=float, default=5.0,
+    ap.add_argument("--stay-bias", type=float, default=0.0,
                     help=f"added to the logit of each node's previous chip, 0: none ({where})")
 
 

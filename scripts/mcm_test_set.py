@@ -9,7 +9,7 @@ against RL from scratch), OUT.csv (strategy, sample, geomean) and OUT.png (with 
 
 Usage: scripts/mcm_test_set.py [--build build] [--config configs/mcm_ring36.yaml] [--checkpoint policy.pt]
                                [--graphs 16] [--samples 100] [--split compute|memory] [--start baseline|random]
-                               [--ratio joint|node] [--stay-bias 5]
+                               [--ratio node|joint] [--stay-bias 0]
                                [--levels 1.6,1.7,1.8]
                                [--out docs/reproductions/mcm_testset]"""
 import argparse
