@@ -25,7 +25,7 @@ namespace partsim::plan {
 
 inline constexpr int kSchemaVersion = 2;
 
-enum class Pass { fwd, bwd, upd };
+enum class Pass : std::uint8_t { fwd, bwd, upd };
 
 /// The planner's prediction for one layer (or one pass of a layer).
 struct PredictedCost {

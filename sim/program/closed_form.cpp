@@ -15,9 +15,9 @@ Evaluation ClosedFormEvaluator::evaluate(const Program& program) {
     const Task& task = program.tasks()[i];
     double start = 0;
     for (int dep : task.after) start = std::max(start, result.tasks[static_cast<size_t>(dep)].finish);
-    double duration = task.seconds;
-    if (task.kind == TaskKind::transfer)
-      duration = task.src == task.dst ? 0.0 : transfer_time_(task.src, task.dst, task.bytes);
+    const double duration = task.kind != TaskKind::transfer ? task.seconds
+                            : task.src == task.dst            ? 0.0
+                                                              : transfer_time_(task.src, task.dst, task.bytes);
     result.tasks[i] = {start, start + duration};
     result.makespan_s = std::max(result.makespan_s, start + duration);
   }

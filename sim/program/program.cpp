@@ -52,7 +52,7 @@ int Program::add(Task task, std::string_view label, std::span<const int> after) 
     if (dep < 0 || dep >= index)
       throw Error("program: task " + std::to_string(index) + " (" + std::string(label) + ") depends on task " +
                   std::to_string(dep) + ", which is not an earlier task");
-  if (!(task.seconds >= 0) || !std::isfinite(task.seconds) || !(task.bytes >= 0) || !std::isfinite(task.bytes))
+  if (!(task.amount() >= 0) || !std::isfinite(task.amount()))
     throw Error("program: task " + std::to_string(index) + " (" + std::string(label) +
                 ") has a negative or non-finite size");
   if (task.layer >= static_cast<int>(layer_names_.size()))

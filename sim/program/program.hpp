@@ -20,6 +20,7 @@
 // - Every task names the layer and pass it belongs to, so both evaluators can report per layer.
 
 #include <cstddef>
+#include <cstdint>
 #include <iterator>
 #include <span>
 #include <string>
@@ -42,7 +43,7 @@ struct Endpoint {
   bool operator==(const Endpoint&) const = default;
 };
 
-enum class TaskKind { compute, transfer, delay };
+enum class TaskKind : std::uint8_t { compute, transfer, delay };
 
 /// A task's label, kept once per distinct text by the Program that holds the task (a lowering
 /// repeats a few dozen labels over millions of tasks): 8 bytes in the task, read as the string.
@@ -60,19 +61,31 @@ class Label {
   const std::string* text_;
 };
 
-// (Members ordered so that no padding is needed: 88 bytes; a 4,096-chip iteration has 3.1 M tasks.)
+// 64 bytes (a 4,096-chip iteration has 3.1 M tasks): a compute or delay task has a place and a
+// duration, a transfer two places and a size, so `at` shares its storage with `src` and `seconds`
+// with `bytes`. Read only the members of the task's kind: a transfer's `seconds` is its size.
 struct Task {
+  Task() noexcept : at{} {}  // (a union member's constructor is not run on its own)
+
   TaskKind kind = TaskKind::compute;
-  int layer = -1;                     // index into Program::layer_names; -1: not a layer's work
   plan::Pass pass = plan::Pass::fwd;
-  Endpoint at;                        // compute: where it runs; delay: what it stands for (add_delay)
+  int layer = -1;                     // index into Program::layer_names; -1: not a layer's work
+  union {
+    Endpoint at;                      // compute: where it runs; delay: what it stands for (add_delay)
+    Endpoint src;                     // transfer: from
+  };
+  Endpoint dst;                       // transfer: to
   Label label;                        // what it is, e.g. "compute", "grad_allreduce_x step 2"
-  double seconds = 0;                 // compute and delay: duration
-  Endpoint src, dst;                  // transfer: from, to
-  double bytes = 0;                   // transfer: payload
+  union {
+    double seconds = 0;               // compute and delay: duration
+    double bytes;                     // transfer: payload
+  };
   std::span<const int> after;         // tasks that must finish before this one starts (held by the Program)
+
+  /// The task's duration (compute, delay) or payload (transfer): the one number it has.
+  double amount() const noexcept { return kind == TaskKind::transfer ? bytes : seconds; }
 };
-static_assert(sizeof(Task) <= 88, "Task grew: 3.1 M of them make a 4,096-chip iteration");
+static_assert(sizeof(Task) <= 64, "Task grew: 3.1 M of them make a 4,096-chip iteration");
 
 /// A Program's tasks: indexable and iterable like a vector, stored in fixed blocks of 65,536 so
 /// that growing never copies them (a vector's doubling holds the old and the new array at once:
