@@ -10,7 +10,8 @@ draw failed H count as invalid (the paper: 13.5 % invalid on hardware).
 
 Usage: scripts/mcm_fig7.py [--samples 200 | --valid 2000] [--jobs 2] [--workload bert_base_ops]
                            [--microbatches 8] [--build build] [--out docs/reproductions/mcm_fig7]
-Writes OUT.csv, OUT.png and OUT.md (a summary to paste into docs/reproductions/mcm.md).
+Writes OUT.csv, OUT.png and OUT.md (a summary to paste into docs/reproductions/mcm.md);
+`--replot` only redraws OUT.png from OUT.csv.
 This is a reproduction script, not a test: 2000 samples as in the paper take long on 2 cores."""
 import argparse
 import concurrent.futures
@@ -59,6 +60,38 @@ def draw(a, tmp, seed):
     return row
 
 
+def plot(out, workload, pn, sn, r):
+    """OUT.png: predicted against simulated runtime, both normalised (the paper's Fig. 7), with the
+    diagonal; a warning on stderr without python3-matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"{sys.executable}: no matplotlib, {out}.png not written", file=sys.stderr)
+        return
+    fig, ax = plt.subplots(figsize=(5, 4))
+    ax.scatter(sn, pn, s=8)
+    lim = max(max(pn), max(sn))
+    ax.plot([1, lim], [1, lim], color="grey", linewidth=0.8)
+    ax.set_xlabel("simulated runtime (SimGrid, pipelined), normalised")
+    ax.set_ylabel("predicted runtime (analytical), normalised")
+    ax.set_title(f"{workload} on mcm_ring36\n{len(pn)} valid placements, Pearson R = {r:.3f}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out + ".png", dpi=120)
+
+
+def replot(out, workload):
+    """Redraws OUT.png from OUT.csv (--replot): a new figure without drawing the placements again."""
+    with open(out + ".csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    if len(rows) < 3:
+        sys.exit(f"{out}.csv: fewer than 3 placements")
+    pn = [float(row["analytical_norm"]) for row in rows]
+    sn = [float(row["simulated_norm"]) for row in rows]
+    plot(out, workload, pn, sn, pearson(pn, sn))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", type=int, default=200)
@@ -71,7 +104,10 @@ def main():
                     help="draw seeds until this many placements are valid (the paper's Fig. 7: 2000); "
                          "overrides --samples")
     ap.add_argument("--jobs", type=int, default=1, help="draws run at once (default 1)")
+    ap.add_argument("--replot", action="store_true", help="only redraw OUT.png from OUT.csv (no draws)")
     a = ap.parse_args()
+    if a.replot:
+        return replot(a.out, a.workload)
     if a.samples < 1 or a.jobs < 1 or (a.valid is not None and a.valid < 1):
         sys.exit("--samples, --valid and --jobs: at least 1")
     rows, invalid, gave_up, draws = [], 0, 0, 0
@@ -106,21 +142,7 @@ def main():
         for row, p, s in zip(rows, pn, sn):
             w.writerow([row["seed"], row["chips_used"], row["analytical_latency_s"], row["simulated_period_s"], p, s,
                         row["analytical_bottleneck_chip"], row["replay_wall_s"]])
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(5, 4))
-        ax.scatter(sn, pn, s=8)
-        lim = max(max(pn), max(sn))
-        ax.plot([1, lim], [1, lim], color="grey", linewidth=0.8)
-        ax.set_xlabel("simulated runtime (SimGrid, pipelined), normalised")
-        ax.set_ylabel("predicted runtime (analytical), normalised")
-        ax.set_title(f"{a.workload} on mcm_ring36: {len(rows)} valid placements, R = {r:.3f}")
-        fig.tight_layout()
-        fig.savefig(a.out + ".png", dpi=120)
-    except ImportError:
-        print("matplotlib missing: no PNG", file=sys.stderr)
+    plot(a.out, a.workload, pn, sn, r)
     # Where the analytical model ranks wrongly: its best five, with their simulated ranks.
     sim_rank = ranks(sim)
     best = sorted(range(len(rows)), key=lambda i: pred[i])[:5]

@@ -13,7 +13,8 @@ levels (Table 3's form), and writes OUT.csv (one row per strategy, seed, sample)
 Usage: scripts/mcm_search_curves.py [--workload bert_base_ops] [--samples 200] [--seeds 3]
                                     [--levels 1.0,1.1,1.2] [--build build] [--out docs/reproductions/mcm_search]
                                     [--rl] [--checkpoint policy.pt] [--rl-samples N] [--split compute|memory]
-                                    [--start baseline|random] [--ratio node|joint] [--stay-bias 0]"""
+                                    [--start baseline|random] [--ratio node|joint] [--stay-bias 0]
+       scripts/mcm_search_curves.py --replot [--out docs/reproductions/mcm_search]  (OUT.png from OUT.csv)"""
 import argparse
 import csv
 import json
@@ -22,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 
+
+YLABEL = "throughput improvement over greedy"
 
 # Curve label -> (strategy, extra options); {checkpoint} is filled in from --checkpoint.
 RL_CURVES = {"mcm_rl": ("mcm_rl", []),
@@ -71,26 +74,47 @@ def samples_to_reach(curve, level):
     return next((n + 1 for n, v in enumerate(curve) if v >= level), None)
 
 
-def write_curves(out, text, curves, ylabel):
-    """Writes OUT.md (`text`), and OUT.png with python3-matplotlib (one line per curve: label -> value
-    per sample), and prints `text`. Shared with mcm_test_set.py."""
-    with open(out + ".md", "w") as f:
-        f.write(text)
+def plot_curves(out, curves, ylabel):
+    """OUT.png with python3-matplotlib, one line per curve (label -> value per sample); a warning on
+    stderr without it (scripts/install_deps.sh installs it for Debian's /usr/bin/python3)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(5, 3.5))
-        for label, values in curves.items():
-            ax.plot(range(1, len(values) + 1), values, label=label)
-        ax.set_xlabel("samples")
-        ax.set_ylabel(ylabel)
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(out + ".png", dpi=120)
     except ImportError:
-        pass
+        print(f"{sys.executable}: no matplotlib, {out}.png not written", file=sys.stderr)
+        return
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    for label, values in curves.items():
+        ax.plot(range(1, len(values) + 1), values, label=label)
+    ax.set_xlabel("samples")
+    ax.set_ylabel(ylabel)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out + ".png", dpi=120)
+
+
+def write_curves(out, text, curves, ylabel):
+    """Writes OUT.md (`text`) and OUT.png (plot_curves), and prints `text`. Shared with mcm_test_set.py."""
+    with open(out + ".md", "w") as f:
+        f.write(text)
+    plot_curves(out, curves, ylabel)
     print(text)
+
+
+def replot_curves(out, ylabel):
+    """Redraws OUT.png from OUT.csv (rows: strategy, [seed,] sample, value; the mean over the seeds
+    per sample, as written): a new figure without running the searches again (--replot)."""
+    sums = {}
+    with open(out + ".csv", newline="") as f:
+        for row in csv.reader(f, strict=True):
+            if row[0] == "strategy":
+                continue
+            strategy, sample, value = row[0], int(row[-2]), float(row[-1])
+            runs = sums.setdefault(strategy, {})
+            total, count = runs.get(sample, (0.0, 0))
+            runs[sample] = (total + value, count + 1)
+    plot_curves(out, {s: [t / c for _, (t, c) in sorted(runs.items())] for s, runs in sums.items()}, ylabel)
 
 
 def main():
@@ -109,7 +133,10 @@ def main():
     ap.add_argument("--split", choices=("compute", "memory"), default="compute",
                     help="the greedy baseline's split (mcm_greedy --option split=)")
     add_rl_choice_arguments(ap, "mcm_rl's option of that name")
+    ap.add_argument("--replot", action="store_true", help="only redraw OUT.png from OUT.csv (no searches)")
     a = ap.parse_args()
+    if a.replot:
+        return replot_curves(a.out, YLABEL)
     levels = [float(x) for x in a.levels.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         base = plan(a, "mcm_greedy", 0, 1, tmp)["throughput_per_s"]
@@ -154,7 +181,7 @@ def main():
               f"every improvement figure above is {base / other:.3g}x as large for Random and SA (the same runs); "
               + ", ".join(f"{s} {mean[s][-1] * base / other:.3f}x" for s in curves if not s.startswith("mcm_rl"))
               + f" after {a.samples} samples (mcm_rl's curves depend on the baseline: it is their y^(0))."]
-    write_curves(a.out, "\n".join(lines) + "\n", {s: mean[s] for s in curves}, "throughput improvement over greedy")
+    write_curves(a.out, "\n".join(lines) + "\n", {s: mean[s] for s in curves}, YLABEL)
 
 if __name__ == "__main__":
     main()

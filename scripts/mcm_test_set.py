@@ -11,7 +11,8 @@ Usage: scripts/mcm_test_set.py [--build build] [--config configs/mcm_ring36.yaml
                                [--graphs 16] [--samples 100] [--split compute|memory] [--start baseline|random]
                                [--ratio node|joint] [--stay-bias 0]
                                [--levels 1.6,1.7,1.8]
-                               [--out docs/reproductions/mcm_testset]"""
+                               [--out docs/reproductions/mcm_testset]
+       scripts/mcm_test_set.py --replot [--out docs/reproductions/mcm_testset]  (OUT.png from OUT.csv)"""
 import argparse
 import csv
 import json
@@ -19,7 +20,9 @@ import os
 import subprocess
 import sys
 
-from mcm_search_curves import add_rl_choice_arguments, samples_to_reach, write_curves  # scripts/ is on sys.path
+from mcm_search_curves import add_rl_choice_arguments, replot_curves, samples_to_reach, write_curves  # scripts/ is on sys.path
+
+YLABEL = "geomean improvement over greedy"
 
 
 def main():
@@ -33,7 +36,10 @@ def main():
     add_rl_choice_arguments(ap, "mcm_test_set's flag of that name")
     ap.add_argument("--levels", default="1.6,1.7,1.8", help="improvement levels (default: the paper's Table 2)")
     ap.add_argument("--out", default="docs/reproductions/mcm_testset")
+    ap.add_argument("--replot", action="store_true", help="only redraw OUT.png from OUT.csv (no searches)")
     a = ap.parse_args()
+    if a.replot:
+        return replot_curves(a.out, YLABEL)
     levels = [float(x) for x in a.levels.split(",")]
     cmd = [f"{a.build}/bin/mcm_test_set", "--config", a.config, "--graphs", str(a.graphs), "--samples", str(a.samples),
            "--split", a.split, "--start", a.start, "--ratio", a.ratio, "--stay-bias", f"{a.stay_bias:g}"]
@@ -77,7 +83,7 @@ def main():
             else:
                 cells.append(str(hit))
         lines.append(f"| {s} | " + " | ".join(cells) + " |")
-    write_curves(a.out, "\n".join(lines) + "\n", {s: curves[s] for s in order}, "geomean improvement over greedy")
+    write_curves(a.out, "\n".join(lines) + "\n", {s: curves[s] for s in order}, YLABEL)
 
 if __name__ == "__main__":
     main()

@@ -42,16 +42,20 @@ case "$split" in
   *) echo "SPLIT: memory or compute (got '$split')" >&2; exit 2 ;;
 esac
 build_targets "$build" simplan mcm_pipeline mcm_rl_train mcm_test_set
+# Debian's python3, where python3-matplotlib is (scripts/install_deps.sh), for the PNGs: another
+# python3 first on PATH may have no matplotlib (as scripts/sweep_figure.sh).
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
 rl_args=()
 if [ "$rl" -gt 0 ]; then
   "$build/bin/mcm_rl_train" --config configs/mcm_ring36.yaml --out "$build/mcm_rl_policy.pt" \
     --time-limit "$pretrain" --split "$split" "${choices[@]}" > docs/reproductions/mcm_rl_pretrain.json
   rl_args=(--rl --checkpoint "$build/mcm_rl_policy.pt" --rl-samples "$rl")
-  python3 scripts/mcm_test_set.py --build "$build" --checkpoint "$build/mcm_rl_policy.pt" --graphs 16 \
+  "$py" scripts/mcm_test_set.py --build "$build" --checkpoint "$build/mcm_rl_policy.pt" --graphs 16 \
     --samples "$rl" --split "$split" "${choices[@]}" --levels "$test_levels" --out docs/reproductions/mcm_testset >/dev/null
 fi
-python3 scripts/mcm_fig7.py --build "$build" --valid "$fig7" --jobs "$(nproc)" --out docs/reproductions/mcm_fig7 >/dev/null 2>&1
-python3 scripts/mcm_search_curves.py --build "$build" --samples "$search" --seeds "$seeds" \
+"$py" scripts/mcm_fig7.py --build "$build" --valid "$fig7" --jobs "$(nproc)" --out docs/reproductions/mcm_fig7 >/dev/null 2>&1
+"$py" scripts/mcm_search_curves.py --build "$build" --samples "$search" --seeds "$seeds" \
   --levels "$levels" --split "$split" "${choices[@]}" --out docs/reproductions/mcm_search "${rl_args[@]}" >/dev/null
 report() {
   echo "# Reproduction: multi-chip-module placement (seed 002)"
@@ -106,7 +110,7 @@ report() {
     echo "- RL ahead of Random and SA (the paper's RL ends 4.4-6.5 % above them on the test set, Fig. 5, and on"
     echo "  BERT, Fig. 6), read from this run's tables (scripts/mcm_rl_reading.py; docs/model.md \"Constrained RL\""
     echo "  discusses the measured runs; eq. 7 starts from START=$start):"
-    python3 scripts/mcm_rl_reading.py docs/reproductions | sed 's/^/  /'
+    "$py" scripts/mcm_rl_reading.py docs/reproductions | sed 's/^/  /'
     echo "  Pre-training here is two passes over 12 random graphs (mcm_rl_train's defaults, capped at PRETRAIN_SECONDS),"
     echo "  far from the paper's hours on 66 graphs; one PPO update on bert_base_ops takes about 2 s of CPU."
   else
