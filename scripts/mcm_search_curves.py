@@ -2,7 +2,9 @@
 """Seed 002 Fig. 6 / Table 3 on partsim: throughput improvement over the greedy baseline against the
 number of samples, for Random and SA and, with --rl, the constrained RL from scratch and, with
 --checkpoint (mcm_rl_train's), zero-shot (train=false) and fine-tuned; rewards from the analytical
-model.
+model. Every search's final placement (and the greedy baseline) is also replayed on SimGrid
+(`mcm_pipeline`, --microbatches in flight), and OUT.md says how its simulated improvement over greedy
+compares with the analytical one (OUT_final.csv: one row per strategy and seed).
 
 For each seed, `simplan --strategy mcm_random|mcm_sa --option samples=N --seed k` records the running
 best throughput after every sample (plan family `best_throughput_per_sample`); mcm_greedy gives the
@@ -14,6 +16,7 @@ Usage: scripts/mcm_search_curves.py [--workload bert_base_ops] [--samples 200] [
                                     [--levels 1.0,1.1,1.2] [--build build] [--out docs/reproductions/mcm_search]
                                     [--rl] [--checkpoint policy.pt] [--rl-samples N] [--split compute|memory]
                                     [--start baseline|random] [--ratio node|joint] [--stay-bias 0]
+                                    [--microbatches 8]
        scripts/mcm_search_curves.py --replot [--out docs/reproductions/mcm_search]  (OUT.png from OUT.csv)"""
 import argparse
 import csv
@@ -66,7 +69,20 @@ def plan(a, strategy, seed, samples, tmp, options=(), split=None):
     if r.returncode != 0:
         sys.exit(f"{' '.join(cmd)}: {r.stderr.strip()}")
     with open(out) as f:
-        return json.load(f)["family"]
+        family = json.load(f)["family"]
+    family["plan_file"] = out
+    return family
+
+
+def replay(a, family):
+    """Both evaluators of the plan that made `family` (mcm_pipeline's JSON: analytical_latency_s,
+    simulated_period_s, ...): SimGrid plays the hardware for the search's final placement."""
+    cmd = [f"{a.build}/bin/mcm_pipeline", "--config", a.config, "--plan", family["plan_file"], "--microbatches",
+           str(a.microbatches)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"{' '.join(cmd)}: {r.stderr.strip()}")
+    return json.loads(r.stdout)
 
 
 def samples_to_reach(curve, level):
@@ -133,26 +149,36 @@ def main():
     ap.add_argument("--split", choices=("compute", "memory"), default="compute",
                     help="the greedy baseline's split (mcm_greedy --option split=)")
     add_rl_choice_arguments(ap, "mcm_rl's option of that name")
+    ap.add_argument("--microbatches", type=int, default=8,
+                    help="micro-batches in flight when the final placements are replayed (mcm_pipeline)")
     ap.add_argument("--replot", action="store_true", help="only redraw OUT.png from OUT.csv (no searches)")
     a = ap.parse_args()
     if a.replot:
         return replot_curves(a.out, YLABEL)
     levels = [float(x) for x in a.levels.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
-        base = plan(a, "mcm_greedy", 0, 1, tmp)["throughput_per_s"]
+        greedy = plan(a, "mcm_greedy", 0, 1, tmp)
+        base = greedy["throughput_per_s"]
+        greedy_replay = replay(a, greedy)
         other_split = "memory" if a.split == "compute" else "compute"
         other = plan(a, "mcm_greedy", 0, 1, tmp, split=other_split)["throughput_per_s"]
         curves = {}
+        finals = {}  # label -> [mcm_pipeline's JSON of each seed's final placement]
+
+        def search(label, strategy, seed, samples, options=()):
+            family = plan(a, strategy, seed, samples, tmp, options)
+            finals.setdefault(label, []).append(replay(a, family))
+            return [t / base for t in family["best_throughput_per_sample"]]
+
         for strategy in ("mcm_random", "mcm_sa"):
-            curves[strategy] = [[t / base for t in plan(a, strategy, k, a.samples, tmp)["best_throughput_per_sample"]]
-                                for k in range(1, a.seeds + 1)]
+            curves[strategy] = [search(strategy, strategy, k, a.samples) for k in range(1, a.seeds + 1)]
         labels = (["mcm_rl"] if a.rl else []) + (["mcm_rl zero-shot", "mcm_rl fine-tuned"] if a.checkpoint else [])
         rl_samples = min(a.rl_samples or a.samples, a.samples)
         for label in labels:
             strategy, options = RL_CURVES[label]
             runs = []
             for k in range(1, a.seeds + 1):
-                run = [t / base for t in plan(a, strategy, k, rl_samples, tmp, options)["best_throughput_per_sample"]]
+                run = search(label, strategy, k, rl_samples, options)
                 runs.append(run + [run[-1]] * (a.samples - len(run)))
             curves[label] = runs
     os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
@@ -181,7 +207,37 @@ def main():
               f"every improvement figure above is {base / other:.3g}x as large for Random and SA (the same runs); "
               + ", ".join(f"{s} {mean[s][-1] * base / other:.3f}x" for s in curves if not s.startswith("mcm_rl"))
               + f" after {a.samples} samples (mcm_rl's curves depend on the baseline: it is their y^(0))."]
+    lines += final_placement_lines(a, greedy_replay, finals)
     write_curves(a.out, "\n".join(lines) + "\n", {s: mean[s] for s in curves}, YLABEL)
+
+
+def final_placement_lines(a, greedy_replay, finals):
+    """Writes OUT_final.csv and returns OUT.md's lines on the final placements replayed on SimGrid:
+    per search, the mean over the seeds of the improvement over greedy by either evaluator (analytical:
+    greedy's latency / the placement's max per-chip latency; simulated: greedy's replayed period / the
+    placement's), so a reader sees whether the ranking by the reward holds on the replay."""
+    g_lat, g_per = greedy_replay["analytical_latency_s"], greedy_replay["simulated_period_s"]
+    with open(a.out + "_final.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["strategy", "seed", "chips_used", "analytical_latency_s", "simulated_period_s",
+                    "analytical_improvement", "simulated_improvement"])
+        w.writerow(["mcm_greedy", 0, greedy_replay["chips_used"], g_lat, g_per, 1.0, 1.0])
+        for label, runs in finals.items():
+            for k, r in enumerate(runs, 1):
+                w.writerow([label, k, r["chips_used"], r["analytical_latency_s"], r["simulated_period_s"],
+                            g_lat / r["analytical_latency_s"], g_per / r["simulated_period_s"]])
+    lines = ["", f"- Final placements replayed on SimGrid (`mcm_pipeline`, {a.microbatches} micro-batches in flight; "
+             f"greedy: analytical {1 / g_lat:.4g}, simulated {1 / g_per:.4g} inferences/s), mean over the seeds of the "
+             f"improvement over greedy by each evaluator (`{os.path.basename(a.out)}_final.csv`):\n",
+             "| strategy | analytical | simulated | simulated / analytical | rank by analytical | rank by simulated |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    ana = {s: sum(g_lat / r["analytical_latency_s"] for r in runs) / len(runs) for s, runs in finals.items()}
+    sim = {s: sum(g_per / r["simulated_period_s"] for r in runs) / len(runs) for s, runs in finals.items()}
+    def rank(values, s):  # 1 + the searches strictly better (ties share a rank)
+        return 1 + sum(v > values[s] for v in values.values())
+    for s in finals:
+        lines.append(f"| {s} | {ana[s]:.3f}x | {sim[s]:.3f}x | {sim[s] / ana[s]:.3f} | {rank(ana, s)} | {rank(sim, s)} |")
+    return lines
 
 if __name__ == "__main__":
     main()
