@@ -74,15 +74,29 @@ def plan(a, strategy, seed, samples, tmp, options=(), split=None):
     return family
 
 
-def replay(a, family):
-    """Both evaluators of the plan that made `family` (mcm_pipeline's JSON: analytical_latency_s,
-    simulated_period_s, ...): SimGrid plays the hardware for the search's final placement."""
-    cmd = [f"{a.build}/bin/mcm_pipeline", "--config", a.config, "--plan", family["plan_file"], "--microbatches",
-           str(a.microbatches)]
+def replay(a, source):
+    """Both evaluators of one placement (mcm_pipeline's JSON: analytical_latency_s, simulated_period_s,
+    ...): SimGrid plays the hardware. `source`: ["--plan", FILE] or ["--workload", W, "--placement", LIST].
+    Shared with mcm_test_set.py."""
+    cmd = [f"{a.build}/bin/mcm_pipeline", "--config", a.config, *source, "--microbatches", str(a.microbatches)]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"{' '.join(cmd)}: {r.stderr.strip()}")
     return json.loads(r.stdout)
+
+
+def improvement_table(analytical, simulated):
+    """OUT.md's table of the final placements: per search its improvement over greedy by the analytical
+    model and on the SimGrid replay (already averaged by the caller), their ratio, and the rank of the
+    search by each (1 + the searches strictly better: ties share a rank). Shared with mcm_test_set.py."""
+    def rank(values, s):
+        return 1 + sum(v > values[s] for v in values.values())
+    lines = ["| strategy | analytical | simulated | simulated / analytical | rank by analytical | rank by simulated |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for s in analytical:
+        lines.append(f"| {s} | {analytical[s]:.3f}x | {simulated[s]:.3f}x | {simulated[s] / analytical[s]:.3f} | "
+                     f"{rank(analytical, s)} | {rank(simulated, s)} |")
+    return lines
 
 
 def samples_to_reach(curve, level):
@@ -159,7 +173,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         greedy = plan(a, "mcm_greedy", 0, 1, tmp)
         base = greedy["throughput_per_s"]
-        greedy_replay = replay(a, greedy)
+        greedy_replay = replay(a, ["--plan", greedy["plan_file"]])
         other_split = "memory" if a.split == "compute" else "compute"
         other = plan(a, "mcm_greedy", 0, 1, tmp, split=other_split)["throughput_per_s"]
         curves = {}
@@ -167,7 +181,7 @@ def main():
 
         def search(label, strategy, seed, samples, options=()):
             family = plan(a, strategy, seed, samples, tmp, options)
-            finals.setdefault(label, []).append(replay(a, family))
+            finals.setdefault(label, []).append(replay(a, ["--plan", family["plan_file"]]))
             return [t / base for t in family["best_throughput_per_sample"]]
 
         for strategy in ("mcm_random", "mcm_sa"):
@@ -226,18 +240,12 @@ def final_placement_lines(a, greedy_replay, finals):
             for k, r in enumerate(runs, 1):
                 w.writerow([label, k, r["chips_used"], r["analytical_latency_s"], r["simulated_period_s"],
                             g_lat / r["analytical_latency_s"], g_per / r["simulated_period_s"]])
-    lines = ["", f"- Final placements replayed on SimGrid (`mcm_pipeline`, {a.microbatches} micro-batches in flight; "
-             f"greedy: analytical {1 / g_lat:.4g}, simulated {1 / g_per:.4g} inferences/s), mean over the seeds of the "
-             f"improvement over greedy by each evaluator (`{os.path.basename(a.out)}_final.csv`):\n",
-             "| strategy | analytical | simulated | simulated / analytical | rank by analytical | rank by simulated |",
-             "| --- | --- | --- | --- | --- | --- |"]
     ana = {s: sum(g_lat / r["analytical_latency_s"] for r in runs) / len(runs) for s, runs in finals.items()}
     sim = {s: sum(g_per / r["simulated_period_s"] for r in runs) / len(runs) for s, runs in finals.items()}
-    def rank(values, s):  # 1 + the searches strictly better (ties share a rank)
-        return 1 + sum(v > values[s] for v in values.values())
-    for s in finals:
-        lines.append(f"| {s} | {ana[s]:.3f}x | {sim[s]:.3f}x | {sim[s] / ana[s]:.3f} | {rank(ana, s)} | {rank(sim, s)} |")
-    return lines
+    return ["", f"- Final placements replayed on SimGrid (`mcm_pipeline`, {a.microbatches} micro-batches in flight; "
+            f"greedy: analytical {1 / g_lat:.4g}, simulated {1 / g_per:.4g} inferences/s), mean over the seeds of the "
+            f"improvement over greedy by each evaluator (`{os.path.basename(a.out)}_final.csv`):\n",
+            *improvement_table(ana, sim)]
 
 if __name__ == "__main__":
     main()

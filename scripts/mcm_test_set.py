@@ -5,22 +5,27 @@ with --checkpoint (mcm_rl_train's), RL zero-shot and fine-tuned; rewards from th
 
 Runs `mcm_test_set` (sim/mcm/rl/test_set_main.cpp) once and writes OUT.md (mean curve at sample counts,
 and Table 2's form: the samples each search needs to reach an improvement level, with the reduction
-against RL from scratch), OUT.csv (strategy, sample, geomean) and OUT.png (with matplotlib).
+against RL from scratch), OUT.csv (strategy, sample, geomean) and OUT.png (with matplotlib). Every
+graph's greedy placement and every search's final one are then replayed on SimGrid (`mcm_pipeline
+--workload random_dag:... --placement ...`, --microbatches in flight): OUT.md tables the geomean
+improvement over greedy by each evaluator, OUT_final.csv has one row per graph and placement.
 
 Usage: scripts/mcm_test_set.py [--build build] [--config configs/mcm_ring36.yaml] [--checkpoint policy.pt]
                                [--graphs 16] [--samples 100] [--split compute|memory] [--start baseline|random]
                                [--ratio node|joint] [--stay-bias 0]
-                               [--levels 1.6,1.7,1.8]
+                               [--levels 1.6,1.7,1.8] [--microbatches 8]
                                [--out docs/reproductions/mcm_testset]
        scripts/mcm_test_set.py --replot [--out docs/reproductions/mcm_testset]  (OUT.png from OUT.csv)"""
 import argparse
 import csv
 import json
+import math
 import os
 import subprocess
 import sys
 
-from mcm_search_curves import add_rl_choice_arguments, replot_curves, samples_to_reach, write_curves  # scripts/ is on sys.path
+from mcm_search_curves import (add_rl_choice_arguments, improvement_table, replay, replot_curves,  # scripts/ is on sys.path
+                               samples_to_reach, write_curves)
 
 YLABEL = "geomean improvement over greedy"
 
@@ -36,6 +41,8 @@ def main():
     add_rl_choice_arguments(ap, "mcm_test_set's flag of that name")
     ap.add_argument("--levels", default="1.6,1.7,1.8", help="improvement levels (default: the paper's Table 2)")
     ap.add_argument("--out", default="docs/reproductions/mcm_testset")
+    ap.add_argument("--microbatches", type=int, default=8,
+                    help="micro-batches in flight when the final placements are replayed (mcm_pipeline)")
     ap.add_argument("--replot", action="store_true", help="only redraw OUT.png from OUT.csv (no searches)")
     a = ap.parse_args()
     if a.replot:
@@ -83,7 +90,46 @@ def main():
             else:
                 cells.append(str(hit))
         lines.append(f"| {s} | " + " | ".join(cells) + " |")
+    lines += final_placement_lines(a, report["graphs"], order)
     write_curves(a.out, "\n".join(lines) + "\n", {s: curves[s] for s in order}, YLABEL)
+
+def final_placement_lines(a, graphs, order):
+    """Replays each graph's greedy placement and every search's final one (mcm_pipeline), writes
+    OUT_final.csv and returns OUT.md's lines: per search, the geometric mean over the graphs of its
+    improvement over greedy by the analytical model and on the replay. Graphs without a greedy
+    placement (its repair gave up) or with a search that found none are left out, and counted."""
+    rows, kept = [], []
+    for g in graphs:
+        placements = g["placements"]
+        if placements["mcm_greedy"] is None or any(placements[s] is None for s in order):
+            continue
+        kept.append(g)
+        replayed = {s: replay(a, ["--workload", g["workload"], "--placement", ",".join(map(str, placements[s]))])
+                    for s in ["mcm_greedy", *order]}
+        base = replayed["mcm_greedy"]
+        for s, r in replayed.items():
+            rows.append([g["name"], g["workload"], s, r["analytical_latency_s"], r["simulated_period_s"],
+                         base["analytical_latency_s"] / r["analytical_latency_s"],
+                         base["simulated_period_s"] / r["simulated_period_s"]])
+    with open(a.out + "_final.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["graph", "workload", "strategy", "analytical_latency_s", "simulated_period_s",
+                    "analytical_improvement", "simulated_improvement"])
+        w.writerows(rows)
+    if not kept:
+        return ["", "- Final placements replayed on SimGrid: no graph has a greedy placement and one from every search."]
+
+    def geomean(strategy, column):
+        values = [r[column] for r in rows if r[2] == strategy]
+        return math.exp(sum(math.log(v) for v in values) / len(values))
+    left_out = len(graphs) - len(kept)
+    return ["", f"- Final placements replayed on SimGrid (`mcm_pipeline --workload random_dag:... --placement ...`, "
+            f"{a.microbatches} micro-batches in flight): geometric mean over {len(kept)} graphs"
+            + (f" ({left_out} left out: no greedy placement, or a search found none)" if left_out else "")
+            + f" of the final placement's improvement over the graph's greedy placement by each evaluator "
+            f"(`{os.path.basename(a.out)}_final.csv`):\n",
+            *improvement_table({s: geomean(s, 5) for s in order}, {s: geomean(s, 6) for s in order})]
+
 
 if __name__ == "__main__":
     main()

@@ -1,9 +1,12 @@
 #include "workloads/random_dag.hpp"
 
 #include <initializer_list>
+#include <limits>
 #include <random>
 
+#include "sim/common/error.hpp"
 #include "workloads/net_builder.hpp"
+#include "workloads/workload_spec.hpp"
 
 namespace partsim::workloads {
 namespace {
@@ -102,7 +105,7 @@ Graph random_dag(const RandomDagOptions& options) {
     throw InputError("random_dag: need 1 <= min_nodes <= max_nodes, got " + std::to_string(options.min_nodes) + ".." +
                      std::to_string(options.max_nodes));
   Draw r(options.seed);
-  const std::string name = "random_" + std::to_string(options.seed);
+  const std::string name = options.name.empty() ? "random_" + std::to_string(options.seed) : options.name;
   for (int attempt = 0; attempt < 1000; ++attempt) {
     const int family = r.between(0, 5);  // cnn half the time, as in the paper's mostly-vision set
     const char* family_name = family <= 2 ? "cnn" : family <= 4 ? "mlp" : "rnn";
@@ -122,6 +125,43 @@ Graph random_dag(const RandomDagOptions& options) {
   }
   throw InputError("random_dag: no graph of " + std::to_string(options.min_nodes) + ".." +
                    std::to_string(options.max_nodes) + " nodes in 1000 draws (seed " + std::to_string(options.seed) + ")");
+}
+
+namespace {
+constexpr std::string_view kSpecModel = "random_dag";
+constexpr const char* kSpecKeys = "seed, min_nodes, max_nodes";
+}  // namespace
+
+std::string random_dag_spec(const RandomDagOptions& options) {
+  return std::string(kSpecModel) + ":seed=" + std::to_string(options.seed) +
+         ",min_nodes=" + std::to_string(options.min_nodes) + ",max_nodes=" + std::to_string(options.max_nodes);
+}
+
+bool is_random_dag_spec(std::string_view text) {
+  return text.find(':') != std::string_view::npos && spec_model(text) == kSpecModel;
+}
+
+Graph build_random_dag_spec(std::string_view text, std::int64_t batch) {
+  RandomDagOptions o;
+  for (const auto& [key, value] : parse_spec_values(text, kSpecKeys)) {
+    const auto in_range = [&](std::int64_t lo, std::int64_t hi) {
+      if (value < lo || value > hi)
+        throw InputError("--workload " + std::string(text) + ": " + key + " must be in [" + std::to_string(lo) + ", " +
+                         std::to_string(hi) + "] (got " + std::to_string(value) + ")");
+      return value;
+    };
+    if (key == "seed")
+      o.seed = static_cast<std::uint64_t>(in_range(0, std::numeric_limits<std::int64_t>::max()));
+    else if (key == "min_nodes")
+      o.min_nodes = static_cast<int>(in_range(1, 100000));
+    else if (key == "max_nodes")
+      o.max_nodes = static_cast<int>(in_range(1, 100000));
+    else
+      throw InputError("--workload " + std::string(text) + ": unknown key '" + key + "' (allowed: " + kSpecKeys + ")");
+  }
+  o.batch = batch;
+  o.name = std::string(text);  // workload_spec.hpp: a plan records it, a replay rebuilds the same graph
+  return random_dag(o);
 }
 
 }  // namespace partsim::workloads

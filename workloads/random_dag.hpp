@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "workloads/graph.hpp"
 
@@ -26,9 +27,20 @@ struct RandomDagOptions {
   int min_nodes = 10;
   int max_nodes = 300;
   std::int64_t batch = 1;
+  std::string name;  // the graph's name; empty: "random_<seed>"
 };
 
-/// A random graph named "random_<seed>" (its description names its family).
+/// A random graph (its description names its family).
 Graph random_dag(const RandomDagOptions& options);
+
+/// The command-line form of a random graph (workload_spec.hpp), every key written:
+/// "random_dag:seed=S,min_nodes=A,max_nodes=B". `simplan --workload` and a plan take it, so a graph
+/// of a training or test set (sim/mcm/rl/graph_sets.hpp) can be described, planned and replayed.
+std::string random_dag_spec(const RandomDagOptions& options);
+/// Whether `text` is such a form ("random_dag:..."); build_random_dag_spec() builds it, named by the
+/// whole text, with the defaults above for keys left out, or throws InputError naming the bad item
+/// and the allowed keys (seed, min_nodes, max_nodes).
+bool is_random_dag_spec(std::string_view text);
+Graph build_random_dag_spec(std::string_view text, std::int64_t batch);
 
 }  // namespace partsim::workloads

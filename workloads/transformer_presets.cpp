@@ -1,10 +1,9 @@
 #include "workloads/transformer_presets.hpp"
 
-#include <charconv>
-
 #include "sim/common/error.hpp"
 #include "sim/common/text.hpp"
 #include "workloads/net_builder.hpp"
+#include "workloads/workload_spec.hpp"
 
 namespace partsim::workloads {
 namespace {
@@ -103,16 +102,6 @@ Graph llama(const PresetValues& v, const std::string& graph_name, std::int64_t b
   return b.build(batch);
 }
 
-std::int64_t parse_value(std::string_view text, std::string_view spec, std::string_view key) {
-  std::int64_t v = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (ec != std::errc() || ptr != end || text.empty())
-    throw InputError("--workload " + std::string(spec) + ": " + std::string(key) +
-                     " must be a whole number (got '" + std::string(text) + "')");
-  return v;
-}
-
 }  // namespace
 
 const std::vector<TransformerPreset>& transformer_presets() {
@@ -170,24 +159,9 @@ bool is_preset_spec(std::string_view text) {
 }
 
 Graph build_preset_spec(std::string_view text, std::int64_t batch) {
-  const size_t colon = text.find(':');
-  const std::string name(text.substr(0, colon));
-  PresetValues values;
-  std::string_view rest = text.substr(colon + 1);
-  while (!rest.empty()) {
-    const size_t comma = rest.find(',');
-    const std::string_view item = rest.substr(0, comma);
-    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    const size_t eq = item.find('=');
-    if (eq == std::string_view::npos)
-      throw InputError("--workload " + std::string(text) + ": expected key=value, got '" + std::string(item) +
-                       "' (keys: " + preset_parameter_keys(find_transformer_preset(name)) + ")");
-    const std::string key(item.substr(0, eq));
-    if (values.count(key) != 0) throw InputError("--workload " + std::string(text) + ": " + key + " is given twice");
-    values[key] = parse_value(item.substr(eq + 1), text, key);
-  }
-  // Named by the whole text, as a zoo model is by its zoo name: a plan records it and a replay
-  // rebuilds the same workload from it.
+  const std::string name(spec_model(text));
+  const PresetValues values = parse_spec_values(text, preset_parameter_keys(find_transformer_preset(name)));
+  // Named by the whole text (workload_spec.hpp): a plan records it and a replay rebuilds it.
   return build_preset(name, values, std::string(text), batch);
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "workloads/graph.hpp"
+#include "workloads/workload_spec.hpp"
 
 namespace partsim::workloads {
 
@@ -36,7 +37,7 @@ struct PresetParameter {
 inline constexpr std::int64_t kMaxPresetBlocks = 8192;
 
 /// Parameter values by key (whole numbers > 0).
-using PresetValues = std::map<std::string, std::int64_t, std::less<>>;
+using PresetValues = SpecValues;  // workload_spec.hpp
 
 struct TransformerPreset {
   std::string name;

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "workloads/random_dag.hpp"
 #include "workloads/transformer_presets.hpp"
 #include "workloads/onnx/onnx_workload.hpp"
 #include "workloads/zoo.hpp"
@@ -347,13 +348,15 @@ Graph load_workload_file(const std::string& path, std::int64_t batch, const std:
 Graph load_workload(const std::string& name_or_file, std::int64_t batch) {
   if (in_zoo(name_or_file)) return build_zoo(name_or_file, batch);
   if (is_preset_spec(name_or_file)) return build_preset_spec(name_or_file, batch);
+  if (is_random_dag_spec(name_or_file)) return build_random_dag_spec(name_or_file, batch);
   if (is_onnx_workload(name_or_file)) return load_onnx_workload(name_or_file, batch);
   const bool looks_like_file = name_or_file.find('/') != std::string::npos || name_or_file.ends_with(".yaml") ||
                                name_or_file.ends_with(".yml") || std::filesystem::exists(name_or_file);
   if (looks_like_file) return load_workload_file(name_or_file, batch);
   throw UnknownNameError("workload", name_or_file,
                          zoo_names() + " (or a workload .yaml file, or a preset " + transformer_preset_names() +
-                             " with parameters, e.g. gpt:layers=12,width=768,heads=12)");
+                             " with parameters, e.g. gpt:layers=12,width=768,heads=12, or a seeded random graph, "
+                             "e.g. random_dag:seed=1904,min_nodes=10,max_nodes=120)");
 }
 
 }  // namespace partsim::workloads

@@ -177,4 +177,16 @@ bool is_valid(const PlacementProblem& p, const Placement& f) {
   return static_violations(p, f, 1).empty() && memory_violations(p, f).empty();
 }
 
+void check_valid(const PlacementProblem& problem, const Placement& placement, const std::string& where) {
+  try {
+    check_shape(problem, placement);
+  } catch (const InputError& e) {
+    throw InputError(where + ": " + e.what());
+  }
+  const auto found = violations(problem, placement);
+  if (!found.empty())
+    throw InputError(where + ": the placement breaks " + to_string(found.front().kind) + ": " + found.front().message +
+                     (found.size() > 1 ? " (and " + std::to_string(found.size() - 1) + " more)" : ""));
+}
+
 }  // namespace partsim::mcm

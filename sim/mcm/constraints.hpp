@@ -54,6 +54,11 @@ std::vector<Violation> memory_violations(const PlacementProblem& problem, const 
 
 /// Every violation (static first, then memory); empty = a valid placement.
 std::vector<Violation> violations(const PlacementProblem& problem, const Placement& placement);
+
+/// Throws InputError, prefixed with `where` (a plan file's JSON path, a command-line option), when the
+/// placement has the wrong shape (check_shape) or breaks eq. 2-4 or H: the first violation and how
+/// many more.
+void check_valid(const PlacementProblem& problem, const Placement& placement, const std::string& where);
 bool is_valid(const PlacementProblem& problem, const Placement& placement);
 
 /// delta of eq. 4: the longest path (in chip-graph edges) from chip a to chip b on the chip graph

@@ -85,10 +85,7 @@ void check_mcm_plan(const plan::Plan& plan, const topology::SystemSpec& spec, co
                        "(devices: [chip], no splits)");
     f[v] = s.devices[0];
   }
-  const auto found = violations(problem, f);
-  if (!found.empty())
-    throw InputError(file + ": /layers: the placement breaks " + to_string(found.front().kind) + ": " +
-                     found.front().message + (found.size() > 1 ? " (and " + std::to_string(found.size() - 1) + " more)" : ""));
+  check_valid(problem, f, file + ": /layers");
 }
 
 std::vector<planner::OptionSpec> solver_option_specs() {

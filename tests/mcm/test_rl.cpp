@@ -17,6 +17,7 @@
 #include "topology/system_parser.hpp"
 #include "tests/support/run_command.hpp"
 #include "workloads/random_dag.hpp"
+#include "workloads/workload_file.hpp"
 
 namespace partsim::mcm::rl {
 namespace {
@@ -358,6 +359,13 @@ TEST(GraphSets, TrainingValidationAndTestSetsAreDisjoint) {
   EXPECT_EQ(names(GraphSet::validation), (std::vector<std::string>{"random_7500", "random_7501", "random_7502"}));
   EXPECT_EQ(names(GraphSet::test), (std::vector<std::string>{"random_7900", "random_7901", "random_7902"}));
   EXPECT_THROW(graph_set(ring, GraphSet::test, {7, 101, 10, 40}), InputError);  // would reach seed 8000
+  // A set's graph on the command line (simplan --workload, mcm_pipeline --workload): the same problem.
+  const std::string spec = workloads::random_dag_spec(graph_set_dags(GraphSet::test, {7, 3, 10, 40})[1]);
+  EXPECT_EQ(spec, "random_dag:seed=7901,min_nodes=10,max_nodes=40");
+  const PlacementProblem named = make_problem(ring, workloads::load_workload(spec, 1));
+  const PlacementProblem in_set = graph_set(ring, GraphSet::test, {7, 3, 10, 40})[1];
+  ASSERT_EQ(named.size(), in_set.size());
+  for (std::size_t v = 0; v < named.nodes.size(); ++v) EXPECT_EQ(named.nodes[v].compute_s, in_set.nodes[v].compute_s) << v;
 }
 
 TEST(McmTestSet, GeomeanCurvesOverTheTestGraphs) {
@@ -384,6 +392,27 @@ TEST(McmTestSet, GeomeanCurvesOverTheTestGraphs) {
     }
     for (int i = 0; i < 3; ++i) EXPECT_EQ(curves[s][i].get<double>() > 0, i + 1 >= last_first) << s << " sample " << i + 1;
   }
+  // Each graph names its command-line form and the placements behind its numbers: replayed by
+  // mcm_pipeline --workload/--placement, greedy's analytical throughput is the graph's baseline and a
+  // search's final placement gives its final improvement.
+  const nlohmann::json& g0 = r["graphs"][0];
+  EXPECT_EQ(g0["workload"], workloads::random_dag_spec(graph_set_dags(GraphSet::test, {1, 2, 10, 40})[0]));
+  const auto analytical_throughput = [&](const nlohmann::json& placement) {
+    std::string list, replayed;
+    for (const nlohmann::json& chip : placement) list += (list.empty() ? "" : ",") + std::to_string(chip.get<int>());
+    EXPECT_EQ(test::run_command(std::string(PARTSIM_BIN_DIR) + "/mcm_pipeline --config " + kRing + " --workload " +
+                                    g0["workload"].get<std::string>() + " --placement " + list,
+                                &replayed),
+              0)
+        << replayed;
+    return 1.0 / nlohmann::json::parse(replayed)["analytical_latency_s"].get<double>();
+  };
+  const double base = g0["greedy_throughput_per_s"];
+  ASSERT_TRUE(g0["placements"]["mcm_greedy"].is_array());
+  EXPECT_NEAR(analytical_throughput(g0["placements"]["mcm_greedy"]) / base, 1.0, 1e-9);
+  ASSERT_TRUE(g0["placements"]["mcm_sa"].is_array());
+  EXPECT_NEAR(analytical_throughput(g0["placements"]["mcm_sa"]) / base, g0["final_improvement"]["mcm_sa"].get<double>(),
+              1e-9);
   EXPECT_FALSE(curves.contains("mcm_rl zero-shot"));  // no checkpoint given
   EXPECT_EQ(r["ratio"], "node");  // mcm_rl's defaults
   EXPECT_EQ(r["stay_bias"].get<double>(), 0.0);

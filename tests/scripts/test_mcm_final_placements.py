@@ -1,6 +1,7 @@
-"""scripts/mcm_search_curves.py's table of the searches' final placements replayed on SimGrid: the
-improvement over greedy by each evaluator, the mean over the seeds, and the rank by each, worked out by
-hand below from made-up mcm_pipeline results (no search is run).
+"""The tables of the searches' final placements replayed on SimGrid: scripts/mcm_search_curves.py's
+(BERT: the mean over the seeds) and scripts/mcm_test_set.py's (the geometric mean over the test
+graphs), with the improvement over greedy by each evaluator and the rank by each, worked out by hand
+below from made-up mcm_pipeline results (no search and no replay is run).
 
 Run by ctest (tests/scripts/CMakeLists.txt):
     PARTSIM_SOURCE_DIR=. /usr/bin/python3 -m unittest tests/scripts/test_mcm_final_placements.py
@@ -16,6 +17,7 @@ import unittest
 SOURCE = os.environ.get("PARTSIM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(SOURCE, "scripts"))
 import mcm_search_curves  # noqa: E402
+import mcm_test_set  # noqa: E402
 
 
 def replayed(latency_s, period_s, chips=4):
@@ -53,6 +55,49 @@ class FinalPlacements(unittest.TestCase):
         lines = mcm_search_curves.final_placement_lines(self.args, replayed(4e-3, 4e-3), finals)
         self.assertIn("| mcm_random | 2.000x | 2.000x | 1.000 | 1 | 1 |", lines)
         self.assertIn("| mcm_sa | 2.000x | 2.000x | 1.000 | 1 | 1 |", lines)
+
+
+
+class TestSetFinalPlacements(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="mcm_final_")
+        self.args = argparse.Namespace(out=os.path.join(self.dir, "testset"), microbatches=8)
+        self.real_replay = mcm_test_set.replay
+
+    def tearDown(self):
+        mcm_test_set.replay = self.real_replay
+        shutil.rmtree(self.dir)
+
+    def test_geometric_mean_over_the_graphs(self):
+        # (workload, placement) -> (latency, period). Graph a: greedy 4/4, Random 2/1 (2x, 4x), RL 1/2
+        # (4x, 2x). Graph b: greedy 9/9, Random 1/9 (9x, 1x), RL 3/3 (3x, 3x). Graph c: RL found no
+        # placement, so it is left out.
+        # Random: analytical sqrt(2 * 9) = 4.243x, simulated sqrt(4 * 1) = 2x, ratio 0.471;
+        # RL: analytical sqrt(4 * 3) = 3.464x, simulated sqrt(2 * 3) = 2.449x, ratio 0.707.
+        # Random ranks first by the analytical model, RL first on the replay.
+        table = {("a", "0"): (4, 4), ("a", "1"): (2, 1), ("a", "2"): (1, 2),
+                 ("b", "0"): (9, 9), ("b", "1"): (1, 9), ("b", "2"): (3, 3)}
+        calls = []
+
+        def fake_replay(a, source):
+            calls.append(source)
+            latency, period = table[(source[1], source[3])]
+            return {"analytical_latency_s": latency, "simulated_period_s": period}
+        mcm_test_set.replay = fake_replay
+        graphs = [{"name": n, "workload": n, "placements": {"mcm_greedy": [0], "mcm_random": [1], "mcm_rl": rl}}
+                  for n, rl in (("a", [2]), ("b", [2]), ("c", None))]
+        lines = mcm_test_set.final_placement_lines(self.args, graphs, ["mcm_random", "mcm_rl"])
+        self.assertIn("geometric mean over 2 graphs (1 left out: no greedy placement, or a search found none)",
+                      "\n".join(lines))
+        self.assertIn("| mcm_random | 4.243x | 2.000x | 0.471 | 1 | 2 |", lines)
+        self.assertIn("| mcm_rl | 3.464x | 2.449x | 0.707 | 2 | 1 |", lines)
+        self.assertEqual(len(calls), 6)  # three placements on each of the two kept graphs
+        self.assertEqual(calls[0], ["--workload", "a", "--placement", "0"])
+        with open(self.args.out + "_final.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(len(rows), 6)
+        self.assertAlmostEqual(float(rows[4]["analytical_improvement"]), 9.0)  # graph b, Random
+        self.assertAlmostEqual(float(rows[4]["simulated_improvement"]), 1.0)
 
 
 if __name__ == "__main__":

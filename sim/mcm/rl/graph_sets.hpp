@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/mcm/problem.hpp"
+#include "workloads/random_dag.hpp"
 
 namespace partsim::mcm::rl {
 
@@ -20,8 +21,11 @@ struct GraphSetOptions {
   int min_nodes = 10, max_nodes = 120;
 };
 
-/// The placement problems of `count` graphs of the set on `spec` (InputError when count exceeds the
-/// set's room, see above).
+/// The random graphs of the set (InputError when count exceeds the set's room, see above), as
+/// workloads::random_dag options; workloads::random_dag_spec(g) names one on the command line.
+std::vector<workloads::RandomDagOptions> graph_set_dags(GraphSet set, const GraphSetOptions& options);
+
+/// The placement problems of those graphs on `spec`.
 std::vector<PlacementProblem> graph_set(const topology::SystemSpec& spec, GraphSet set, const GraphSetOptions& options);
 
 }  // namespace partsim::mcm::rl

@@ -7,8 +7,11 @@
 // graph has a valid placement). Rewards come from the analytical model.
 //
 //   mcm_test_set --config configs/mcm_ring36.yaml [--checkpoint policy.pt] [--graphs 16] [--samples 100]
-// One JSON object on stdout: per strategy its geomean curve, per graph its size, baseline and the
-// final improvement of every strategy, and the wall time. scripts/mcm_test_set.py renders it.
+// One JSON object on stdout: per strategy its geomean curve, per graph its size, its command-line
+// form (`workload`: random_dag:seed=...), baseline, the final improvement of every strategy and the
+// placements behind them (`placements`: greedy's and every search's best, a chip per node, null
+// where there is none), and the wall time. scripts/mcm_test_set.py renders it and replays the
+// placements on SimGrid (mcm_pipeline --workload W --placement LIST).
 
 #include <nlohmann/json.hpp>
 
@@ -41,12 +44,16 @@ struct TestSettings {
 /// why samples were not valid.
 struct SearchOutcome {
   std::vector<double> best;
+  mcm::Placement placement;          // the best valid placement; empty when there is none
   int invalid_samples = 0;           // every sample scored 0 (failed H, or a repair that gave up)
   std::optional<int> solver_gave_up;  // RL's FIX repairs that hit max_failures (then SAMPLE-d from the policy)
 };
 using Search = std::function<SearchOutcome(const mcm::PlacementProblem&)>;
 
-SearchOutcome outcome(const mcm::SearchResult& r) { return {r.best_throughput, r.invalid_samples, std::nullopt}; }
+SearchOutcome outcome(const mcm::SearchResult& r) { return {r.best_throughput, r.best, r.invalid_samples, std::nullopt}; }
+
+/// A placement as JSON: a chip per node, or null for none.
+nlohmann::json placement_json(const mcm::Placement& f) { return f.empty() ? nlohmann::json(nullptr) : nlohmann::json(f); }
 
 int body(int argc, char** argv) {
   std::string config, checkpoint, split = "compute";
@@ -75,6 +82,7 @@ int body(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   const topology::SystemSpec spec = topology::load_system(config);
   const auto test = mcm::rl::graph_set(spec, mcm::rl::GraphSet::test, s.graphs);
+  const auto test_dags = mcm::rl::graph_set_dags(mcm::rl::GraphSet::test, s.graphs);
   if (!checkpoint.empty()) mcm::rl::load_policy(checkpoint, test.front().chips);  // a bad one fails now, not after hours
 
   mcm::SearchOptions search;
@@ -109,8 +117,15 @@ int body(int argc, char** argv) {
   std::vector<std::vector<double>> log_sum(searches.size(), std::vector<double>(n, 0.0));
   std::vector<std::vector<bool>> some_zero(searches.size(), std::vector<bool>(n, false));
   nlohmann::json graphs = nlohmann::json::array();
-  for (const mcm::PlacementProblem& p : test) {
+  for (std::size_t g = 0; g < test.size(); ++g) {
+    const mcm::PlacementProblem& p = test[g];
     const double base = mcm::rl::reference_throughput(p, greedy);
+    nlohmann::json placements = nlohmann::json::object();
+    try {
+      placements["mcm_greedy"] = placement_json(mcm::greedy_search(p, greedy).best);
+    } catch (const mcm::SolverLimitError&) {
+      placements["mcm_greedy"] = nullptr;  // reference_throughput's fallback: no greedy placement
+    }
     nlohmann::json finals = nlohmann::json::object();
     nlohmann::json first_valid = nlohmann::json::object();  // 1-based sample of the first valid placement
     nlohmann::json invalid = nlohmann::json::object(), gave_up = nlohmann::json::object();
@@ -131,14 +146,17 @@ int body(int argc, char** argv) {
         }
       }
       finals[searches[k].first] = (best.empty() ? 0.0 : best.back()) / base;
+      placements[searches[k].first] = placement_json(found.placement);
     }
     graphs.push_back({{"name", p.graph_name},
+                      {"workload", workloads::random_dag_spec(test_dags[g])},
                       {"nodes", p.size()},
                       {"greedy_throughput_per_s", base},
                       {"final_improvement", finals},
                       {"first_valid_sample", first_valid},
                       {"invalid_samples", invalid},
-                      {"solver_gave_up", gave_up}});
+                      {"solver_gave_up", gave_up},
+                      {"placements", placements}});
     std::cerr << "mcm_test_set: " << p.graph_name << " (" << p.size() << " nodes) done\n";
   }
   nlohmann::json curves = nlohmann::json::object();
