@@ -1,6 +1,7 @@
 // Samples per second of the mcm searches on the op-level BERT-base on configs/mcm_ring36.yaml (issue 17
 // "Speed"): one SAMPLE-mode solve + memory check + analytical model per iteration (random), one
-// FIX-mode solve per iteration, and the analytical model alone. items_per_second = samples/s.
+// FIX-mode solve per iteration, the analytical model alone, and whole searches as their strategies
+// run them (mcm_random, mcm_sa, mcm_rl: 20 samples each). items_per_second = samples/s.
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -58,6 +59,22 @@ void analytical_only(benchmark::State& state, const std::string& workload) {
   state.SetItemsProcessed(state.iterations());
 }
 
+/// mcm_random (search = 0) or mcm_sa (search = 1) as simplan runs them: 20 samples per iteration, each
+/// drawn by the SAMPLE-mode solver (SA: from the current distribution with 10 % of the nodes' rows
+/// redrawn, §5.1), checked against H and scored by the analytical model. items_per_second = samples/s.
+void search_samples(benchmark::State& state, const std::string& workload) {
+  const mcm::PlacementProblem& p = problem(workload);
+  mcm::SearchOptions o;
+  o.samples = 20;
+  for (auto _ : state) {
+    const mcm::SearchResult r = state.range(0) == 0 ? mcm::random_search(p, o) : mcm::annealing_search(p, o);
+    benchmark::DoNotOptimize(r.best_cost.latency_s);
+    ++o.seed;  // a new search each iteration, as a sweep over seeds
+  }
+  state.SetItemsProcessed(state.iterations() * o.samples);
+  state.SetLabel(state.range(0) == 0 ? "mcm_random" : "mcm_sa");
+}
+
 /// mcm_rl: `rollouts` samples per iteration (eq. 7 steps + FIX repair + memory check + analytical
 /// model), with (train = 1) or without the PPO update after them (10 epochs x 4 mini-batches).
 /// items_per_second = samples/s. Includes the greedy baseline's run (once per iteration).
@@ -73,6 +90,7 @@ void rl_samples(benchmark::State& state, const std::string& workload) {
 
 BENCHMARK_CAPTURE(rl_samples, bert_base_ops, std::string("bert_base_ops"))->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(random_sample, bert_base_ops, std::string("bert_base_ops"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(search_samples, bert_base_ops, std::string("bert_base_ops"))->Arg(0)->Arg(1)->Unit(benchmark::kSecond);
 // bert_large_ops is left out of the solver benchmarks: uniform SAMPLE does not find a valid placement of
 // it within the default 100000 backtracks (docs/model.md "Multi-chip-module placement").
 BENCHMARK_CAPTURE(fix_repair, bert_base_ops, std::string("bert_base_ops"))->Unit(benchmark::kMillisecond);

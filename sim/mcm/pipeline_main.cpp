@@ -103,6 +103,11 @@ int body(int argc, char** argv) {
                               {"chips_used", chips_used},
                               {"analytical_latency_s", cost.latency_s},
                               {"analytical_bottleneck_chip", cost.bottleneck_chip},
+                              // what the model charges there: the replay overlaps receiving with the
+                              // previous micro-batch's compute (pipeline.hpp), so a large receive
+                              // share is where the two evaluators part
+                              {"analytical_bottleneck_compute_s", cost.chips.at(static_cast<std::size_t>(cost.bottleneck_chip)).compute_s},
+                              {"analytical_bottleneck_receive_s", cost.chips.at(static_cast<std::size_t>(cost.bottleneck_chip)).receive_s},
                               {"micro_batches", replay.micro_batches},
                               {"simulated_period_s", replay.period_s},
                               {"simulated_makespan_s", replay.makespan_s},

@@ -343,6 +343,11 @@ TEST(McmRlStrategy, SimplanPlansBertAndMcmPipelineReplaysIt) {
   ASSERT_EQ(test::run_command(base + "-o " + plan, &out), 0) << out;
   ASSERT_EQ(test::run_command(bin + "mcm_pipeline --config " + kRing + " --plan " + plan, &out), 0) << out;
   EXPECT_NE(out.find("\"strategy\":\"mcm_rl\""), std::string::npos) << out;
+  // The bottleneck chip's two terms add up to the model's latency (max over chips of compute + receive).
+  const nlohmann::json replayed = nlohmann::json::parse(out.substr(out.find('{')));
+  EXPECT_NEAR(replayed["analytical_bottleneck_compute_s"].get<double>() + replayed["analytical_bottleneck_receive_s"].get<double>(),
+              replayed["analytical_latency_s"].get<double>(), 1e-15);
+  EXPECT_GT(replayed["analytical_bottleneck_receive_s"].get<double>(), 0.0);  // BERT's chips receive activations
   // A bad option: one line, exit 2.
   EXPECT_EQ(test::run_command(base + "--option minibatches=0 -o " + plan + ".bad", &out), 2);
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
