@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/common/error.hpp"
+#include "tests/support/input_errors.hpp"
 #include "workloads/random_dag.hpp"
 #include "workloads/workload_file.hpp"
 
@@ -29,14 +30,7 @@ TEST(RandomDagSpec, BuildsTheSameGraphNamedByTheText) {
 }
 
 TEST(RandomDagSpec, BadItemsNameTheKeyAndWhatIsAllowed) {
-  auto message = [](const std::string& spec) {
-    try {
-      load_workload(spec, 1);
-    } catch (const partsim::InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto message = [](const std::string& spec) { return partsim::test::input_error_of([&] { load_workload(spec, 1); }); };
   EXPECT_EQ(message("random_dag:seed=1,depth=3"),
             "--workload random_dag:seed=1,depth=3: unknown key 'depth' (allowed: seed, min_nodes, max_nodes)");
   EXPECT_EQ(message("random_dag:seed=x"), "--workload random_dag:seed=x: seed must be a whole number (got 'x')");

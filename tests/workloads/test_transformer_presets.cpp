@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/common/error.hpp"
+#include "tests/support/input_errors.hpp"
 #include "workloads/transformer_presets.hpp"
 #include "workloads/workload_file.hpp"
 #include "workloads/zoo.hpp"
@@ -85,14 +86,7 @@ TEST(TransformerPresets, CommandLineFormEqualsTheNamedPreset) {
 }
 
 TEST(TransformerPresets, BadValuesNameTheKeyAndWhatIsAllowed) {
-  auto message = [](const std::string& spec) {
-    try {
-      load_workload(spec, 1);
-    } catch (const partsim::InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto message = [](const std::string& spec) { return partsim::test::input_error_of([&] { load_workload(spec, 1); }); };
   EXPECT_EQ(message("gpt:layers=2,width=64,heads=4,depth=3"),
             "preset gpt: unknown parameter 'depth' (allowed: layers, width, heads, sequence, vocab, ffn, positions)");
   EXPECT_EQ(message("gpt:layers=2,width=64"), "preset gpt: parameter 'heads' is required: attention heads (divide width)");
