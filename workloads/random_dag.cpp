@@ -100,12 +100,12 @@ std::string rnn(NetBuilder& b, Draw& r) {
 
 }  // namespace
 
-Graph random_dag(const RandomDagOptions& options) {
+Graph random_dag(const RandomDagOptions& options, const std::string& graph_name) {
   if (options.min_nodes < 1 || options.max_nodes < options.min_nodes)
     throw InputError("random_dag: need 1 <= min_nodes <= max_nodes, got " + std::to_string(options.min_nodes) + ".." +
                      std::to_string(options.max_nodes));
   Draw r(options.seed);
-  const std::string name = options.name.empty() ? "random_" + std::to_string(options.seed) : options.name;
+  const std::string name = graph_name.empty() ? "random_" + std::to_string(options.seed) : graph_name;
   for (int attempt = 0; attempt < 1000; ++attempt) {
     const int family = r.between(0, 5);  // cnn half the time, as in the paper's mostly-vision set
     const char* family_name = family <= 2 ? "cnn" : family <= 4 ? "mlp" : "rnn";
@@ -160,8 +160,7 @@ Graph build_random_dag_spec(std::string_view text, std::int64_t batch) {
       throw InputError("--workload " + std::string(text) + ": unknown key '" + key + "' (allowed: " + kSpecKeys + ")");
   }
   o.batch = batch;
-  o.name = std::string(text);  // workload_spec.hpp: a plan records it, a replay rebuilds the same graph
-  return random_dag(o);
+  return random_dag(o, std::string(text));  // workload_spec.hpp: a plan records the name, a replay rebuilds the graph
 }
 
 }  // namespace partsim::workloads

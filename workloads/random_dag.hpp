@@ -27,11 +27,10 @@ struct RandomDagOptions {
   int min_nodes = 10;
   int max_nodes = 300;
   std::int64_t batch = 1;
-  std::string name;  // the graph's name; empty: "random_<seed>"
 };
 
-/// A random graph (its description names its family).
-Graph random_dag(const RandomDagOptions& options);
+/// A random graph named `name`, or "random_<seed>" when it is empty (its description names its family).
+Graph random_dag(const RandomDagOptions& options, const std::string& name = "");
 
 /// The command-line form of a random graph (workload_spec.hpp), every key written:
 /// "random_dag:seed=S,min_nodes=A,max_nodes=B". `simplan --workload` and a plan take it, so a graph

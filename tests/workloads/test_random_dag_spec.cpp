@@ -11,7 +11,7 @@
 using namespace partsim::workloads;
 
 TEST(RandomDagSpec, BuildsTheSameGraphNamedByTheText) {
-  const RandomDagOptions options{1904, 10, 120, 2, ""};
+  const RandomDagOptions options{1904, 10, 120, 2};
   const std::string spec = random_dag_spec(options);
   EXPECT_EQ(spec, "random_dag:seed=1904,min_nodes=10,max_nodes=120");
   const Graph direct = random_dag(options);
@@ -26,7 +26,7 @@ TEST(RandomDagSpec, BuildsTheSameGraphNamedByTheText) {
   EXPECT_EQ(loaded.batch(), 2);
   EXPECT_DOUBLE_EQ(loaded.totals().flops.total(), direct.totals().flops.total());
   // Keys left out take RandomDagOptions' defaults (min_nodes 10, max_nodes 300).
-  EXPECT_EQ(load_workload("random_dag:seed=5", 1).size(), random_dag({5, 10, 300, 1, ""}).size());
+  EXPECT_EQ(load_workload("random_dag:seed=5", 1).size(), random_dag({5, 10, 300, 1}).size());
 }
 
 TEST(RandomDagSpec, BadItemsNameTheKeyAndWhatIsAllowed) {
