@@ -18,8 +18,9 @@
 #   (defaults: build 100 100 3 0 600 memory baseline node 0, mcm_rl's own). FIG7_VALID: valid random placements in Fig. 7
 #   (seeds are drawn until that many pass H(G, f), about 45 % fail; the paper's Fig. 7 has 2000: about
 #   20 min on 2 cores).
-# PARTSIM_MCM_STEPS (default "pretrain testset fig7 search"): the steps to run; mcm.md is always
-#   rewritten from the files in docs/reproductions. Every step is seeded, so running some of them again
+# PARTSIM_MCM_STEPS (unset: "pretrain testset fig7 search"): the steps to run, "" for none; mcm.md is
+#   always rewritten from the files in docs/reproductions. Every step is seeded (docs/model.md
+#   "Constrained RL", *Reproducible*, says how far that holds for RL), so running some of them again
 #   with the same arguments gives the files a whole run gives (testset and search without pretrain use
 #   the policy BUILD_DIR/mcm_rl_policy.pt that pretrain wrote).
 set -euo pipefail
@@ -40,7 +41,7 @@ case "$start" in baseline | random) ;; *) echo "START: baseline or random (got '
 case "$ratio" in joint | node) ;; *) echo "RATIO: joint or node (got '$ratio')" >&2; exit 2 ;; esac
 [[ "$stay" =~ ^[0-9]+([.][0-9]+)?$ ]] || { echo "STAY_BIAS: a number >= 0 (got '$stay')" >&2; exit 2; }
 choices=(--start "$start" --ratio "$ratio" --stay-bias "$stay")
-steps=" ${PARTSIM_MCM_STEPS:-pretrain testset fig7 search} "
+steps=" ${PARTSIM_MCM_STEPS-pretrain testset fig7 search} "
 for step in $steps; do
   case "$step" in pretrain | testset | fig7 | search) ;; *) echo "PARTSIM_MCM_STEPS: pretrain, testset, fig7, search (got '$step')" >&2; exit 2 ;; esac
 done
