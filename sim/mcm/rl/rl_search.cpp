@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 
 #include "sim/common/error.hpp"
 #include "sim/mcm/constraints.hpp"
@@ -145,16 +146,20 @@ SearchOptions baseline_options(const RlOptions& o) {
   return greedy;
 }
 
-double reference_throughput(const PlacementProblem& p, const SearchOptions& options) {
+Reference greedy_reference(const PlacementProblem& p, const SearchOptions& options) {
   try {
-    const SearchResult greedy = greedy_search(p, options);
-    if (!greedy.best.empty()) return greedy.best_cost.throughput_per_s();
+    SearchResult greedy = greedy_search(p, options);
+    if (!greedy.best.empty()) return {std::move(greedy.best), greedy.best_cost.throughput_per_s()};
   } catch (const SolverLimitError&) {
     // greedy's repair gave up: no baseline placement, the fallback below
   }
   const double total = std::accumulate(p.nodes.begin(), p.nodes.end(), 0.0,
                                        [](double s, const Node& n) { return s + n.compute_s; });
-  return total > 0 ? p.chips / total : 1.0;
+  return {{}, total > 0 ? p.chips / total : 1.0};
+}
+
+double reference_throughput(const PlacementProblem& p, const SearchOptions& options) {
+  return greedy_reference(p, options).throughput_per_s;
 }
 
 RlAgent::RlAgent(int chips, const std::optional<std::string>& checkpoint, double learning_rate, std::uint64_t seed)

@@ -145,8 +145,15 @@ RlResult rl_search(const PlacementProblem& problem, const RlOptions& options,
 /// The options of the greedy baseline that `options` measure rewards against: its seed, solver and split.
 SearchOptions baseline_options(const RlOptions& options);
 
-/// The greedy baseline's valid throughput, the reward's unit (when greedy finds no valid placement
-/// or its repair gives up: C / total compute, a perfectly balanced pipeline without communication).
+/// The greedy baseline: its valid placement and throughput, the reward's unit (when greedy finds no
+/// valid placement or its repair gives up: no placement, and C / total compute, a perfectly balanced
+/// pipeline without communication).
+struct Reference {
+  Placement placement;  // empty for the fallback
+  double throughput_per_s = 0;
+};
+Reference greedy_reference(const PlacementProblem& problem, const SearchOptions& options);
+/// greedy_reference's throughput.
 double reference_throughput(const PlacementProblem& problem, const SearchOptions& options);
 
 }  // namespace partsim::mcm::rl
