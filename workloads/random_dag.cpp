@@ -143,7 +143,10 @@ bool is_random_dag_spec(std::string_view text) {
 
 Graph build_random_dag_spec(std::string_view text, std::int64_t batch) {
   RandomDagOptions o;
-  for (const auto& [key, value] : parse_spec_values(text, kSpecKeys)) {
+  for (const auto& item : parse_spec_values(text, kSpecKeys)) {
+    // (not a structured binding: clang 14, which builds the fuzzers, cannot capture one in a lambda)
+    const std::string& key = item.first;
+    const std::int64_t value = item.second;
     const auto in_range = [&](std::int64_t lo, std::int64_t hi) {
       if (value < lo || value > hi)
         throw InputError("--workload " + std::string(text) + ": " + key + " must be in [" + std::to_string(lo) + ", " +
