@@ -11,7 +11,7 @@ draw failed H count as invalid (the paper: 13.5 % invalid on hardware).
 Usage: scripts/mcm_fig7.py [--samples 200 | --valid 2000] [--jobs 2] [--workload bert_base_ops]
                            [--microbatches 8] [--build build] [--out docs/reproductions/mcm_fig7]
 Writes OUT.csv, OUT.png and OUT.md (a summary to paste into docs/reproductions/mcm.md);
-`--replot` only redraws OUT.png from OUT.csv.
+`--replot` only redraws OUT.png and rewrites OUT.md's analysis from OUT.csv.
 This is a reproduction script, not a test: 2000 samples as in the paper take long on 2 cores."""
 import argparse
 import concurrent.futures
@@ -81,15 +81,78 @@ def plot(out, workload, pn, sn, r):
     fig.savefig(out + ".png", dpi=120)
 
 
-def replot(out, workload):
-    """Redraws OUT.png from OUT.csv (--replot): a new figure without drawing the placements again."""
+CSV_COLUMNS = ["seed", "chips_used", "analytical_latency_s", "simulated_period_s", "analytical_norm", "simulated_norm",
+               "bottleneck_chip", "bottleneck_compute_s", "bottleneck_receive_s", "replay_wall_s"]
+
+
+def read_rows(out):
+    """OUT.csv's rows, numbers as numbers."""
     with open(out + ".csv", newline="") as f:
-        rows = list(csv.DictReader(f))
+        rows = [{k: (int(v) if k in ("seed", "chips_used", "bottleneck_chip") else float(v)) for k, v in row.items()}
+                for row in csv.DictReader(f)]
     if len(rows) < 3:
         sys.exit(f"{out}.csv: fewer than 3 placements")
-    pn = [float(row["analytical_norm"]) for row in rows]
-    sn = [float(row["simulated_norm"]) for row in rows]
-    plot(out, workload, pn, sn, pearson(pn, sn))
+    return rows
+
+
+def analysis_lines(rows, microbatches):
+    """OUT.md's analysis of the placements (OUT.csv's rows): the correlation, the analytical model's five
+    best with their simulated ranks, why the two evaluators part (the ratio of their normalised runtimes
+    against the share of receiving in what the model charges the bottleneck chip: the model adds
+    receiving to compute, the replay overlaps it with the previous micro-batch's compute), the five
+    placements whose rank moves most with the analytical gap their move spans, and the replay's wall time."""
+    pn = [r["analytical_norm"] for r in rows]
+    sn = [r["simulated_norm"] for r in rows]
+    pred_rank, sim_rank = ranks(pn), ranks(sn)
+    share = [r["bottleneck_receive_s"] / (r["bottleneck_compute_s"] + r["bottleneck_receive_s"])
+             if r["bottleneck_compute_s"] + r["bottleneck_receive_s"] > 0 else 0.0 for r in rows]
+    ratio = [s / p for p, s in zip(pn, sn)]
+    by_pred = sorted(pn)
+    lines = [f"- Pearson R of the normalised runtimes: **{pearson(pn, sn):.3f}** (paper, against hardware: 0.91); "
+             f"Spearman rank correlation {pearson(pred_rank, sim_rank):.3f}.",
+             "- The analytical model's five best placements and their rank in the replay (0 = best):", "",
+             "| seed | chips | analytical (norm) | simulated (norm) | simulated rank |", "| --- | --- | --- | --- | --- |"]
+    for i in sorted(range(len(rows)), key=lambda i: pn[i])[:5]:
+        lines.append(f"| {rows[i]['seed']} | {rows[i]['chips_used']} | {pn[i]:.3f} | {sn[i]:.3f} | {sim_rank[i]} |")
+    lines += ["", f"- Why they part: simulated / analytical (normalised) spans {min(ratio):.3f}-{max(ratio):.3f}, and "
+              f"it falls as the share of receiving in what the model charges the bottleneck chip rises (mean "
+              f"{100 * sum(share) / len(share):.1f} %, at most {100 * max(share):.1f} %; Pearson r "
+              f"{pearson(share, ratio):.3f}): the model adds receiving to compute, the replay overlaps it with the "
+              "previous micro-batch's compute."]
+    moved = [i for i in sorted(range(len(rows)), key=lambda i: (-abs(pred_rank[i] - sim_rank[i]), rows[i]["seed"]))
+             if pred_rank[i] != sim_rank[i]][:5]
+    if not moved:
+        lines.append("- The two evaluators rank every placement alike.")
+    else:
+        lines += ["- The five placements whose rank moves most between the evaluators (0 = best), with the gap in "
+                  "analytical runtime between the two ranks (near ties reorder on small differences):", "",
+                  "| seed | chips | analytical rank | simulated rank | analytical gap | bottleneck receive share |",
+                  "| --- | --- | --- | --- | --- | --- |"]
+        for i in moved:
+            gap = abs(by_pred[sim_rank[i]] - by_pred[pred_rank[i]]) / by_pred[min(pred_rank[i], sim_rank[i])]
+            lines.append(f"| {rows[i]['seed']} | {rows[i]['chips_used']} | {pred_rank[i]} | {sim_rank[i]} | "
+                         f"{100 * gap:.2f} % | {100 * share[i]:.1f} % |")
+    walls = sorted(r["replay_wall_s"] for r in rows)
+    lines += ["", f"- SimGrid replay of one placement ({microbatches} micro-batches, `mcm_pipeline`'s replay_wall_s): "
+              f"median {1e3 * walls[len(walls) // 2]:.1f} ms, max {1e3 * walls[-1]:.1f} ms wall."]
+    return lines
+
+
+def summarize(a, counts, rows):
+    """Writes OUT.png and OUT.md (`counts`, the draws' line, then analysis_lines) and prints OUT.md."""
+    plot(a.out, a.workload, [r["analytical_norm"] for r in rows], [r["simulated_norm"] for r in rows],
+         pearson([r["analytical_norm"] for r in rows], [r["simulated_norm"] for r in rows]))
+    with open(a.out + ".md", "w") as f:
+        f.write(counts + "\n" + "\n".join(analysis_lines(rows, a.microbatches)) + "\n")
+    print(open(a.out + ".md").read())
+
+
+def replot(a):
+    """--replot: OUT.png and OUT.md's analysis again from OUT.csv, without drawing the placements again
+    (OUT.md's first line, the draws' counts, is kept)."""
+    with open(a.out + ".md") as f:
+        counts = f.readline().rstrip("\n")
+    summarize(a, counts, read_rows(a.out))
 
 
 def main():
@@ -104,10 +167,11 @@ def main():
                     help="draw seeds until this many placements are valid (the paper's Fig. 7: 2000); "
                          "overrides --samples")
     ap.add_argument("--jobs", type=int, default=1, help="draws run at once (default 1)")
-    ap.add_argument("--replot", action="store_true", help="only redraw OUT.png from OUT.csv (no draws)")
+    ap.add_argument("--replot", action="store_true",
+                    help="only redraw OUT.png and rewrite OUT.md's analysis from OUT.csv (no draws)")
     a = ap.parse_args()
     if a.replot:
-        return replot(a.out, a.workload)
+        return replot(a)
     if a.samples < 1 or a.jobs < 1 or (a.valid is not None and a.valid < 1):
         sys.exit("--samples, --valid and --jobs: at least 1")
     rows, invalid, gave_up, draws = [], 0, 0, 0
@@ -130,57 +194,19 @@ def main():
         sys.exit("fewer than 3 valid placements")
     pred = [r["analytical_latency_s"] for r in rows]
     sim = [r["simulated_period_s"] for r in rows]
-    pn = [p / min(pred) for p in pred]
-    sn = [s / min(sim) for s in sim]
-    r = pearson(pn, sn)
-    rho = pearson(ranks(pred), ranks(sim))
     os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
     with open(a.out + ".csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["seed", "chips_used", "analytical_latency_s", "simulated_period_s", "analytical_norm", "simulated_norm",
-                    "bottleneck_chip", "bottleneck_compute_s", "bottleneck_receive_s", "replay_wall_s"])
-        for row, p, s in zip(rows, pn, sn):
-            w.writerow([row["seed"], row["chips_used"], row["analytical_latency_s"], row["simulated_period_s"], p, s,
+        w.writerow(CSV_COLUMNS)
+        for row in rows:
+            w.writerow([row["seed"], row["chips_used"], row["analytical_latency_s"], row["simulated_period_s"],
+                        row["analytical_latency_s"] / min(pred), row["simulated_period_s"] / min(sim),
                         row["analytical_bottleneck_chip"], row["analytical_bottleneck_compute_s"],
                         row["analytical_bottleneck_receive_s"], row["replay_wall_s"]])
-    plot(a.out, a.workload, pn, sn, r)
-    # Where the analytical model ranks wrongly: its best five, with their simulated ranks, and the five
-    # whose rank moves most between the evaluators, with what the model charges on their bottleneck chip.
-    sim_rank, pred_rank = ranks(sim), ranks(pred)
-    best = sorted(range(len(rows)), key=lambda i: pred[i])[:5]
-    moved = [i for i in sorted(range(len(rows)), key=lambda i: (-abs(pred_rank[i] - sim_rank[i]), rows[i]["seed"]))
-             if pred_rank[i] != sim_rank[i]][:5]
-
-    def receive_share(i):
-        c, rcv = rows[i]["analytical_bottleneck_compute_s"], rows[i]["analytical_bottleneck_receive_s"]
-        return rcv / (c + rcv) if c + rcv > 0 else 0.0
-    share_all = sum(receive_share(i) for i in range(len(rows))) / len(rows)
-    walls = sorted(row["replay_wall_s"] for row in rows)
-    with open(a.out + ".md", "w") as f:
-        f.write(f"- {a.workload}, {draws} draws of mcm_random (samples=1, seeds 1..{draws}), "
-                f"{a.microbatches} micro-batches in the replay: {len(rows)} valid, {invalid} failed H(G, f) "
-                f"({100.0 * invalid / draws:.1f} %), {gave_up} where the solver gave up.\n")
-        f.write(f"- Pearson R of the normalised runtimes: **{r:.3f}** (paper, against hardware: 0.91); "
-                f"Spearman rank correlation {rho:.3f}.\n")
-        f.write("- The analytical model's five best placements and their rank in the replay (0 = best):\n\n")
-        f.write("| seed | chips | analytical (norm) | simulated (norm) | simulated rank |\n| --- | --- | --- | --- | --- |\n")
-        for i in best:
-            f.write(f"| {rows[i]['seed']} | {rows[i]['chips_used']} | {pn[i]:.3f} | {sn[i]:.3f} | {sim_rank[i]} |\n")
-        if not moved:
-            f.write("\n- The two evaluators rank every placement alike.\n")
-        else:
-            f.write("\n- The five placements whose rank moves most between the evaluators (0 = best), with the share of "
-                    "receiving in what the analytical model charges their bottleneck chip (compute + receive; the replay "
-                    f"overlaps receiving with the previous micro-batch's compute; mean share over all placements "
-                    f"{100 * share_all:.1f} %):\n\n")
-            f.write("| seed | chips | analytical rank | simulated rank | simulated / analytical (norm) | bottleneck receive share |\n"
-                    "| --- | --- | --- | --- | --- | --- |\n")
-            for i in moved:
-                f.write(f"| {rows[i]['seed']} | {rows[i]['chips_used']} | {pred_rank[i]} | {sim_rank[i]} | "
-                        f"{sn[i] / pn[i]:.3f} | {100 * receive_share(i):.1f} % |\n")
-        f.write(f"\n- SimGrid replay of one placement ({a.microbatches} micro-batches, `mcm_pipeline`'s replay_wall_s): "
-                f"median {1e3 * walls[len(walls) // 2]:.1f} ms, max {1e3 * walls[-1]:.1f} ms wall.\n")
-    print(open(a.out + ".md").read())
+    counts = (f"- {a.workload}, {draws} draws of mcm_random (samples=1, seeds 1..{draws}), "
+              f"{a.microbatches} micro-batches in the replay: {len(rows)} valid, {invalid} failed H(G, f) "
+              f"({100.0 * invalid / draws:.1f} %), {gave_up} where the solver gave up.")
+    summarize(a, counts, read_rows(a.out))
 
 
 if __name__ == "__main__":

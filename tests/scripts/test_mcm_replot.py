@@ -62,21 +62,39 @@ class McmReplot(unittest.TestCase):
         self.assertTrue(is_png(out + ".png"))
 
     def test_fig7_scatter(self):
+        # Three placements. Normalised analytical 1, 1.5, 2 and simulated 1, 2.1, 2: Pearson R = 0.5 /
+        # sqrt(0.5 * 0.74) = 0.822; ranks (0, 1, 2) and (0, 2, 1): Spearman 0.5. Receive shares of the
+        # bottleneck 0, 1/3, 0.5/3.5 against simulated / analytical 1, 1.4, 1: r = 0.0698 / (0.2365 *
+        # 0.3266) = 0.904. Seeds 2 and 5 swap ranks 1 and 2, a gap of (2 - 1.5) / 1.5 = 33.33 % in the
+        # analytical runtime. Replays took 10, 20, 30 ms: median 20, max 30.
         out = self.write("fig7.csv", "seed,chips_used,analytical_latency_s,simulated_period_s,analytical_norm,"
-                         "simulated_norm,bottleneck_chip,replay_wall_s\n"
-                         "1,3,2e-3,2e-3,1.0,1.0,0,0.01\n2,4,3e-3,3.1e-3,1.5,1.55,1,0.01\n"
-                         "5,2,4e-3,3.9e-3,2.0,1.95,0,0.01\n")
-        subprocess.run([sys.executable, os.path.join(SCRIPTS, "mcm_fig7.py"), "--replot", "--out", out], check=True)
+                         "simulated_norm,bottleneck_chip,bottleneck_compute_s,bottleneck_receive_s,replay_wall_s\n"
+                         "1,3,2e-3,2e-3,1.0,1.0,0,1e-3,0,0.01\n2,4,3e-3,4.2e-3,1.5,2.1,1,2e-3,1e-3,0.02\n"
+                         "5,2,4e-3,4e-3,2.0,2.0,0,3e-3,0.5e-3,0.03\n")
+        self.write("fig7.md", "- the draws' counts\nan older analysis\n")
+        subprocess.run([sys.executable, os.path.join(SCRIPTS, "mcm_fig7.py"), "--replot", "--out", out], check=True,
+                       capture_output=True)
         self.assertTrue(is_png(out + ".png"))
+        with open(out + ".md") as f:
+            md = f.read()
+        self.assertTrue(md.startswith("- the draws' counts\n- Pearson R of the normalised runtimes: **0.822**"), md)
+        self.assertIn("Spearman rank correlation 0.500", md)
+        self.assertIn("spans 1.000-1.400", md)
+        self.assertIn("(mean 15.9 %, at most 33.3 %; Pearson r 0.904)", md)
+        self.assertIn("| 2 | 4 | 1 | 2 | 33.33 % | 33.3 % |", md)
+        self.assertIn("| 5 | 2 | 2 | 1 | 33.33 % | 14.3 % |", md)
+        self.assertIn("median 20.0 ms, max 30.0 ms wall", md)
+        self.assertNotIn("an older analysis", md)
         # Fewer than 3 placements: refused, no figure.
         few = self.write("few.csv", "seed,chips_used,analytical_latency_s,simulated_period_s,analytical_norm,"
-                         "simulated_norm,bottleneck_chip,replay_wall_s\n1,3,2e-3,2e-3,1.0,1.0,0,0.01\n")
+                         "simulated_norm,bottleneck_chip,bottleneck_compute_s,bottleneck_receive_s,replay_wall_s\n"
+                         "1,3,2e-3,2e-3,1.0,1.0,0,1e-3,0,0.01\n")
+        self.write("few.md", "- counts\n")
         run = subprocess.run([sys.executable, os.path.join(SCRIPTS, "mcm_fig7.py"), "--replot", "--out", few],
                              capture_output=True, text=True)
         self.assertNotEqual(run.returncode, 0)
         self.assertIn("fewer than 3", run.stderr)
         self.assertFalse(os.path.exists(few + ".png"))
-
 
 if __name__ == "__main__":
     unittest.main()
