@@ -108,19 +108,20 @@ def final_placement_lines(a, graphs, order):
                     for s in ["mcm_greedy", *order]}
         base = replayed["mcm_greedy"]
         for s, r in replayed.items():
-            rows.append([g["name"], g["workload"], s, r["analytical_latency_s"], r["simulated_period_s"],
-                         base["analytical_latency_s"] / r["analytical_latency_s"],
-                         base["simulated_period_s"] / r["simulated_period_s"]])
+            rows.append({"graph": g["name"], "workload": g["workload"], "strategy": s,
+                         "analytical_latency_s": r["analytical_latency_s"], "simulated_period_s": r["simulated_period_s"],
+                         "analytical_improvement": base["analytical_latency_s"] / r["analytical_latency_s"],
+                         "simulated_improvement": base["simulated_period_s"] / r["simulated_period_s"]})
     with open(a.out + "_final.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["graph", "workload", "strategy", "analytical_latency_s", "simulated_period_s",
-                    "analytical_improvement", "simulated_improvement"])
+        w = csv.DictWriter(f, fieldnames=["graph", "workload", "strategy", "analytical_latency_s", "simulated_period_s",
+                                          "analytical_improvement", "simulated_improvement"])
+        w.writeheader()
         w.writerows(rows)
     if not kept:
         return ["", "- Final placements replayed on SimGrid: no graph has a greedy placement and one from every search."]
 
     def geomean(strategy, column):
-        values = [r[column] for r in rows if r[2] == strategy]
+        values = [r[column] for r in rows if r["strategy"] == strategy]
         return math.exp(sum(math.log(v) for v in values) / len(values))
     left_out = len(graphs) - len(kept)
     return ["", f"- Final placements replayed on SimGrid (`mcm_pipeline --workload random_dag:... --placement ...`, "
@@ -128,7 +129,8 @@ def final_placement_lines(a, graphs, order):
             + (f" ({left_out} left out: no greedy placement, or a search found none)" if left_out else "")
             + f" of the final placement's improvement over the graph's greedy placement by each evaluator "
             f"(`{os.path.basename(a.out)}_final.csv`):\n",
-            *improvement_table({s: geomean(s, 5) for s in order}, {s: geomean(s, 6) for s in order})]
+            *improvement_table({s: geomean(s, "analytical_improvement") for s in order},
+                               {s: geomean(s, "simulated_improvement") for s in order})]
 
 
 if __name__ == "__main__":
