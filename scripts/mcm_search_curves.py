@@ -247,5 +247,6 @@ def final_placement_lines(a, greedy_replay, finals):
             f"improvement over greedy by each evaluator (`{os.path.basename(a.out)}_final.csv`):\n",
             *improvement_table(ana, sim)]
 
+
 if __name__ == "__main__":
     main()

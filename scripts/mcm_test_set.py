@@ -93,6 +93,7 @@ def main():
     lines += final_placement_lines(a, report["graphs"], order)
     write_curves(a.out, "\n".join(lines) + "\n", {s: curves[s] for s in order}, YLABEL)
 
+
 def final_placement_lines(a, graphs, order):
     """Replays each graph's greedy placement and every search's final one (mcm_pipeline), writes
     OUT_final.csv and returns OUT.md's lines: per search, the geometric mean over the graphs of its
