@@ -119,12 +119,17 @@ class TriangleDependency : public NaryPropagator<Int::IntView, Int::PC_INT_VAL> 
   const Bypassed* bypassed_;
 };
 
-/// eq. 3's "chips 0..max are all used" as a Hall-type check Gecode's nvalues does not make: with
-/// M = the largest lower bound of any y_v (some chip >= M is used), chips 0..M each need a node of
-/// their own whose domain holds them. Checked on the domains' bounds (a relaxation, so sound) by
-/// the greedy interval matching: chips in ascending order, each takes the free node covering it
-/// whose upper bound is smallest. Then on the domains: a chip in 0..M no domain holds fails, a chip
-/// only one node can take is assigned to it.
+/// eq. 3 (the chips used are 0..max(y)) as our own propagator. Gecode's nvalues (distinct values
+/// = max + 1) did this before, but Gecode 6.2's nvalues reads node fields its view-value graph never
+/// wrote when it prunes (valgrind: uninitialised reads in its prune), so what it pruned depended on
+/// what earlier spaces had left in recycled memory, and long RL runs were not reproducible.
+/// Used chips 0..c need c + 1 distinct nodes, one per chip, each holding its chip: a matching of
+/// chips to nodes. On the domains' bounds (a relaxation, so sound) the greedy interval matching
+/// finds K, the largest chip such that 0..K can all be matched (chips in ascending order, each
+/// takes the free node covering it whose upper bound is smallest, optimal for intervals). With M =
+/// the largest lower bound (some chip >= M is used): K < M fails, and no node can take a chip above
+/// K. Then on the domains: a chip in 0..M no domain holds fails, a chip only one node can take is
+/// that node's (unit propagation).
 class NoSkippedChip : public NaryPropagator<Int::IntView, Int::PC_INT_DOM> {
  public:
   NoSkippedChip(Home home, ViewArray<Int::IntView>& y) : NaryPropagator(home, y) {}
@@ -141,8 +146,11 @@ class NoSkippedChip : public NaryPropagator<Int::IntView, Int::PC_INT_DOM> {
     return sizeof(*this);
   }
   ExecStatus propagate(Space& home, const ModEventDelta&) override {
-    int highest_min = 0;
-    for (int v = 0; v < x.size(); ++v) highest_min = std::max(highest_min, x[v].min());
+    int highest_min = 0, highest_max = 0;
+    for (int v = 0; v < x.size(); ++v) {
+      highest_min = std::max(highest_min, x[v].min());
+      highest_max = std::max(highest_max, x[v].max());
+    }
     // Nodes by lower bound; a heap of the upper bounds of those that cover the current chip.
     std::vector<std::pair<int, int>> by_min;
     by_min.reserve(static_cast<std::size_t>(x.size()));
@@ -151,7 +159,8 @@ class NoSkippedChip : public NaryPropagator<Int::IntView, Int::PC_INT_DOM> {
     std::vector<int> open;  // min-heap of upper bounds
     const auto later = [](int a, int b) { return a > b; };
     std::size_t next = 0;
-    for (int chip = 0; chip <= highest_min; ++chip) {
+    int matched_up_to = -1;  // K
+    for (int chip = 0; chip <= highest_max; ++chip) {
       while (next < by_min.size() && by_min[next].first <= chip) {
         open.push_back(by_min[next++].second);
         std::push_heap(open.begin(), open.end(), later);
@@ -160,13 +169,21 @@ class NoSkippedChip : public NaryPropagator<Int::IntView, Int::PC_INT_DOM> {
         std::pop_heap(open.begin(), open.end(), later);
         open.pop_back();
       }
-      if (open.empty()) return ES_FAILED;  // chip has no node left to use it
+      if (open.empty()) break;  // chip has no node left to use it
       std::pop_heap(open.begin(), open.end(), later);
       open.pop_back();
+      matched_up_to = chip;
     }
+    if (matched_up_to < highest_min) return ES_FAILED;
+    bool pruned = false;
+    if (matched_up_to < highest_max)
+      for (int v = 0; v < x.size(); ++v)
+        if (x[v].max() > matched_up_to) {
+          GECODE_ME_CHECK(x[v].lq(home, matched_up_to));
+          pruned = true;
+        }
     // On the domains themselves: every chip 0..M needs a node whose domain holds it; a chip only
     // one node can take is that node's (unit propagation).
-    bool pruned = false;
     for (int chip = 0; chip <= highest_min; ++chip) {
       int supporters = 0, last = -1;
       for (int v = 0; v < x.size() && supporters < 2; ++v)
@@ -195,16 +212,10 @@ class PlacementSpace : public Space {
   PlacementSpace(const PlacementProblem& p, const Bypassed* bypassed, bool weights_fit)
       : y(*this, p.size(), 0, p.chips - 1) {
     for (const Edge& e : p.edges) rel(*this, y[e.from], IRT_LQ, y[e.to]);  // eq. 2
-    // eq. 3: as many distinct chips as max + 1, all in [0, max].
-    IntVar highest(*this, 0, p.chips - 1), distinct(*this, 1, p.chips);
-    max(*this, y, highest);
-    nvalues(*this, y, IRT_EQ, distinct);
-    linear(*this, IntArgs({1, -1}), IntVarArgs({distinct, highest}), IRT_EQ, 1);
-    // eq. 4
     IntVarArgs all(y);
     ViewArray<Int::IntView> views(*this, all);
-    if (!failed()) (void)NoSkippedChip::post(*this, views);
-    if (!failed()) (void)TriangleDependency::post(*this, views, &p, bypassed);
+    if (!failed()) (void)NoSkippedChip::post(*this, views);  // eq. 3
+    if (!failed()) (void)TriangleDependency::post(*this, views, &p, bypassed);  // eq. 4
     if (weights_fit) {
       const auto kib = [](double bytes) { return static_cast<int>(std::min(bytes / 1024.0, 2.0e9)); };
       IntVarArgs load(*this, p.chips, 0, kib(p.sram_bytes));

@@ -2,8 +2,11 @@
 // The constraint solver of seed 002 §4.2 on Gecode: one integer variable y_u in [0, C) per node,
 // with the static constraints of eq. 2-4 (constraints.hpp) posted as propagators:
 // - eq. 2: y_u <= y_v per edge (Gecode rel);
-// - eq. 3: the number of distinct values equals max(y) + 1 (Gecode nvalues and max), so the used
-//   chips are 0..max;
+// - eq. 3: the used chips are 0..max(y): our own propagator (solver.cpp, NoSkippedChip), a
+//   matching of chips 0..c to distinct nodes on the domains' bounds (fails when the chips up to the
+//   largest lower bound cannot all be used, caps every node at the largest chip that can) and unit
+//   propagation on the domains. Not Gecode's nvalues: in Gecode 6.2 its pruning reads memory it
+//   never wrote, so it depended on what earlier spaces left behind (solver.cpp);
 // - eq. 4: our own Gecode propagator (solver.cpp, TriangleDependency): it builds the chip graph of
 //   the edges whose two ends are assigned, fails when a direct dependency a -> b has a longer path,
 //   and prunes chip b from a consumer whose producer sits on a when a -> b already has a path of

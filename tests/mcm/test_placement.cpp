@@ -2,6 +2,11 @@
 // the Gecode solver (Algorithms 1 and 2) on graphs small enough to check by hand.
 #include <gtest/gtest.h>
 
+#include <gecode/kernel.hh>
+
+#include <malloc.h>
+
+#include <cstring>
 #include <map>
 
 #include "sim/mcm/constraints.hpp"
@@ -147,6 +152,64 @@ TEST(Solver, DomainsShrinkByPropagation) {
   // it (a, b, c, d are all >= 1), so x = 0.
   EXPECT_EQ(solver.get_domain(b), (std::vector<int>{1, 2, 3}));
   EXPECT_EQ(solver.get_domain(x), (std::vector<int>{0}));
+}
+
+/// What a seeded run of `repairs` FIX repairs gives (every repaired placement): each candidate is
+/// the last repaired placement with a few nodes moved to a neighbouring chip, as RL's candidates
+/// near the policy's previous placement.
+std::vector<Placement> fix_trace(const PlacementProblem& p, std::uint64_t seed, int repairs) {
+  PlacementSolver solver(p);
+  std::mt19937_64 rng(seed);
+  std::vector<Placement> out;
+  Placement last = solve_sample(solver, random_order(p.size(), rng), {}, rng);
+  for (int k = 0; k < repairs; ++k) {
+    Placement candidate = last;
+    for (int m = 0; m < 4; ++m) {
+      int& chip = candidate[rng() % candidate.size()];
+      chip = std::clamp(chip + (rng() % 2 == 0 ? 1 : -1), 0, p.chips - 1);
+    }
+    try {
+      last = solve_fix(solver, random_order(p.size(), rng), candidate, rng);
+    } catch (const SolverLimitError&) {
+    }
+    out.push_back(last);
+  }
+  return out;
+}
+
+/// Leaves `byte` in the memory Gecode takes next: glibc's M_PERTURB fills what malloc returns
+/// with ~byte (0: untouched), and a space that fills its heap and dies returns its blocks to the
+/// pool Gecode's next spaces draw from.
+void fill_solver_memory(unsigned char byte) {
+  (void)mallopt(M_PERTURB, static_cast<unsigned char>(~byte));
+  struct Scratch : Gecode::Space {
+    Scratch() = default;
+    Scratch(Scratch& other) : Gecode::Space(other) {}
+    Gecode::Space* copy() override { return new Scratch(*this); }
+  };
+  for (int k = 0; k < 8; ++k) {
+    Scratch s;
+    for (int i = 0; i < 4096; ++i) std::memset(s.ralloc(48), byte, 48);
+    for (int i = 0; i < 256; ++i) std::memset(s.ralloc(1024), byte, 1024);
+  }
+}
+
+TEST(Solver, PropagationDoesNotDependOnRecycledMemory) {
+  // Gecode recycles a space's memory for the next spaces; a propagator that reads memory it did not
+  // write (Gecode 6.2's nvalues does, in its view-value graph's prune) prunes by what an earlier
+  // search or malloc left there, and RL's runs then parted after ~150 samples. The same seeded
+  // repairs with different bytes in that memory must give the same placements.
+  const topology::SystemSpec ring = topology::load_system(std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/mcm_ring36.yaml");
+  for (std::uint64_t graph = 1900; graph < 1916; ++graph) {
+    const PlacementProblem p = make_problem(ring, workloads::random_dag({graph, 10, 120, 1}));
+    fill_solver_memory(0x00);
+    const auto zeros = fix_trace(p, graph, 300);
+    for (const unsigned char byte : std::vector<unsigned char>{0xff, 0x5a}) {
+      fill_solver_memory(byte);
+      EXPECT_EQ(fix_trace(p, graph, 300), zeros) << p.graph_name << " after filling with " << int{byte};
+    }
+  }
+  (void)mallopt(M_PERTURB, 0);
 }
 
 TEST(Solver, InfeasibleInstancesAreReported) {
