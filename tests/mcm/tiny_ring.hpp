@@ -8,15 +8,15 @@
 
 namespace partsim::test {
 
-/// `chips` chiplets of 1 TFLOP/s, 2 MiB SRAM, 1e15 B/s SRAM bandwidth (so the roofline is the FLOP
-/// term), int8; ring links of 1 GB/s and 100 ns.
-inline topology::SystemSpec tiny_ring(int chips = 4) {
+/// `chips` chiplets of 1 TFLOP/s, `sram` (2 MiB) of SRAM, 1e15 B/s SRAM bandwidth (so the roofline
+/// is the FLOP term), int8; ring links of 1 GB/s and 100 ns.
+inline topology::SystemSpec tiny_ring(int chips = 4, const std::string& sram = "2MiB") {
   return platform_from_yaml(R"(
 system:
   name: tiny_ring
   precision: int8
   device_types:
-    chiplet: {kind: roofline, peak: 1TFLOP/s, memory: 2MiB, memory_bandwidth: 1000TB/s, network_bandwidth: 1GB/s}
+    chiplet: {kind: roofline, peak: 1TFLOP/s, memory: )" + sram + R"(, memory_bandwidth: 1000TB/s, network_bandwidth: 1GB/s}
   devices:
     - {type: chiplet, count: )" + std::to_string(chips) + R"(}
   torus: {dims: [)" + std::to_string(chips) + R"(], bandwidth: [1GB/s], latency: [100ns], bidirectional: false}
