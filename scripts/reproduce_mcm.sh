@@ -19,8 +19,8 @@
 #   (seeds are drawn until that many pass H(G, f), about 45 % fail; the paper's Fig. 7 has 2000: about
 #   20 min on 2 cores).
 # PARTSIM_MCM_STEPS (unset: "pretrain testset fig7 search"): the steps to run, "" for none; mcm.md is
-#   always rewritten from the files in docs/reproductions. Every step is seeded (docs/model.md
-#   "Constrained RL", *Reproducible*, says how far that holds for RL), so running some of them again
+#   always rewritten from the files in docs/reproductions. Every step is seeded and reproducible on
+#   the same machine and build (docs/model.md "Constrained RL", *Reproducible*), so running some of them again
 #   with the same arguments gives the files a whole run gives (testset and search without pretrain use
 #   the policy BUILD_DIR/mcm_rl_policy.pt that pretrain wrote).
 set -euo pipefail
