@@ -140,11 +140,13 @@ def analysis_lines(rows, microbatches):
 
 def summarize(a, counts, rows):
     """Writes OUT.png and OUT.md (`counts`, the draws' line, then analysis_lines) and prints OUT.md."""
-    plot(a.out, a.workload, [r["analytical_norm"] for r in rows], [r["simulated_norm"] for r in rows],
-         pearson([r["analytical_norm"] for r in rows], [r["simulated_norm"] for r in rows]))
+    pn = [r["analytical_norm"] for r in rows]
+    sn = [r["simulated_norm"] for r in rows]
+    plot(a.out, a.workload, pn, sn, pearson(pn, sn))
+    text = counts + "\n" + "\n".join(analysis_lines(rows, a.microbatches)) + "\n"
     with open(a.out + ".md", "w") as f:
-        f.write(counts + "\n" + "\n".join(analysis_lines(rows, a.microbatches)) + "\n")
-    print(open(a.out + ".md").read())
+        f.write(text)
+    print(text)
 
 
 def replot(a):
@@ -196,13 +198,16 @@ def main():
     sim = [r["simulated_period_s"] for r in rows]
     os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
     with open(a.out + ".csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(CSV_COLUMNS)
+        w = csv.DictWriter(f, fieldnames=CSV_COLUMNS)
+        w.writeheader()
         for row in rows:
-            w.writerow([row["seed"], row["chips_used"], row["analytical_latency_s"], row["simulated_period_s"],
-                        row["analytical_latency_s"] / min(pred), row["simulated_period_s"] / min(sim),
-                        row["analytical_bottleneck_chip"], row["analytical_bottleneck_compute_s"],
-                        row["analytical_bottleneck_receive_s"], row["replay_wall_s"]])
+            w.writerow({"seed": row["seed"], "chips_used": row["chips_used"],
+                        "analytical_latency_s": row["analytical_latency_s"], "simulated_period_s": row["simulated_period_s"],
+                        "analytical_norm": row["analytical_latency_s"] / min(pred),
+                        "simulated_norm": row["simulated_period_s"] / min(sim),
+                        "bottleneck_chip": row["analytical_bottleneck_chip"],
+                        "bottleneck_compute_s": row["analytical_bottleneck_compute_s"],
+                        "bottleneck_receive_s": row["analytical_bottleneck_receive_s"], "replay_wall_s": row["replay_wall_s"]})
     counts = (f"- {a.workload}, {draws} draws of mcm_random (samples=1, seeds 1..{draws}), "
               f"{a.microbatches} micro-batches in the replay: {len(rows)} valid, {invalid} failed H(G, f) "
               f"({100.0 * invalid / draws:.1f} %), {gave_up} where the solver gave up.")

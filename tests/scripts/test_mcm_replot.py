@@ -96,5 +96,6 @@ class McmReplot(unittest.TestCase):
         self.assertIn("fewer than 3", run.stderr)
         self.assertFalse(os.path.exists(few + ".png"))
 
+
 if __name__ == "__main__":
     unittest.main()

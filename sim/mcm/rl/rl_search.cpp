@@ -158,10 +158,6 @@ Reference greedy_reference(const PlacementProblem& p, const SearchOptions& optio
   return {{}, total > 0 ? p.chips / total : 1.0};
 }
 
-double reference_throughput(const PlacementProblem& p, const SearchOptions& options) {
-  return greedy_reference(p, options).throughput_per_s;
-}
-
 RlAgent::RlAgent(int chips, const std::optional<std::string>& checkpoint, double learning_rate, std::uint64_t seed)
     : rng_(seed) {
   torch::set_num_threads(1);
@@ -178,7 +174,7 @@ RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
   for (auto& group : optimizer_->param_groups())
     static_cast<torch::optim::AdamOptions&>(group.options()).lr(o.learning_rate);
   RlResult result;
-  result.reference_throughput = reference_throughput(p, baseline_options(o));
+  result.reference_throughput = greedy_reference(p, baseline_options(o)).throughput_per_s;
   const GraphTensors g = graph_tensors(p);
   PlacementSolver solver(p, o.solver);
   const Placement start = greedy_split(p, o.baseline);

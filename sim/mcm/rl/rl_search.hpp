@@ -153,7 +153,5 @@ struct Reference {
   double throughput_per_s = 0;
 };
 Reference greedy_reference(const PlacementProblem& problem, const SearchOptions& options);
-/// greedy_reference's throughput.
-double reference_throughput(const PlacementProblem& problem, const SearchOptions& options);
 
 }  // namespace partsim::mcm::rl
