@@ -77,6 +77,7 @@ struct Options {
   std::vector<std::string> records;  // --record KEY=VALUE: planning inputs a sweep varied
   std::size_t worst = 5;           // --worst N rows in the disagreement list
   std::vector<std::string> simgrid_config;  // --simgrid-cfg key:value (repeatable)
+  std::string lone_transfers;      // --lone-transfers timed|simgrid ("" = timed unless --simgrid-cfg)
   cli::PlatformOptions platform;   // --config, --set, --dump-config
 };
 
@@ -133,7 +134,7 @@ int collective_mode(const Options& o) {
   lowering::add_collective(program, device_schedule, graph, layer, plan::Pass::fwd, o.collective, {},
                           lowering::EmptyTransfers::keep);
   const auto t0 = std::chrono::steady_clock::now();
-  replay::SimGridEvaluator simgrid(graph, o.simgrid_config);
+  replay::SimGridEvaluator simgrid(graph, o.simgrid_config, replay::choose_lone_transfers(o.lone_transfers, o.simgrid_config));
   const program::Evaluation simulated = simgrid.evaluate(program);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   replay::ReplayStats stats = simgrid.stats();
@@ -159,6 +160,8 @@ int collective_mode(const Options& o) {
   j["rel_diff"] = rel_diff;
   j["formula_s"] = std::isnan(formula) ? nlohmann::json(nullptr) : nlohmann::json(formula);
   j["activities"] = stats.activities;
+  j["simgrid_comms"] = stats.simgrid_comms;
+  j["lone_transfers"] = stats.lone_transfers;
   j["simgrid_cfg"] = o.simgrid_config;
   j["replay_wall_s"] = stats.wall_s;        // Engine::run
   j["setup_wall_s"] = stats.setup_wall_s;   // building the SimGrid platform
@@ -333,13 +336,15 @@ int plan_mode(const Options& o) {
   const program::Program program = cli::lower_replay_inputs(loaded, graph, o.plan_file);
   if (!o.timeline_file.empty()) report::check_timeline_options(o.timeline, program, graph);  // before the replay
   const program::Evaluation closed = program::ClosedFormEvaluator(program::uncontended_transfer_time(graph)).evaluate(program);
-  replay::SimGridEvaluator simgrid(graph, o.simgrid_config);
+  replay::SimGridEvaluator simgrid(graph, o.simgrid_config, replay::choose_lone_transfers(o.lone_transfers, o.simgrid_config));
   const program::Evaluation simulated = simgrid.evaluate(program);
 
   const auto totals = workload.totals();
   const double useful_flops = plan.workload.mode == plan::Mode::inference ? totals.flops.fwd : totals.flops.total();
   report::Report report = report::build_report(plan, program, closed, simulated, useful_flops, spec.peak_flops());
   report.granularity = topology::to_string(graph.granularity());
+  report.simgrid_comms = static_cast<long long>(simgrid.stats().simgrid_comms);
+  report.lone_transfers = static_cast<long long>(simgrid.stats().lone_transfers);
   report.overrides = overrides;
   report.platform_changes = loaded.config_changes;
   // Which links each transfer crossed: busy fractions per link, the cause of the largest gaps, and
@@ -379,9 +384,11 @@ int plan_mode(const Options& o) {
   }
   std::printf("\n");
   std::fputs(report::report_table(report, o.worst).c_str(), stdout);
-  std::printf("replay: %.3f s wall in SimGrid (%.0f activities/s), %.3f s setup\n", simgrid.stats().wall_s,
+  std::printf("replay: %.3f s wall in SimGrid (%.0f activities/s), %.3f s setup; %zu transfers shared links "
+              "(SimGrid's network model), %zu ran alone (timed)\n",
+              simgrid.stats().wall_s,
               simgrid.stats().wall_s > 0 ? static_cast<double>(simgrid.stats().activities) / simgrid.stats().wall_s : 0.0,
-              simgrid.stats().setup_wall_s);
+              simgrid.stats().setup_wall_s, simgrid.stats().simgrid_comms, simgrid.stats().lone_transfers);
   if (!o.timeline_file.empty()) {
     std::printf("timeline: %s, %zu events on %zu tracks%s\n", o.timeline_file.c_str(), timeline.events, timeline.threads,
                 timeline.capped() ? " (capped, see the warning)" : "");
@@ -445,10 +452,15 @@ int body(int argc, char** argv) {
       ->check(CLI::Range(0, 1'000'000));
   app.add_option("--simgrid-cfg", o.simgrid_config,
                  "Extra SimGrid setting key:value after partsim's CM02 settings (repeatable; for experiments)");
+  app.add_option("--lone-transfers", o.lone_transfers,
+                 "timed or simgrid: a transfer sharing no link is timed as SimGrid times a lone flow until another "
+                 "meets it (timed: the default, same times, faster), or runs in SimGrid's network model from its start "
+                 "(simgrid: the default with --simgrid-cfg)");
   cli::add_platform_options(app, o.platform);
   cli::add_quiet_flag(app, o.quiet);
   cli::parse(app, argc, argv);
   replay::check_simgrid_settings(o.simgrid_config);  // before anything is planned or built
+  replay::choose_lone_transfers(o.lone_transfers, o.simgrid_config);
 
   if (o.list_collectives) return list_collectives_mode();
   if (o.plan_file.empty() && (!o.chakra_dir.empty() || !o.chakra_prefix.empty()))

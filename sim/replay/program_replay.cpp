@@ -7,8 +7,10 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -32,22 +34,27 @@ std::vector<std::pair<int, int>> communicating_pairs(const program::Program& pro
   return {pairs.begin(), pairs.end()};
 }
 
-SimGridEvaluator::SimGridEvaluator(const topology::TopologyGraph& graph, std::vector<std::string> simgrid_config)
-    : graph_(graph), simgrid_config_(std::move(simgrid_config)) {}
+SimGridEvaluator::SimGridEvaluator(const topology::TopologyGraph& graph, std::vector<std::string> simgrid_config,
+                                   std::optional<LoneTransfers> lone)
+    : graph_(graph),
+      simgrid_config_(std::move(simgrid_config)),
+      lone_(lone ? *lone : choose_lone_transfers("", simgrid_config_)) {
+  if (lone_ == LoneTransfers::timed) choose_lone_transfers("timed", simgrid_config_);  // refuses --simgrid-cfg
+}
 
 program::Evaluation SimGridEvaluator::evaluate(const program::Program& program) {
   const auto t0 = std::chrono::steady_clock::now();
   Simulation simulation(graph_, communicating_pairs(program, graph_), simgrid_config_, LinkLatency::by_caller);
   stats_ = {};
   stats_.setup_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  program::Evaluation result = simulation.run(program);
+  program::Evaluation result = simulation.run(program, lone_, &stats_);
   stats_.simulated_s = result.makespan_s;
   stats_.activities = static_cast<std::size_t>(result.activities);
   stats_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - stats_.setup_wall_s;
   return result;
 }
 
-program::Evaluation Simulation::run(const program::Program& program) {
+program::Evaluation Simulation::run(const program::Program& program, LoneTransfers lone_mode, ReplayStats* counts) {
   if (impl_->ran) throw Error("replay: a Simulation runs once");
   impl_->ran = true;
   const auto& tasks = program.tasks();
@@ -67,19 +74,66 @@ program::Evaluation Simulation::run(const program::Program& program) {
       for (int dep : tasks[i].after) successors[fill[static_cast<std::size_t>(dep)]++] = static_cast<int>(i);
     }
   }
-  // Route latency per node pair, paid before the comm starts (LinkLatency::by_caller).
-  std::map<std::pair<int, int>, double> latency;
-  for (const auto& [src, dst] : communicating_pairs(program, impl_->graph))
-    latency[{src, dst}] = impl_->graph.route_latency(impl_->graph.route(src, dst));
+  // Per node pair that communicates: the route latency, paid before the comm starts
+  // (LinkLatency::by_caller); the route's links as SimGrid holds them (indices into the link state
+  // below); and what SimGrid's max-min model gives a flow alone on that route, the slowest link's
+  // bandwidth (CM02 with crosstraffic and TCP-gamma off, links without latency: no other factor).
+  struct PairRoute {
+    double latency = 0;    // s
+    double lone_rate = 0;  // B/s
+    std::vector<int> links;
+  };
+  std::vector<PairRoute> routes;
+  std::unordered_map<std::uint64_t, std::size_t> route_of;  // (src << 32 | dst) -> index in routes
+  std::unordered_map<const sg4::Link*, int> link_index;
+  auto pair_key = [](int src, int dst) {
+    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32 | static_cast<std::uint32_t>(dst);
+  };
+  {
+    std::vector<sg4::Link*> links;
+    for (const auto& [src, dst] : communicating_pairs(program, impl_->graph)) {
+      PairRoute route;
+      route.latency = impl_->graph.route_latency(impl_->graph.route(src, dst));
+      links.clear();
+      double simgrid_latency = 0;  // 0: the links carry none (by_caller)
+      impl_->hosts.at(static_cast<std::size_t>(src))->route_to(impl_->hosts.at(static_cast<std::size_t>(dst)), links,
+                                                              &simgrid_latency);
+      route.lone_rate = std::numeric_limits<double>::infinity();
+      for (const sg4::Link* link : links) {
+        route.links.push_back(link_index.emplace(link, static_cast<int>(link_index.size())).first->second);
+        route.lone_rate = std::min(route.lone_rate, link->get_bandwidth());
+      }
+      route_of.emplace(pair_key(src, dst), routes.size());
+      routes.push_back(std::move(route));
+    }
+  }
+  // Per link: the lone transfer holding it (task index, -1 when none) and the SimGrid comms on it.
+  // A lone transfer never shares a link: one that meets another transfer joins SimGrid.
+  std::vector<int> link_owner(link_index.size(), -1);
+  std::vector<int> link_comms(link_index.size(), 0);
 
   program::Evaluation result;
   result.tasks.resize(n);
-  // comm -> its task, and the comm held until completion (an actor-free comm must be); only the
-  // comms in flight, not one slot per task.
-  std::unordered_map<const sg4::Activity*, std::pair<std::size_t, sg4::CommPtr>> running;
+  // comm -> its task and route, and the comm held until completion (an actor-free comm must be);
+  // only the comms in flight, not one slot per task.
+  struct Running {
+    std::size_t task;
+    std::size_t route;
+    sg4::CommPtr comm;
+  };
+  std::unordered_map<const sg4::Activity*, Running> running;
   std::vector<sg4::CommPtr> finished;     // released in the next callback, once SimGrid is done with it
+  // Lone transfers in flight, by task: the timer that ends them, when, and their route.
+  struct Lone {
+    simgrid::kernel::timer::Timer* timer;
+    double finish;  // s
+    std::size_t route;
+  };
+  std::unordered_map<std::size_t, Lone> lone;
   std::vector<std::size_t> ready;
   std::size_t done = 0;
+  std::size_t simgrid_comms = 0;
+  std::size_t lone_done = 0;
   std::function<void()> drain;
 
   auto complete = [&](std::size_t i) {
@@ -88,20 +142,67 @@ program::Evaluation Simulation::run(const program::Program& program) {
     for (std::size_t s = first_successor[i]; s < first_successor[i + 1]; ++s)
       if (--waiting[static_cast<std::size_t>(successors[s])] == 0) ready.push_back(static_cast<std::size_t>(successors[s]));
   };
-  auto start_comm = [&](std::size_t i, int src, int dst, std::uint64_t bytes) {
-    auto comm = sg4::Comm::sendto_init(impl_->hosts.at(static_cast<std::size_t>(src)),
-                                       impl_->hosts.at(static_cast<std::size_t>(dst)));
-    comm->set_payload_size(bytes);
-    running[comm.get()] = {i, comm};  // registered before start()
-    comm->start();
-  };
   // A timer fires at `date` (kernel timers cost a heap entry, not an activity): compute and delay
   // tasks end on one, transfers start their comm on one once the route latency has passed.
   auto at = [&](double date, std::function<void()> action) {
-    simgrid::kernel::timer::Timer::set(date, [action = std::move(action), &drain]() {
+    return simgrid::kernel::timer::Timer::set(date, [action = std::move(action), &drain]() {
       action();
       drain();
     });
+  };
+  auto start_comm = [&](std::size_t i, std::size_t route, std::uint64_t bytes) {
+    const auto [src, dst] = std::pair{program::node_of(impl_->graph, tasks[i].src), program::node_of(impl_->graph, tasks[i].dst)};
+    auto comm = sg4::Comm::sendto_init(impl_->hosts.at(static_cast<std::size_t>(src)),
+                                       impl_->hosts.at(static_cast<std::size_t>(dst)));
+    comm->set_payload_size(bytes);
+    for (int l : routes[route].links) ++link_comms[static_cast<std::size_t>(l)];
+    running[comm.get()] = {i, route, comm};  // registered before start()
+    ++simgrid_comms;
+    comm->start();
+  };
+  auto release = [&](std::size_t i, std::size_t route) {
+    for (int l : routes[route].links)
+      if (link_owner[static_cast<std::size_t>(l)] == static_cast<int>(i)) link_owner[static_cast<std::size_t>(l)] = -1;
+  };
+  auto bytes_left = [&](const Lone& t) { return (t.finish - sg4::Engine::get_clock()) * routes[t.route].lone_rate; };
+  // A lone transfer that meets another: its timer is dropped and SimGrid sends what is left.
+  auto join_simgrid = [&](std::size_t j) {
+    const auto it = lone.find(j);
+    const Lone t = it->second;
+    lone.erase(it);
+    t.timer->remove();
+    release(j, t.route);
+    start_comm(j, t.route, static_cast<std::uint64_t>(std::llround(bytes_left(t))));
+  };
+  auto start_transfer = [&](std::size_t i, std::size_t route, std::uint64_t bytes) {
+    const PairRoute& r = routes[route];
+    if (lone_mode == LoneTransfers::timed && !r.links.empty()) {
+      // A lone transfer with under half a byte left ends now (SimGrid sends whole bytes): it lets
+      // go of its links, and its timer completes it.
+      for (int l : r.links) {
+        const int j = link_owner[static_cast<std::size_t>(l)];
+        if (j >= 0 && bytes_left(lone.at(static_cast<std::size_t>(j))) < 0.5)
+          release(static_cast<std::size_t>(j), lone.at(static_cast<std::size_t>(j)).route);
+      }
+      bool shared = false;
+      for (int l : r.links)
+        shared = shared || link_comms[static_cast<std::size_t>(l)] > 0 || link_owner[static_cast<std::size_t>(l)] >= 0;
+      if (!shared) {
+        for (int l : r.links) link_owner[static_cast<std::size_t>(l)] = static_cast<int>(i);
+        const double finish = sg4::Engine::get_clock() + static_cast<double>(bytes) / r.lone_rate;
+        lone[i] = {at(finish, [&, i, route]() {
+                     lone.erase(i);
+                     release(i, route);
+                     ++lone_done;
+                     complete(i);
+                   }),
+                   finish, route};
+        return;
+      }
+      for (int l : r.links)
+        if (const int j = link_owner[static_cast<std::size_t>(l)]; j >= 0) join_simgrid(static_cast<std::size_t>(j));
+    }
+    start_comm(i, route, bytes);
   };
   // Starts every ready task; zero-length ones complete at once and may make more tasks ready.
   drain = [&]() {
@@ -119,16 +220,17 @@ program::Evaluation Simulation::run(const program::Program& program) {
           complete(i);
           continue;
         }
-        const double wait = latency.at({src, dst});
+        const std::size_t route = route_of.at(pair_key(src, dst));
+        const double wait = routes[route].latency;
         ++result.activities;
         if (bytes == 0) {  // nothing to send, but the route's latency still passes (as in the closed form)
           at(now + wait, [&, i]() { complete(i); });
           continue;
         }
         if (wait > 0)
-          at(now + wait, [&, i, src, dst, bytes]() { start_comm(i, src, dst, bytes); });
+          at(now + wait, [&, i, route, bytes]() { start_transfer(i, route, bytes); });
         else
-          start_comm(i, src, dst, bytes);
+          start_transfer(i, route, bytes);
       } else if (task.seconds > 0) {
         ++result.activities;
         at(now + task.seconds, [&, i]() { complete(i); });
@@ -146,8 +248,9 @@ program::Evaluation Simulation::run(const program::Program& program) {
     finished.clear();
     auto it = running.find(&activity);
     if (it == running.end()) return;
-    const std::size_t i = it->second.first;
-    finished.push_back(std::move(it->second.second));
+    const std::size_t i = it->second.task;
+    for (int l : routes[it->second.route].links) --link_comms[static_cast<std::size_t>(l)];
+    finished.push_back(std::move(it->second.comm));
     running.erase(it);
     complete(i);
     drain();
@@ -161,6 +264,10 @@ program::Evaluation Simulation::run(const program::Program& program) {
   if (done != n)
     throw Error("replay: " + std::to_string(n - done) + " of " + std::to_string(n) + " tasks never finished");
   for (const auto& t : result.tasks) result.makespan_s = std::max(result.makespan_s, t.finish);
+  if (counts != nullptr) {
+    counts->simgrid_comms = simgrid_comms;
+    counts->lone_transfers = lone_done;
+  }
   return result;
 }
 

@@ -13,6 +13,7 @@
 // they never share a device (the Program says where work overlaps). Zero-length tasks and transfers
 // within one node complete at once. Evaluation::activities counts the timed tasks (comms + timers).
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,10 @@ std::vector<std::pair<int, int>> communicating_pairs(const program::Program& pro
 class SimGridEvaluator final : public program::Evaluator {
  public:
   /// `graph` must outlive the evaluator. One evaluate() per process (SimGrid: one Engine).
-  explicit SimGridEvaluator(const topology::TopologyGraph& graph, std::vector<std::string> simgrid_config = {});
+  /// `lone`: how transfers that share no link run (replay.hpp); by default timed with partsim's own
+  /// settings and simgrid with `simgrid_config`. Timed with `simgrid_config` is an InputError.
+  explicit SimGridEvaluator(const topology::TopologyGraph& graph, std::vector<std::string> simgrid_config = {},
+                            std::optional<LoneTransfers> lone = std::nullopt);
   std::string name() const override { return "simgrid"; }
   program::Evaluation evaluate(const program::Program& program) override;
   /// Wall-clock figures of the last evaluate().
@@ -37,6 +41,7 @@ class SimGridEvaluator final : public program::Evaluator {
  private:
   const topology::TopologyGraph& graph_;
   std::vector<std::string> simgrid_config_;
+  LoneTransfers lone_;
   ReplayStats stats_;
 };
 

@@ -112,6 +112,19 @@ void check_simgrid_settings(const std::vector<std::string>& settings) {
   refuse_link_tracing();
 }
 
+LoneTransfers choose_lone_transfers(const std::string& option, const std::vector<std::string>& simgrid_config) {
+  if (option == "simgrid") return LoneTransfers::simgrid;
+  if (option == "timed") {
+    if (!simgrid_config.empty())
+      throw InputError("--lone-transfers timed: not with --simgrid-cfg (a setting may change what a lone flow gets, "
+                       "so every transfer runs in SimGrid's network model); drop one of the two");
+    return LoneTransfers::timed;
+  }
+  if (!option.empty())
+    throw InputError("--lone-transfers '" + option + "': allowed values timed, simgrid");
+  return simgrid_config.empty() ? LoneTransfers::timed : LoneTransfers::simgrid;
+}
+
 std::string simgrid_link_name(const topology::TopologyGraph& graph, int link_id) {
   const auto& l = graph.link(link_id);
   if (l.reverse < 0) return l.physical;

@@ -31,7 +31,12 @@ namespace partsim::replay {
 
 struct ReplayStats {
   double simulated_s = 0;      // simulated makespan, s
-  std::size_t activities = 0;  // SimGrid comms started
+  std::size_t activities = 0;  // SimGrid comms started (a Program's replay: comms and timers, its timed tasks)
+  // A Program's replay (program_replay.hpp): transfers SimGrid's network model ran (with
+  // LoneTransfers::timed, those that met another transfer on a link, from that moment on), and
+  // transfers that shared no link from start to end and were timed directly.
+  std::size_t simgrid_comms = 0;
+  std::size_t lone_transfers = 0;
   double wall_s = 0;           // wall-clock time of Engine::run, s
   double setup_wall_s = 0;     // wall-clock time to build the platform, s
 };
@@ -49,6 +54,20 @@ std::vector<std::pair<int, int>> communicating_pairs(const collectives::Schedule
 /// latency before starting the comm (program_replay.cpp), so flows share a link equally (max-min
 /// fair), as a hardware link does.
 enum class LinkLatency { in_links, by_caller };
+
+/// How a Program's replay runs a transfer that shares none of its links with another transfer
+/// (program_replay.hpp). timed: a kernel timer of bytes / its route's slowest link, what SimGrid's
+/// max-min model gives a lone flow under partsim's settings, until another transfer starts on one of
+/// its links: then it becomes a SimGrid comm of the bytes it has left. simgrid: every transfer is a
+/// SimGrid comm from its start. Both give the same times; timed is faster where flows rarely meet
+/// (SimGrid 3.32 walks a list of every comm in flight at each completion).
+enum class LoneTransfers { timed, simgrid };
+
+/// simrun's --lone-transfers: "timed" or "simgrid"; "" chooses timed with partsim's own SimGrid
+/// settings and simgrid when `simgrid_config` has any (a setting such as LV08's bandwidth factor
+/// changes what a lone flow gets). Throws InputError, naming the allowed values, for anything else
+/// and for "timed" with `simgrid_config`.
+LoneTransfers choose_lone_transfers(const std::string& option, const std::vector<std::string>& simgrid_config);
 
 /// Checks extra SimGrid settings ("key:value", --simgrid-cfg) before anything is planned or built:
 /// the form, that SimGrid declares the key and that the value parses as the key's type. Throws
@@ -72,8 +91,10 @@ class Simulation {
   /// Runs a node schedule (lower_to_nodes of a device schedule) to completion; once per Simulation.
   ReplayStats run(const collectives::Schedule& node_schedule);
   /// Runs a Program to completion (program_replay.hpp describes how); once per Simulation. The
-  /// routes for its transfers must be among `pairs`.
-  program::Evaluation run(const program::Program& program);
+  /// routes for its transfers must be among `pairs`. `counts`, when given, receives simgrid_comms
+  /// and lone_transfers.
+  program::Evaluation run(const program::Program& program, LoneTransfers lone = LoneTransfers::timed,
+                          ReplayStats* counts = nullptr);
 
   int host_count() const;
 

@@ -163,6 +163,8 @@ nlohmann::ordered_json report_json(const Report& report) {
   j["simulated_iteration_s"] = report.simulated_iteration_s;
   j["utilization"] = report.utilization;
   j["activities"] = report.activities;
+  j["simgrid_comms"] = report.simgrid_comms;
+  j["lone_transfers"] = report.lone_transfers;
   j["wall_s"] = report.wall_s;
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const auto& row : report.rows)

@@ -77,6 +77,10 @@ struct Report {
   double simulated_iteration_s = 0;
   double utilization = 0;  // useful FLOP / (peak FLOP/s x simulated time)
   long long activities = 0;
+  // The replay's transfers that SimGrid's network model ran (they met another transfer on a link,
+  // or every transfer with --lone-transfers simgrid) and those timed alone from start to end.
+  long long simgrid_comms = 0;
+  long long lone_transfers = 0;
   double wall_s = 0;
   std::vector<Row> rows;
   std::vector<LinkUsage> links;

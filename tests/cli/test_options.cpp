@@ -78,4 +78,8 @@ TEST(Options, SimgridSettingsAreCheckedBeforePlanning) {
                         &out),
             0)
       << out;
+  // With a setting every transfer runs in SimGrid's network model: timing lone ones is refused.
+  expect_refused({base + "network/optim:Full --lone-transfers timed", "--lone-transfers timed: not with --simgrid-cfg"});
+  expect_refused({"simrun --config " + kConfig + " --collective all_reduce --bytes 1MB --lone-transfers fast",
+                  "--lone-transfers 'fast': allowed values timed, simgrid"});
 }

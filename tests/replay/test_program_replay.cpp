@@ -117,3 +117,90 @@ TEST(ProgramReplay, MemoryEndpointAtChipGranularityIsAnError) {
   replay::SimGridEvaluator sim(g);
   EXPECT_THROW(sim.evaluate(p), Error);
 }
+
+// Lone transfers (replay.hpp LoneTransfers): a transfer that shares no link is timed as SimGrid
+// times a lone flow and joins SimGrid, with the bytes it has left, when another starts on its link.
+// ring4's link d0->d1: 10 GB/s, 1 us. A: 10 MB from t = 0 (bytes flow from 1 us). B: 10 MB after a
+// 0.5 ms delay (bytes from 0.501 ms). By hand: at 0.501 ms A has sent 10 GB/s x 0.5 ms = 5 MB;
+// then both at 5 GB/s: A's 5 MB end at 0.501 + 1 = 1.501 ms, when B has sent 5 MB; B's last 5 MB
+// alone at 10 GB/s: 2.001 ms. The same whether A was timed or a SimGrid comm from its start.
+namespace {
+
+Program met_on_one_link() {
+  Program p;
+  const int layer = p.add_layer("l0");
+  p.add_transfer(layer, Pass::fwd, "a", dev(0), dev(1), 10e6, {});
+  const int wait = p.add_delay(layer, Pass::fwd, "wait", 0.5e-3, {});
+  p.add_transfer(layer, Pass::fwd, "b", dev(0), dev(1), 10e6, {wait});
+  return p;
+}
+
+}  // namespace
+
+TEST(ProgramReplay, LoneTransferJoinsSimGridWhenAnotherStartsOnItsLink) {
+  const auto g = ring4();
+  replay::SimGridEvaluator sim(g, {}, replay::LoneTransfers::timed);
+  const auto s = sim.evaluate(met_on_one_link());
+  EXPECT_NEAR(s.tasks[0].finish, 1.501e-3, 1e-12);
+  EXPECT_NEAR(s.tasks[2].finish, 2.001e-3, 1e-12);
+  EXPECT_EQ(sim.stats().simgrid_comms, 2u);  // A from 0.501 ms with its last 5 MB, and B
+  EXPECT_EQ(sim.stats().lone_transfers, 0u);
+}
+
+TEST(ProgramReplay, EveryTransferInSimGridGivesTheSameTimes) {
+  const auto g = ring4();
+  replay::SimGridEvaluator sim(g, {}, replay::LoneTransfers::simgrid);
+  const auto s = sim.evaluate(met_on_one_link());
+  EXPECT_NEAR(s.tasks[0].finish, 1.501e-3, 1e-12);
+  EXPECT_NEAR(s.tasks[2].finish, 2.001e-3, 1e-12);
+  EXPECT_EQ(sim.stats().simgrid_comms, 2u);
+  EXPECT_EQ(sim.stats().lone_transfers, 0u);
+}
+
+TEST(ProgramReplay, TransfersOnDisjointLinksAreTimedAlone) {
+  // d0->d1 and d2->d3 at once, then d1->d2 after the first: no link carries two at a time. Each takes
+  // 1 us + 10 MB / 10 GB/s = 1.001 ms; the third ends at 2.002 ms. SimGrid's network model runs none.
+  const auto g = ring4();
+  Program p;
+  const int layer = p.add_layer("l0");
+  const int a = p.add_transfer(layer, Pass::fwd, "a", dev(0), dev(1), 10e6, {});
+  p.add_transfer(layer, Pass::fwd, "b", dev(2), dev(3), 10e6, {});
+  p.add_transfer(layer, Pass::fwd, "c", dev(1), dev(2), 10e6, {a});
+  replay::SimGridEvaluator sim(g);
+  const auto s = sim.evaluate(p);
+  EXPECT_NEAR(s.tasks[0].finish, 1.001e-3, 1e-15);
+  EXPECT_NEAR(s.tasks[1].finish, 1.001e-3, 1e-15);
+  EXPECT_NEAR(s.tasks[2].finish, 2.002e-3, 1e-15);
+  EXPECT_EQ(sim.stats().lone_transfers, 3u);
+  EXPECT_EQ(sim.stats().simgrid_comms, 0u);
+  EXPECT_EQ(s.activities, 3);
+}
+
+TEST(ProgramReplay, LoneTransferEndingAsAnotherStartsLetsGoOfItsLink) {
+  // A on d0->d1 ends at 1 us + 1 ms; B waits 1 ms, then its bytes start after the 1 us latency:
+  // exactly when A's last byte leaves (1.001 ms). They never share the link: both are timed alone,
+  // and B ends at 1.001 + 1 = 2.001 ms.
+  const auto g = ring4();
+  Program p;
+  const int layer = p.add_layer("l0");
+  p.add_transfer(layer, Pass::fwd, "a", dev(0), dev(1), 10e6, {});
+  const int wait = p.add_delay(layer, Pass::fwd, "wait", 1e-3, {});
+  p.add_transfer(layer, Pass::fwd, "b", dev(0), dev(1), 10e6, {wait});
+  replay::SimGridEvaluator sim(g);
+  const auto s = sim.evaluate(p);
+  EXPECT_NEAR(s.tasks[0].finish, 1.001e-3, 1e-15);
+  EXPECT_NEAR(s.tasks[2].finish, 2.001e-3, 1e-15);
+  EXPECT_EQ(sim.stats().lone_transfers, 2u);
+  EXPECT_EQ(sim.stats().simgrid_comms, 0u);
+}
+
+TEST(ProgramReplay, LoneTransfersTimedNeedPartsimsOwnSimGridSettings) {
+  // A --simgrid-cfg setting may change what a lone flow gets (LV08's bandwidth factor 0.97, say):
+  // with one, every transfer runs in SimGrid's network model, and asking for timed is refused.
+  const auto g = ring4();
+  EXPECT_THROW(replay::SimGridEvaluator(g, {"network/optim:Full"}, replay::LoneTransfers::timed), InputError);
+  EXPECT_EQ(replay::choose_lone_transfers("", {"network/optim:Full"}), replay::LoneTransfers::simgrid);
+  EXPECT_EQ(replay::choose_lone_transfers("", {}), replay::LoneTransfers::timed);
+  EXPECT_EQ(replay::choose_lone_transfers("simgrid", {}), replay::LoneTransfers::simgrid);
+  EXPECT_THROW(replay::choose_lone_transfers("fast", {}), InputError);
+}
