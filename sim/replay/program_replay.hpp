@@ -9,9 +9,13 @@
 // flight exist. A transfer waits its route's latency (a timer), then runs as an actor-free comm of
 // its bytes on the route between its endpoints' nodes (program::node_of) over links without latency
 // (LinkLatency::by_caller): flows share a link equally, and a lone transfer takes exactly latency +
-// bytes / slowest link, as in the closed form. Compute and delay tasks are timers of their seconds:
-// they never share a device (the Program says where work overlaps). Zero-length tasks and transfers
-// within one node complete at once. Evaluation::activities counts the timed tasks (comms + timers).
+// bytes / slowest link, as in the closed form. With LoneTransfers::timed (replay.hpp, the default)
+// a transfer whose links carry no other transfer is a timer of exactly that instead of a comm, and
+// becomes a comm of the bytes it has left when another transfer starts on one of its links: SimGrid
+// 3.32 walks a list of every comm in flight at each completion, which dominated replays whose
+// transfers rarely meet. Compute and delay tasks are timers of their seconds: they never share a
+// device (the Program says where work overlaps). Zero-length tasks and transfers within one node
+// complete at once. Evaluation::activities counts the timed tasks (comms + timers).
 
 #include <optional>
 #include <string>

@@ -126,35 +126,38 @@ TEST(ProgramReplay, MemoryEndpointAtChipGranularityIsAnError) {
 // alone at 10 GB/s: 2.001 ms. The same whether A was timed or a SimGrid comm from its start.
 namespace {
 
-Program met_on_one_link() {
+// A: 10 MB d0 -> d1 at once; B: 10 MB d0 -> d1 after a delay of `wait_s`.
+Program two_on_one_link(double wait_s) {
   Program p;
   const int layer = p.add_layer("l0");
   p.add_transfer(layer, Pass::fwd, "a", dev(0), dev(1), 10e6, {});
-  const int wait = p.add_delay(layer, Pass::fwd, "wait", 0.5e-3, {});
+  const int wait = p.add_delay(layer, Pass::fwd, "wait", wait_s, {});
   p.add_transfer(layer, Pass::fwd, "b", dev(0), dev(1), 10e6, {wait});
   return p;
+}
+
+// Replays two_on_one_link(wait_s) on ring4: A's and B's finish (s), and how many transfers SimGrid's
+// network model ran and how many were timed alone.
+void expect_two_on_one_link(double wait_s, replay::LoneTransfers mode, double a_finish, double b_finish,
+                            std::size_t simgrid_comms, std::size_t lone_transfers) {
+  const auto g = ring4();
+  replay::SimGridEvaluator sim(g, {}, mode);
+  const auto s = sim.evaluate(two_on_one_link(wait_s));
+  EXPECT_NEAR(s.tasks[0].finish, a_finish, 1e-12);
+  EXPECT_NEAR(s.tasks[2].finish, b_finish, 1e-12);
+  EXPECT_EQ(sim.stats().simgrid_comms, simgrid_comms);
+  EXPECT_EQ(sim.stats().lone_transfers, lone_transfers);
 }
 
 }  // namespace
 
 TEST(ProgramReplay, LoneTransferJoinsSimGridWhenAnotherStartsOnItsLink) {
-  const auto g = ring4();
-  replay::SimGridEvaluator sim(g, {}, replay::LoneTransfers::timed);
-  const auto s = sim.evaluate(met_on_one_link());
-  EXPECT_NEAR(s.tasks[0].finish, 1.501e-3, 1e-12);
-  EXPECT_NEAR(s.tasks[2].finish, 2.001e-3, 1e-12);
-  EXPECT_EQ(sim.stats().simgrid_comms, 2u);  // A from 0.501 ms with its last 5 MB, and B
-  EXPECT_EQ(sim.stats().lone_transfers, 0u);
+  // Both end as SimGrid comms: A from 0.501 ms with its last 5 MB, and B.
+  expect_two_on_one_link(0.5e-3, replay::LoneTransfers::timed, 1.501e-3, 2.001e-3, 2, 0);
 }
 
 TEST(ProgramReplay, EveryTransferInSimGridGivesTheSameTimes) {
-  const auto g = ring4();
-  replay::SimGridEvaluator sim(g, {}, replay::LoneTransfers::simgrid);
-  const auto s = sim.evaluate(met_on_one_link());
-  EXPECT_NEAR(s.tasks[0].finish, 1.501e-3, 1e-12);
-  EXPECT_NEAR(s.tasks[2].finish, 2.001e-3, 1e-12);
-  EXPECT_EQ(sim.stats().simgrid_comms, 2u);
-  EXPECT_EQ(sim.stats().lone_transfers, 0u);
+  expect_two_on_one_link(0.5e-3, replay::LoneTransfers::simgrid, 1.501e-3, 2.001e-3, 2, 0);
 }
 
 TEST(ProgramReplay, TransfersOnDisjointLinksAreTimedAlone) {
@@ -180,18 +183,7 @@ TEST(ProgramReplay, LoneTransferEndingAsAnotherStartsLetsGoOfItsLink) {
   // A on d0->d1 ends at 1 us + 1 ms; B waits 1 ms, then its bytes start after the 1 us latency:
   // exactly when A's last byte leaves (1.001 ms). They never share the link: both are timed alone,
   // and B ends at 1.001 + 1 = 2.001 ms.
-  const auto g = ring4();
-  Program p;
-  const int layer = p.add_layer("l0");
-  p.add_transfer(layer, Pass::fwd, "a", dev(0), dev(1), 10e6, {});
-  const int wait = p.add_delay(layer, Pass::fwd, "wait", 1e-3, {});
-  p.add_transfer(layer, Pass::fwd, "b", dev(0), dev(1), 10e6, {wait});
-  replay::SimGridEvaluator sim(g);
-  const auto s = sim.evaluate(p);
-  EXPECT_NEAR(s.tasks[0].finish, 1.001e-3, 1e-15);
-  EXPECT_NEAR(s.tasks[2].finish, 2.001e-3, 1e-15);
-  EXPECT_EQ(sim.stats().lone_transfers, 2u);
-  EXPECT_EQ(sim.stats().simgrid_comms, 0u);
+  expect_two_on_one_link(1e-3, replay::LoneTransfers::timed, 1.001e-3, 2.001e-3, 0, 2);
 }
 
 TEST(ProgramReplay, LoneTransfersTimedNeedPartsimsOwnSimGridSettings) {
