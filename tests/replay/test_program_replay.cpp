@@ -3,10 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <random>
+
 #include "sim/common/error.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "sim/replay/program_replay.hpp"
+#include "bench/replay/run_in_child.hpp"
 #include "tests/topology_graph/spec_builders.hpp"
 
 using namespace partsim;
@@ -195,4 +199,63 @@ TEST(ProgramReplay, LoneTransfersTimedNeedPartsimsOwnSimGridSettings) {
   EXPECT_EQ(replay::choose_lone_transfers("", {}), replay::LoneTransfers::timed);
   EXPECT_EQ(replay::choose_lone_transfers("simgrid", {}), replay::LoneTransfers::simgrid);
   EXPECT_THROW(replay::choose_lone_transfers("fast", {}), InputError);
+}
+
+namespace {
+
+// A random program on a bidirectional 4 x 4 torus (10 GB/s and 1 us along X, 5 GB/s and 2 us along
+// Y): kTransfers transfers of 1-11 MB between random devices, each after a delay of 0-1 ms that
+// follows a random earlier transfer half of the time. Most transfers meet others on some link,
+// some run alone, and some are met halfway.
+constexpr int kTransfers = 200;
+
+struct RandomReplay {
+  std::array<double, kTransfers> finish{};  // s, of each transfer
+  std::size_t simgrid_comms = 0;
+  std::size_t lone_transfers = 0;
+};
+
+RandomReplay replay_random_program(unsigned seed, replay::LoneTransfers mode) {
+  const topology::TopologyGraph g(test::torus_spec({4, 4}, {10e9, 5e9}, {1e-6, 2e-6}, true));
+  std::mt19937 rng(seed);
+  Program p;
+  const int layer = p.add_layer("l0");
+  std::vector<int> transfers;
+  for (int k = 0; k < kTransfers; ++k) {
+    std::vector<int> after;
+    if (!transfers.empty() && rng() % 2 == 0) after.push_back(transfers[rng() % transfers.size()]);
+    const int wait = p.add_delay(layer, Pass::fwd, "wait", static_cast<double>(rng() % 1000) * 1e-6, after);
+    const int src = static_cast<int>(rng() % 16);
+    const int dst = (src + 1 + static_cast<int>(rng() % 15)) % 16;
+    transfers.push_back(p.add_transfer(layer, Pass::fwd, "t", dev(src), dev(dst),
+                                       1e6 + static_cast<double>(rng() % 10000) * 1e3, {wait}));
+  }
+  replay::SimGridEvaluator sim(g, {}, mode);
+  const auto e = sim.evaluate(p);
+  RandomReplay r;
+  for (int k = 0; k < kTransfers; ++k) r.finish[static_cast<std::size_t>(k)] = e.tasks[static_cast<std::size_t>(transfers[static_cast<std::size_t>(k)])].finish;
+  r.simgrid_comms = sim.stats().simgrid_comms;
+  r.lone_transfers = sim.stats().lone_transfers;
+  return r;
+}
+
+}  // namespace
+
+TEST(ProgramReplay, RandomContendedProgramsGiveSimGridsTimes) {
+  // Each mode in a child process (one SimGrid simulation per process). Every transfer ends when it
+  // does with every transfer in SimGrid, to SimGrid's timing precision (surf/precision, 1 ns).
+  for (unsigned seed = 1; seed <= 4; ++seed) {
+    bool timed_ok = false, simgrid_ok = false;
+    const auto timed = bench::run_in_child<RandomReplay>(
+        [&] { return replay_random_program(seed, replay::LoneTransfers::timed); }, timed_ok);
+    const auto simgrid = bench::run_in_child<RandomReplay>(
+        [&] { return replay_random_program(seed, replay::LoneTransfers::simgrid); }, simgrid_ok);
+    ASSERT_TRUE(timed_ok && simgrid_ok) << "seed " << seed;
+    EXPECT_GT(timed.simgrid_comms, 0u) << "seed " << seed;
+    EXPECT_GT(timed.lone_transfers, 0u) << "seed " << seed;
+    EXPECT_EQ(timed.simgrid_comms + timed.lone_transfers, static_cast<std::size_t>(kTransfers)) << "seed " << seed;
+    EXPECT_EQ(simgrid.simgrid_comms, static_cast<std::size_t>(kTransfers)) << "seed " << seed;
+    for (std::size_t k = 0; k < timed.finish.size(); ++k)
+      EXPECT_NEAR(timed.finish[k], simgrid.finish[k], 1e-9) << "seed " << seed << " transfer " << k;
+  }
 }
