@@ -134,7 +134,8 @@ int collective_mode(const Options& o) {
   lowering::add_collective(program, device_schedule, graph, layer, plan::Pass::fwd, o.collective, {},
                           lowering::EmptyTransfers::keep);
   const auto t0 = std::chrono::steady_clock::now();
-  replay::SimGridEvaluator simgrid(graph, o.simgrid_config, replay::choose_lone_transfers(o.lone_transfers, o.simgrid_config));
+  replay::SimGridEvaluator simgrid(graph, o.simgrid_config,
+                                   replay::choose_lone_transfers(o.lone_transfers, o.simgrid_config));
   const program::Evaluation simulated = simgrid.evaluate(program);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   replay::ReplayStats stats = simgrid.stats();
@@ -336,7 +337,8 @@ int plan_mode(const Options& o) {
   const program::Program program = cli::lower_replay_inputs(loaded, graph, o.plan_file);
   if (!o.timeline_file.empty()) report::check_timeline_options(o.timeline, program, graph);  // before the replay
   const program::Evaluation closed = program::ClosedFormEvaluator(program::uncontended_transfer_time(graph)).evaluate(program);
-  replay::SimGridEvaluator simgrid(graph, o.simgrid_config, replay::choose_lone_transfers(o.lone_transfers, o.simgrid_config));
+  replay::SimGridEvaluator simgrid(graph, o.simgrid_config,
+                                   replay::choose_lone_transfers(o.lone_transfers, o.simgrid_config));
   const program::Evaluation simulated = simgrid.evaluate(program);
 
   const auto totals = workload.totals();
