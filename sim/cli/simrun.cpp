@@ -456,8 +456,8 @@ int body(int argc, char** argv) {
                  "Extra SimGrid setting key:value after partsim's CM02 settings (repeatable; for experiments)");
   app.add_option("--lone-transfers", o.lone_transfers,
                  "timed or simgrid: a transfer sharing no link is timed as SimGrid times a lone flow until another "
-                 "meets it (timed: the default, same times, faster), or runs in SimGrid's network model from its start "
-                 "(simgrid: the default with --simgrid-cfg)");
+                 "meets it (timed: the default; the same rates, faster), or runs in SimGrid's network model from its "
+                 "start (simgrid: the default with --simgrid-cfg)");
   cli::add_platform_options(app, o.platform);
   cli::add_quiet_flag(app, o.quiet);
   cli::parse(app, argc, argv);

@@ -59,8 +59,10 @@ enum class LinkLatency { in_links, by_caller };
 /// (program_replay.hpp). timed: a kernel timer of bytes / its route's slowest link, what SimGrid's
 /// max-min model gives a lone flow under partsim's settings, until another transfer starts on one of
 /// its links: then it becomes a SimGrid comm of the bytes it has left. simgrid: every transfer is a
-/// SimGrid comm from its start. Both give the same times; timed is faster where flows rarely meet
-/// (SimGrid 3.32 walks a list of every comm in flight at each completion).
+/// SimGrid comm from its start. A transfer gets the same rate either way, and timed is faster where
+/// flows rarely meet (SimGrid 3.32 walks a list of every comm in flight at each completion). Times
+/// agree to SimGrid's 1 ns timing precision, except that heavily contended replays, which SimGrid's
+/// own rounding already moves by up to a few per cent, move as much (docs/model.md).
 enum class LoneTransfers { timed, simgrid };
 
 /// simrun's --lone-transfers: "timed" or "simgrid"; "" chooses timed with partsim's own SimGrid
