@@ -1,6 +1,8 @@
 // What every program's command line offers beyond its modes (issue 20): --version, --quiet,
 // simplan's required --batch, simrun's header when a plan meets changed platform parameters, and
 // the timeline options end to end (.json.gz, filters, cap warning).
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -33,7 +35,9 @@ std::string make_plan(const std::string& name) {
 
 // Runs `command`; its stdout alone goes to `out`, stderr to `err`.
 int run_split(const std::string& command, std::string& out, std::string& err) {
-  const std::string err_file = ::testing::TempDir() + "stderr.txt";
+  // One file per test process: ctest -j runs these tests side by side, and a shared stderr.txt let
+  // one test read what another had just written (QuietPrintsNothingButErrors's empty stderr).
+  const std::string err_file = ::testing::TempDir() + "stderr_" + std::to_string(::getpid()) + ".txt";
   const int code = run_command("(" + command + " 2>" + err_file + ")", &out);  // the subshell keeps stderr apart
   err = partsim::test::read_text_file(err_file);
   return code;
