@@ -113,9 +113,9 @@ TEST(SimrunPlan, ReproducibleRunsWriteByteIdenticalResults) {
 
 // --lone-transfers timed (the default) against simgrid on plans whose transfers both share links and
 // run alone: the same times per row. These plans' replays are insensitive to SimGrid's numerical
-// settings; heavily contended ones (accpar on the torus) move by up to 0.5 % with surf/precision or
-// network/optim alone, and timing the lone transfers moves them as much (docs/model.md, "Programs
-// and their two evaluators").
+// settings; heavily contended ones (owt and accpar on the TPU tori) move by up to a few per cent
+// when a link bandwidth changes by 1e-10 of itself, in SimGrid alone, and timing the lone transfers
+// moves them as much (docs/model.md, "Programs and their two evaluators").
 TEST(SimrunPlan, LoneTransfersTimedGiveSimGridsTimes) {
   struct Case {
     std::string strategy, workload, granularity;
