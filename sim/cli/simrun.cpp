@@ -78,6 +78,7 @@ struct Options {
   std::size_t worst = 5;           // --worst N rows in the disagreement list
   std::vector<std::string> simgrid_config;  // --simgrid-cfg key:value (repeatable)
   std::string lone_transfers;      // --lone-transfers timed|simgrid ("" = timed unless --simgrid-cfg)
+  replay::LoneTransfers lone = replay::LoneTransfers::timed;  // what those two chose (after parsing)
   cli::PlatformOptions platform;   // --config, --set, --dump-config
 };
 
@@ -134,8 +135,7 @@ int collective_mode(const Options& o) {
   lowering::add_collective(program, device_schedule, graph, layer, plan::Pass::fwd, o.collective, {},
                           lowering::EmptyTransfers::keep);
   const auto t0 = std::chrono::steady_clock::now();
-  replay::SimGridEvaluator simgrid(graph, o.simgrid_config,
-                                   replay::choose_lone_transfers(o.lone_transfers, o.simgrid_config));
+  replay::SimGridEvaluator simgrid(graph, o.simgrid_config, o.lone);
   const program::Evaluation simulated = simgrid.evaluate(program);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   replay::ReplayStats stats = simgrid.stats();
@@ -337,8 +337,7 @@ int plan_mode(const Options& o) {
   const program::Program program = cli::lower_replay_inputs(loaded, graph, o.plan_file);
   if (!o.timeline_file.empty()) report::check_timeline_options(o.timeline, program, graph);  // before the replay
   const program::Evaluation closed = program::ClosedFormEvaluator(program::uncontended_transfer_time(graph)).evaluate(program);
-  replay::SimGridEvaluator simgrid(graph, o.simgrid_config,
-                                   replay::choose_lone_transfers(o.lone_transfers, o.simgrid_config));
+  replay::SimGridEvaluator simgrid(graph, o.simgrid_config, o.lone);
   const program::Evaluation simulated = simgrid.evaluate(program);
 
   const auto totals = workload.totals();
@@ -462,7 +461,7 @@ int body(int argc, char** argv) {
   cli::add_quiet_flag(app, o.quiet);
   cli::parse(app, argc, argv);
   replay::check_simgrid_settings(o.simgrid_config);  // before anything is planned or built
-  replay::choose_lone_transfers(o.lone_transfers, o.simgrid_config);
+  o.lone = replay::choose_lone_transfers(o.lone_transfers, o.simgrid_config);
 
   if (o.list_collectives) return list_collectives_mode();
   if (o.plan_file.empty() && (!o.chakra_dir.empty() || !o.chakra_prefix.empty()))

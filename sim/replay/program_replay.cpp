@@ -74,11 +74,14 @@ program::Evaluation Simulation::run(const program::Program& program, LoneTransfe
       for (int dep : tasks[i].after) successors[fill[static_cast<std::size_t>(dep)]++] = static_cast<int>(i);
     }
   }
-  // Per node pair that communicates: the route latency, paid before the comm starts
-  // (LinkLatency::by_caller); the route's links as SimGrid holds them (indices into the link state
-  // below); and what SimGrid's max-min model gives a flow alone on that route, the slowest link's
-  // bandwidth (CM02 with crosstraffic and TCP-gamma off, links without latency: no other factor).
+  // Per node pair routed (the Simulation's pairs, which hold every pair the Program's transfers
+  // use): its hosts; the route latency, paid before the comm starts (LinkLatency::by_caller); the
+  // route's links as SimGrid holds them (indices into the link state below); and what SimGrid's
+  // max-min model gives a flow alone on that route, the slowest link's bandwidth (CM02 with
+  // crosstraffic and TCP-gamma off, links without latency: no other factor).
   struct PairRoute {
+    sg4::Host* src = nullptr;
+    sg4::Host* dst = nullptr;
     double latency = 0;    // s
     double lone_rate = 0;  // B/s
     std::vector<int> links;
@@ -91,13 +94,14 @@ program::Evaluation Simulation::run(const program::Program& program, LoneTransfe
   };
   {
     std::vector<sg4::Link*> links;
-    for (const auto& [src, dst] : communicating_pairs(program, impl_->graph)) {
+    for (const auto& [src, dst] : impl_->pairs) {
       PairRoute route;
+      route.src = impl_->hosts.at(static_cast<std::size_t>(src));
+      route.dst = impl_->hosts.at(static_cast<std::size_t>(dst));
       route.latency = impl_->graph.route_latency(impl_->graph.route(src, dst));
       links.clear();
       double simgrid_latency = 0;  // 0: the links carry none (by_caller)
-      impl_->hosts.at(static_cast<std::size_t>(src))->route_to(impl_->hosts.at(static_cast<std::size_t>(dst)), links,
-                                                              &simgrid_latency);
+      route.src->route_to(route.dst, links, &simgrid_latency);
       route.lone_rate = std::numeric_limits<double>::infinity();
       for (const sg4::Link* link : links) {
         route.links.push_back(link_index.emplace(link, static_cast<int>(link_index.size())).first->second);
@@ -155,10 +159,7 @@ program::Evaluation Simulation::run(const program::Program& program, LoneTransfe
         });
   };
   auto start_comm = [&](std::size_t i, std::size_t route, std::uint64_t bytes) {
-    const int src = program::node_of(impl_->graph, tasks[i].src);
-    const int dst = program::node_of(impl_->graph, tasks[i].dst);
-    auto comm = sg4::Comm::sendto_init(impl_->hosts.at(static_cast<std::size_t>(src)),
-                                       impl_->hosts.at(static_cast<std::size_t>(dst)));
+    auto comm = sg4::Comm::sendto_init(routes[route].src, routes[route].dst);
     comm->set_payload_size(bytes);
     for (int l : routes[route].links) ++link_comms[static_cast<std::size_t>(l)];
     running[comm.get()] = {i, route, comm};  // registered before start()

@@ -203,6 +203,7 @@ Simulation::Simulation(const topology::TopologyGraph& graph, const std::vector<s
   std::vector<sg4::LinkInRoute> links;
   for (const auto& [src, dst] : pairs) {
     if (src == dst) continue;
+    impl_->pairs.emplace_back(src, dst);
     links.clear();
     for (int l : graph.route(src, dst)) links.push_back(impl_->link_in_route[l]);
     zone->add_route(impl_->netpoints[src], impl_->netpoints[dst], nullptr, nullptr, links, false);

@@ -5,6 +5,7 @@
 #include <simgrid/s4u.hpp>
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "sim/replay/replay.hpp"
@@ -17,6 +18,7 @@ struct Simulation::Impl {
   std::vector<simgrid::s4u::Host*> hosts;                       // per node (nullptr for routers)
   std::vector<simgrid::kernel::routing::NetPoint*> netpoints;  // per node
   std::vector<simgrid::s4u::LinkInRoute> link_in_route;         // per link id
+  std::vector<std::pair<int, int>> pairs;                       // the (src, dst) nodes routed
   bool ran = false;
 
   explicit Impl(const topology::TopologyGraph& g) : graph(g) {}
