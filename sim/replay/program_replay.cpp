@@ -38,9 +38,8 @@ SimGridEvaluator::SimGridEvaluator(const topology::TopologyGraph& graph, std::ve
                                    std::optional<LoneTransfers> lone)
     : graph_(graph),
       simgrid_config_(std::move(simgrid_config)),
-      lone_(lone ? *lone : choose_lone_transfers("", simgrid_config_)) {
-  if (lone_ == LoneTransfers::timed) choose_lone_transfers("timed", simgrid_config_);  // refuses --simgrid-cfg
-}
+      // The option's rules in one place: the default follows the settings; timed with settings is refused.
+      lone_(choose_lone_transfers(!lone ? "" : *lone == LoneTransfers::timed ? "timed" : "simgrid", simgrid_config_)) {}
 
 program::Evaluation SimGridEvaluator::evaluate(const program::Program& program) {
   const auto t0 = std::chrono::steady_clock::now();
