@@ -23,7 +23,7 @@ const DeviceGroup* SystemSpec::find_group(const std::string& group_name) const {
 
 double SystemSpec::peak_flops() const {
   double total = 0;
-  for (int i = 0; i < device_count(); ++i) total += device_type(i).peak_flops();
+  for (int i = 0; i < device_count(); ++i) total += device_type(i).peak_flops(precision);
   return total;
 }
 

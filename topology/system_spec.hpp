@@ -108,15 +108,69 @@ struct FpgaDesign {
   bool operator==(const FpgaDesign&) const = default;
 };
 
+enum class Precision { fp32, fp16, bf16, int8 };
+int bytes_per_element(Precision p);  // fp32: 4, fp16/bf16: 2, int8: 1
+
+/// The operator classes of the device model (sim/devices/device_model.hpp): what a calibrated
+/// device's efficiency table is indexed by. gemm covers fully connected layers, plain matrix
+/// products and LSTM gates; conv is a convolution (implicit GEMM); attention is the unfused
+/// score-softmax-context chain, flash_attention the fused kernel; the others are memory-bound.
+enum class OperatorClass { gemm, conv, attention, flash_attention, normalization, softmax, elementwise, embedding, optimizer };
+
+/// Forward, or backward (input and weight gradients: a calibrated table does not tell them apart).
+enum class KernelPass { fwd, bwd };
+
+/// One row of a calibrated device's efficiency table: the achieved fraction of the peak for one
+/// operator class, precision and pass, at one size of kernel. Compute-bound classes (gemm, conv,
+/// attention, flash_attention): `size` is the kernel's FLOP and `efficiency` achieved FLOP/s over the
+/// device's peak at that precision. Memory-bound classes: `size` is the bytes the kernel moves
+/// (read + written) and `efficiency` achieved bytes/s over the peak memory bandwidth.
+struct EfficiencyPoint {
+  OperatorClass op = OperatorClass::gemm;
+  Precision precision = Precision::bf16;
+  KernelPass pass = KernelPass::fwd;
+  double size = 0;        // FLOP or bytes, > 0
+  double efficiency = 0;  // (0, 1]
+  std::string shape;      // how it was measured, e.g. "m=n=k=4096" (documentation only)
+  std::string source;     // where the number comes from (paper, guide, our microbenchmark + date)
+
+  bool operator==(const EfficiencyPoint&) const = default;
+};
+
+/// Calibrated device (a GPU as it really runs): datasheet peaks per precision, and the achieved
+/// efficiency per operator class, precision, pass and size from a table (data file with a source on
+/// every row). sim/devices/device_model.hpp interpolates it (docs/model.md "Calibrated devices").
+struct CalibratedDevice {
+  double peak_fp32 = 0;        // FLOP/s, dense fp32 on the matrix units (TF32 where the framework uses it)
+  double peak_fp16 = 0;        // FLOP/s, dense fp16 and bf16 on the matrix units
+  double peak_vector = 0;      // FLOP/s, fp32 on the vector units (element-wise work)
+  double memory_bytes = 0;     // HBM capacity, bytes
+  double memory_bandwidth = 0; // peak HBM bandwidth, bytes/s
+  double network_bandwidth = 0;  // bytes/s per direction (0 = not given: the topology's links decide)
+  /// Achieved fraction of memory_bandwidth for a memory-bound class the table has no row for.
+  double memory_efficiency = 1.0;
+  /// Achieved fraction of the matrix peak for a compute-bound class the table has no row for.
+  double compute_efficiency = 1.0;
+  std::string efficiency_table;            // as written: a built-in table's name or a file path
+  std::vector<EfficiencyPoint> efficiency; // the table's rows, in file order
+
+  /// The dense matrix peak at `precision` (int8: the fp16 peak; no int8 rows are calibrated).
+  double peak_flops(Precision precision) const { return precision == Precision::fp32 ? peak_fp32 : peak_fp16; }
+
+  bool operator==(const CalibratedDevice&) const = default;
+};
+
 struct DeviceType {
   std::string name;
   std::string description;
-  std::variant<TemplateDevice, RooflineDevice, FpgaDesign> model;
+  std::variant<TemplateDevice, RooflineDevice, FpgaDesign, CalibratedDevice> model;
 
   bool is_template() const { return std::holds_alternative<TemplateDevice>(model); }
-  double peak_flops() const {
+  /// Peak FLOP/s at the system's `precision` (only a calibrated device has one per precision).
+  double peak_flops(Precision precision) const {
     if (const auto* t = std::get_if<TemplateDevice>(&model)) return t->peak_flops();
     if (const auto* d = std::get_if<FpgaDesign>(&model)) return d->peak_flops();
+    if (const auto* c = std::get_if<CalibratedDevice>(&model)) return c->peak_flops(precision);
     return std::get<RooflineDevice>(model).peak_flops;
   }
   double memory_bytes() const {
@@ -149,6 +203,7 @@ struct GraphNode {
   std::string name;
   NodeKind kind = NodeKind::device;
   std::string device_type;  // devices only
+  bool in_switch_reduction = false;  // switches only: reduces in the switch (NVLink SHARP-like)
 
   bool operator==(const GraphNode&) const = default;
 };
@@ -177,6 +232,48 @@ struct GraphTopology {
   bool operator==(const GraphTopology&) const = default;
 };
 
+/// How the nodes of a GPU cluster are joined.
+enum class ClusterFabric {
+  rail_optimized,  // NIC r of every node on the leaf switches of rail r (DGX SuperPOD)
+  fat_tree,        // every NIC of a node on one leaf switch; leaves joined by spines
+};
+
+/// A cluster of GPU nodes (DGX-style), described by its parameters: in each node every GPU has an
+/// NVLink port to the node's switch (NVSwitch), and the node's NICs join an InfiniBand fabric. The
+/// parser expands it into the GraphTopology it stands for (every consumer sees a graph); the spec
+/// keeps the parameters so that --dump-config writes them and --set system.cluster.nodes=N works.
+struct ClusterTopology {
+  int nodes = 1;
+  int gpus_per_node = 8;
+  std::string device_type;          // a key of device_types: every GPU is of this type
+  double nvlink_bandwidth = 0;      // bytes/s per GPU and direction, GPU <-> node switch
+  double nvlink_latency = 0;        // s per NVLink hop
+  bool in_switch_reduction = false; // the node switch reduces (NVLink SHARP, NVSwitch gen 3)
+  int nics_per_node = 8;
+  double nic_bandwidth = 0;         // bytes/s per NIC and direction
+  double network_latency = 0;       // s per link of the InfiniBand fabric
+  ClusterFabric fabric = ClusterFabric::rail_optimized;
+  int switch_radix = 64;            // ports per InfiniBand switch
+  double oversubscription = 1.0;    // leaf downlink / uplink bandwidth (1: non-blocking)
+
+  bool operator==(const ClusterTopology&) const = default;
+};
+
+/// How the platform runs collectives (sim/collectives/algorithm_registry.hpp): the default
+/// algorithm per collective (a plan may override it) and the parameters of real libraries (NCCL's
+/// channels and chunks, per-message overheads, protocol efficiency), each with its source in the file.
+struct CollectiveSettings {
+  /// Collective name ("all_reduce", ...), or collective and torus axis ("all_reduce.x"), -> the
+  /// algorithm's name. A collective not named here uses the built-in default for the topology.
+  std::map<std::string, std::string> algorithm;
+  int channels = 1;                 // concurrent rings/trees the payload is split over (NCCL channels)
+  double chunk_bytes = 0;           // pipelining chunk of tree and chain algorithms (0: one chunk)
+  double endpoint_overhead = 0;     // s per message, paid once per step by sender and receiver
+  double protocol_efficiency = 1.0; // fraction of a link's bandwidth the payload gets, (0, 1]
+
+  bool operator==(const CollectiveSettings&) const = default;
+};
+
 /// A named set of devices (by device index), used by heterogeneous arrays and the planners.
 struct DeviceGroup {
   std::string name;
@@ -184,9 +281,6 @@ struct DeviceGroup {
 
   bool operator==(const DeviceGroup&) const = default;
 };
-
-enum class Precision { fp32, fp16, bf16, int8 };
-int bytes_per_element(Precision p);  // fp32: 4, fp16/bf16: 2, int8: 1
 
 // ---- The system -----------------------------------------------------------------------------
 
@@ -206,6 +300,10 @@ struct SystemSpec {
   std::vector<std::string> device_names;
 
   std::variant<TorusTopology, GraphTopology> topology;
+  /// Set when the file describes a GPU cluster by its parameters; `topology` then holds the graph it
+  /// expands to.
+  std::optional<ClusterTopology> cluster;
+  CollectiveSettings collectives;
 
   int device_count() const { return static_cast<int>(device_type_of.size()); }
   const DeviceType& device_type(int device) const { return device_types.at(device_type_of.at(device)); }

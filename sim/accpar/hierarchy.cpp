@@ -122,7 +122,7 @@ Hierarchy build(const std::vector<double>& flops, const std::vector<double>& ban
 Hierarchy build_hierarchy(const topology::SystemSpec& spec, BandwidthReading reading) {
   std::vector<double> flops, bandwidth;
   for (int i = 0; i < spec.device_count(); ++i) {
-    flops.push_back(spec.device_type(i).peak_flops());
+    flops.push_back(spec.device_type(i).peak_flops(spec.precision));
     bandwidth.push_back(device_bandwidth(spec, i));
   }
   std::vector<std::vector<int>> sets;

@@ -128,7 +128,7 @@ std::vector<ComputeCheck> check_compute_by_layer(const plan::Plan& plan, const t
           no_memory = r->peak_flops > 0 ? (w.primary_flops + w.aux_flops) / r->peak_flops : 0;
         slowest = std::max(slowest, time);
         slowest_no_memory = std::max(slowest_no_memory, no_memory);
-        slowest_flops = std::max(slowest_flops, (w.primary_flops + w.aux_flops) / device.peak_flops());
+        slowest_flops = std::max(slowest_flops, (w.primary_flops + w.aux_flops) / device.peak_flops(spec.precision));
       }
       c.device_compute_s += slowest;
       c.flops_at_peak_s += slowest_flops;

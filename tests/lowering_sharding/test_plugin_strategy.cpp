@@ -30,7 +30,7 @@ planner::StrategyInfo one_device_strategy() {
       plan::LayerPlan l;
       l.name = layer.name;
       l.sharding.devices = {device};
-      l.predicted.compute_s = layer.q.flops().total() / in.spec.device_type(device).peak_flops();
+      l.predicted.compute_s = layer.q.flops().total() / in.spec.device_type(device).peak_flops(in.spec.precision);
       l.predicted.total_s = l.predicted.compute_s;
       p.predicted_iteration_s += l.predicted.total_s;
       p.layers.push_back(l);
