@@ -25,6 +25,7 @@
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/inputs.hpp"
 #include "sim/cli/simplan_options.hpp"
+#include "sim/collectives/algorithm_registry.hpp"
 #include "sim/common/error.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/planner/check_plan.hpp"
@@ -87,6 +88,14 @@ int plan_mode(const Options& o) {
   if (o.gradient_sync.redistribution && registry.find(o.strategy).lower)
     throw InputError("--redistribution: strategy '" + o.strategy +
                      "' has a lowering of its own, which does not read it (the shared sharding lowering does)");
+  if (!o.gradient_sync.collective_algorithms.empty()) {
+    if (registry.find(o.strategy).lower)
+      throw InputError("--collective-algorithm: strategy '" + o.strategy +
+                       "' has a lowering of its own, which does not read it (the shared sharding lowering does)");
+    for (const auto& [collective, algorithm] : o.gradient_sync.collective_algorithms)
+      if (!collectives::algorithm_registry().find(algorithm).implements(collective))
+        throw InputError("--collective-algorithm: algorithm '" + algorithm + "' does not implement " + collective);
+  }
   plan::Plan p = registry.make_plan(o.strategy, inputs);
   o.gradient_sync.apply_to(p.schedule);
   outputs.add(o.output, plan::plan_to_text(p));

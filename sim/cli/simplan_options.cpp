@@ -14,6 +14,7 @@ void GradientSyncOptions::apply_to(plan::ScheduleDirectives& schedule) const {
   if (bucket_bytes) schedule.gradient_bucket_bytes = *bucket_bytes;
   if (algorithm) schedule.gradient_sync_algorithm = *algorithm;
   if (redistribution) schedule.redistribution = *redistribution;
+  for (const auto& [collective, name] : collective_algorithms) schedule.collective_algorithms[collective] = name;
 }
 
 namespace {
@@ -53,6 +54,22 @@ void add_gradient_sync_options(CLI::App& app, GradientSyncOptions& o) {
              "all_reduce (default: a ring, or the torus all-reduce) or parameter_server (one device of the replica "
              "group, a different one per layer, gathers the gradients and sends the parameters back, as DeePa's GPU "
              "parameter servers; deepa: --option update=...)");
+  app.add_option_function<std::vector<std::string>>(
+         "--collective-algorithm",
+         [&o](const std::vector<std::string>& pairs) {
+           for (const std::string& pair : pairs) {
+             const auto eq = pair.find('=');
+             const std::string collective = pair.substr(0, eq);
+             if (eq == std::string::npos || (collective != "reduce_scatter" && collective != "all_gather" &&
+                                             collective != "all_reduce"))
+               throw CLI::ValidationError("--collective-algorithm", "'" + pair + "': expected COLLECTIVE=ALGORITHM with "
+                                          "COLLECTIVE one of reduce_scatter, all_gather, all_reduce");
+             o.collective_algorithms[collective] = pair.substr(eq + 1);
+           }
+         },
+         "The algorithm of a collective in the plan (plan schedule.collective_algorithms), e.g. all_reduce=double_binary_tree "
+         "(simrun --list-collectives lists them; default: the platform's system.collectives, else torus or ring)")
+      ->type_name("COLLECTIVE=ALGORITHM");
   add_choice(app, "--redistribution", o.redistribution, plan::redistribution_names(),
              "How inputs and errors move between layers of different shardings (plan schedule.redistribution): "
              "point_to_point (default: one transfer per holder and needer) or collective (an all-gather or "

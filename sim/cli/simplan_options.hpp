@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ struct GradientSyncOptions {
   // --redistribution point_to_point|collective: not about gradients, but a schedule directive to the
   // same lowering, for training and inference plans alike.
   std::optional<plan::Redistribution> redistribution;
+  // --collective-algorithm COLLECTIVE=ALGORITHM (repeatable): plan schedule.collective_algorithms.
+  std::map<std::string, std::string> collective_algorithms;
   bool any() const { return order || bucket_bytes || algorithm; }  // the gradient directives
   void apply_to(plan::ScheduleDirectives& schedule) const;
 };

@@ -1,7 +1,8 @@
 // simrun: replays on SimGrid and compares with the closed form. Modes:
-//   simrun --list-collectives                          every collective with a one-line description
+//   simrun --list-collectives                          every collective and collective algorithm
 //   simrun --config C --collective NAME --bytes SIZE [--axis x|y|all] [--group G]
-//          [--granularity chip|core] [--root D] [--src D --dst D] [--chunks K] [--json F] [--set k=v ...]
+//          [--algorithm A] [--granularity chip|core] [--root D] [--src D --dst D] [--chunks K] [--json F]
+//          [--set k=v ...]
 //                                                      one collective: simulated vs closed-form time
 //   simrun --config C --plan P [--granularity chip|core] [--out results.json] [--csv layers.csv]
 //          [--timeline trace.json[.gz] [--timeline-layers L,..] [--timeline-devices D,..]
@@ -63,6 +64,7 @@ struct Options {
   int src = 0;
   int dst = -1;
   int chunks = 0;
+  std::string algorithm;  // --algorithm ("" = the platform's default)
   std::string json_file;           // --json F ("-" = stdout)
   std::string plan_file;           // --plan P
   std::string out_file;            // --out results.json
@@ -84,6 +86,14 @@ struct Options {
 
 int list_collectives_mode() {
   for (const auto& c : collectives::collective_list()) std::printf("%-18s %s\n", c.name.c_str(), c.description.c_str());
+  std::printf("\nalgorithms of reduce_scatter, all_gather, all_reduce (--algorithm; S bytes per device, p devices,\n"
+              "a s per message, B bytes/s per port; docs/model.md \"Collective algorithms\"):\n");
+  for (const auto& a : collectives::algorithm_registry().list()) {
+    std::string implements;
+    for (const auto& c : a.collectives) implements += (implements.empty() ? "" : ", ") + c;
+    std::printf("%-19s %s\n%-19s implements %s\n%-19s %s\n", a.name.c_str(), a.description.c_str(), "",
+                implements.c_str(), "", a.formula_text.c_str());
+  }
   return 0;
 }
 
@@ -121,7 +131,14 @@ int collective_mode(const Options& o) {
   request.src = o.src;
   request.dst = o.dst;
   request.chunks = o.chunks;
+  request.algorithm = o.algorithm;
   const collectives::Schedule device_schedule = collectives::build_schedule(request, graph);
+  const bool reducing = request.collective == "reduce_scatter" || request.collective == "all_gather" ||
+                        request.collective == "all_reduce";
+  const std::string algorithm_name =
+      reducing ? collectives::choose_algorithm(request.collective, request.algorithm,
+                                               collectives::participants(request, graph), graph, request.axis).name
+               : std::string();
   const collectives::Schedule schedule = collectives::lower_to_nodes(device_schedule, graph);
   const double closed_form = collectives::evaluate(schedule, graph);
   const double formula = collectives::formula_time(request, graph);
@@ -156,6 +173,7 @@ int collective_mode(const Options& o) {
   j["hosts"] = hosts;  // SimGrid hosts: devices, or cores and external memories
   j["nodes"] = graph.node_count();
   j["steps"] = schedule.step_count;
+  j["algorithm"] = algorithm_name;
   j["simulated_s"] = stats.simulated_s;
   j["closed_form_s"] = closed_form;
   j["rel_diff"] = rel_diff;
@@ -175,7 +193,8 @@ int collective_mode(const Options& o) {
   std::printf("platform     %s (%s), %s granularity, %d nodes, %d links\n", spec.name.c_str(),
               o.platform.config_file.c_str(), topology::to_string(graph.granularity()).c_str(), graph.node_count(),
               graph.link_count());
-  std::printf("collective   %s, %s per device, %s%s, %d steps\n", o.collective.c_str(),
+  std::printf("collective   %s%s%s, %s per device, %s%s, %d steps\n", o.collective.c_str(),
+              algorithm_name.empty() ? "" : " by ", algorithm_name.c_str(),
               units::format(*bytes, units::Dimension::bytes).c_str(), o.group.empty() ? "axis " : "group ",
               o.group.empty() ? j["axis"].get<std::string>().c_str() : o.group.c_str(), schedule.step_count);
   std::printf("simulated    %s\n", seconds(stats.simulated_s).c_str());
@@ -414,6 +433,9 @@ int body(int argc, char** argv) {
   app.add_option("--dst", o.dst, "p2p: destination device (default: the next device)")->check(CLI::Range(0, 999'999));
   app.add_option("--chunks", o.chunks, "broadcast: pipeline chunks (default 8; 1 to 1000000)")
       ->check(CLI::Range(1, 1'000'000));
+  app.add_option("--algorithm", o.algorithm,
+                 "reduce_scatter, all_gather, all_reduce: the algorithm (see --list-collectives; default: the "
+                 "platform's, else torus on a torus and ring elsewhere)");
   app.add_option("--json", o.json_file, "Also write the result as JSON ('-' for stdout only)");
   app.add_option("--plan", o.plan_file, "Replay this plan.json (written by simplan) and compare with its prediction");
   app.add_option("--out", o.out_file, "--plan: write results.json (docs/results-format.md; '-' for stdout only)");

@@ -15,16 +15,20 @@ using topology::TopologyGraph;
 
 const std::vector<CollectiveInfo> kCollectives = {
     {"p2p", "point to point, --src to --dst (default: the next device): L + S/B over the route"},
-    {"reduce_scatter", "ring reduce-scatter of S per device: (p-1) steps of S/p (per axis, or a group ring)"},
-    {"all_gather", "ring all-gather of an S result: (p-1) steps of S/p (per axis, or a group ring)"},
-    {"all_reduce", "ring all-reduce, 2(p-1) steps of S/p; --axis all: seed 003 2-D (RS X, AR Y of S/M, AG X)"},
+    {"reduce_scatter", "reduce-scatter of S per device: each ends with its S/p reduced (--algorithm)"},
+    {"all_gather", "all-gather of an S result from the S/p each device holds (--algorithm)"},
+    {"all_reduce", "all-reduce of S per device (--algorithm; a torus: seed 003 2-D, RS X, AR Y of S/M, AG X)"},
     {"broadcast", "pipelined chain broadcast from --root in --chunks pieces; --axis all: along Y, then X"},
     {"all_to_all", "relayout (seed 003): each device scatters S evenly to all; shifts along each axis in turn"},
     {"all_to_all_direct", "relayout with every pair at once on the routes (contended: the step rule)"},
     {"rotate", "neighbour rotation: every device sends S to its + neighbour along --axis x|y (or group ring)"},
 };
 
-struct Participants {
+bool is_reducing(const std::string& name) {
+  return name == "reduce_scatter" || name == "all_gather" || name == "all_reduce";
+}
+
+struct Resolved {
   bool on_axes = false;
   std::vector<int> dims;   // torus axes used, in order (axes of size 1 left out)
   std::vector<int> ring;   // group mode: devices in ring order
@@ -43,8 +47,8 @@ int parse_axis(const std::string& axis, const TopologyGraph& g) {
   return dim;
 }
 
-Participants resolve(const Request& r, const TopologyGraph& g) {
-  Participants p;
+Resolved resolve(const Request& r, const TopologyGraph& g) {
+  Resolved p;
   if (!r.group.empty()) {
     if (!r.axis.empty()) throw InputError("give --axis or --group, not both");
     p.ring = g.group(r.group).devices;
@@ -71,24 +75,6 @@ Participants resolve(const Request& r, const TopologyGraph& g) {
   return p;
 }
 
-bool axis_bidirectional(const TopologyGraph& g, int dim) { return g.spec().torus().bidirectional && g.dim_size(dim) > 2; }
-
-/// Reduce-scatter or all-gather on rings, one step per ring step: (p-1) steps of bytes/(p dirs).
-int ring_pass(Schedule& s, const std::vector<std::vector<int>>& rings, double bytes, bool bidirectional, int step0) {
-  int steps = 0;
-  for (const auto& ring : rings) steps = std::max(steps, static_cast<int>(ring.size()) - 1);
-  for (int k = 0; k < steps; ++k) {
-    for (const auto& ring : rings) {
-      const int p = static_cast<int>(ring.size());
-      if (k >= p - 1) continue;
-      const int dirs = bidirectional && p > 2 ? 2 : 1;
-      const double chunk = bytes / (p * dirs);
-      for (int dir = 0; dir < dirs; ++dir)
-        for (int i = 0; i < p; ++i) s.add(ring[i], ring[(i + (dir == 0 ? 1 : p - 1)) % p], chunk, step0 + k);
-    }
-  }
-  return steps;
-}
 
 /// Pipelined chains, each starting at its holder: (p-1)+(k-1) steps of bytes/k.
 int chain_pass(Schedule& s, const std::vector<std::vector<int>>& chains, double bytes, int chunks, int step0) {
@@ -133,6 +119,19 @@ void check_device(const TopologyGraph& g, int d, const std::string& what) {
 
 const std::vector<CollectiveInfo>& collective_list() { return kCollectives; }
 
+Participants participants(const Request& r, const TopologyGraph& g) {
+  const Resolved p = resolve(r, g);
+  Participants who;
+  if (p.on_axes) {
+    who.torus_axes = p.dims;
+    for (int d = 0; d < g.device_count(); ++d) who.devices.push_back(d);
+    if (p.dims.size() == 1) who.devices = g.axis_rings(p.dims.front()).front();  // one ring's worth (the formula's p)
+  } else {
+    who.devices = p.ring;
+  }
+  return who;
+}
+
 Schedule build_schedule(const Request& r, const TopologyGraph& g) {
   if (std::none_of(kCollectives.begin(), kCollectives.end(), [&](const auto& c) { return c.name == r.collective; })) {
     throw UnknownNameError("collective", r.collective, join(kCollectives, [](const auto& c) { return c.name; }));
@@ -158,39 +157,21 @@ Schedule build_schedule(const Request& r, const TopologyGraph& g) {
     return s;
   }
 
-  const Participants p = resolve(r, g);
+  const Resolved p = resolve(r, g);
   std::vector<std::vector<int>> group_rings;
   if (!p.on_axes) group_rings.push_back(p.ring);
   auto rings_of = [&](int dim) { return g.axis_rings(dim); };
 
-  if (name == "reduce_scatter" || name == "all_gather" || name == "all_reduce") {
-    if (!p.on_axes) {
-      int step = 0;
-      if (name != "all_gather") step += ring_pass(s, group_rings, r.bytes, false, step);
-      if (name != "reduce_scatter") ring_pass(s, group_rings, r.bytes, false, step);
-      return s;
-    }
-    // Hierarchical over axes (seed 003 §II-D): RS along dims[0..n-2] shrinking the shard, then
-    // the last axis (RS, AG or AR), then AG back along dims[n-2..0].
-    const int n = static_cast<int>(p.dims.size());
-    std::vector<double> shard(n + 1, r.bytes);
-    for (int k = 0; k < n; ++k) shard[k + 1] = shard[k] / g.dim_size(p.dims[k]);
-    int step = 0;
-    if (name == "reduce_scatter") {
-      for (int k = 0; k < n; ++k) step += ring_pass(s, rings_of(p.dims[k]), shard[k], axis_bidirectional(g, p.dims[k]), step);
-    } else if (name == "all_gather") {
-      for (int k = n - 1; k >= 0; --k) step += ring_pass(s, rings_of(p.dims[k]), shard[k], axis_bidirectional(g, p.dims[k]), step);
-    } else {
-      for (int k = 0; k + 1 < n; ++k) step += ring_pass(s, rings_of(p.dims[k]), shard[k], axis_bidirectional(g, p.dims[k]), step);
-      if (n > 0) {
-        const int last = p.dims[n - 1];
-        step += ring_pass(s, rings_of(last), shard[n - 1], axis_bidirectional(g, last), step);
-        step += ring_pass(s, rings_of(last), shard[n - 1], axis_bidirectional(g, last), step);
-      }
-      for (int k = n - 2; k >= 0; --k) step += ring_pass(s, rings_of(p.dims[k]), shard[k], axis_bidirectional(g, p.dims[k]), step);
-    }
-    return s;
+  if (is_reducing(name)) {
+    const Participants who = participants(r, g);
+    const Algorithm& algorithm = choose_algorithm(name, r.algorithm, who, g, r.axis);
+    if (who.torus_axes.size() == 1 && algorithm.name != "torus")
+      throw InputError("--axis " + r.axis + " runs the rings of one torus axis (algorithm torus); algorithm '" +
+                       algorithm.name + "' takes --axis all or --group");
+    return build_with(algorithm, name, r.bytes, who, g);
   }
+  if (!r.algorithm.empty())
+    throw InputError("--algorithm applies to reduce_scatter, all_gather and all_reduce, not " + name);
 
   if (name == "broadcast") {
     const int chunks = r.chunks > 0 ? r.chunks : default_broadcast_chunks;
@@ -286,16 +267,17 @@ double formula_time(const Request& r, const TopologyGraph& g) {
       if (g.link(l).kind == topology::TopoLinkKind::chip_to_chip) route.push_back(l);
     return g.route_latency(route) + r.bytes / g.route_bandwidth(route);
   }
-  const Participants p = resolve(r, g);
+  if (is_reducing(r.collective)) {
+    const Participants who = participants(r, g);
+    return choose_algorithm(r.collective, r.algorithm, who, g, r.axis).formula(r.collective, r.bytes, fabric_of(who, g));
+  }
+  const Resolved p = resolve(r, g);
   if (!p.on_axes) return nan;
   const auto& t = g.spec().torus();
   std::vector<AxisRing> axes;
   for (int k : p.dims) axes.push_back({g.dim_size(k), t.latency.at(k), t.bandwidth.at(k), t.bidirectional});
   const double S = r.bytes;
   const std::string& name = r.collective;
-  if (name == "reduce_scatter") return torus_reduce_scatter_time(axes, S);
-  if (name == "all_gather") return torus_all_gather_time(axes, S);
-  if (name == "all_reduce") return torus_all_reduce_time(axes, S);
   if (name == "broadcast") return torus_broadcast_time(axes, S, r.chunks > 0 ? r.chunks : default_broadcast_chunks);
   if (name == "all_to_all") return torus_all_to_all_time(axes, S);
   if (name == "rotate") {

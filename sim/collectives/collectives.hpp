@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/collectives/algorithm_registry.hpp"
 #include "sim/collectives/formulas.hpp"
 #include "sim/collectives/schedule.hpp"
 #include "topology/topology_graph.hpp"
@@ -34,6 +35,9 @@ struct Request {
   int src = 0;              // p2p: source device
   int dst = -1;             // p2p: destination device (-1: the next device: + neighbour along X on a torus)
   int chunks = 0;           // broadcast: pipeline chunks (0: default_broadcast_chunks)
+  /// reduce_scatter, all_gather, all_reduce: a name of algorithm_registry() ("" = the platform's
+  /// default, algorithm_registry.hpp: choose_algorithm).
+  std::string algorithm;
 };
 
 inline constexpr int default_broadcast_chunks = 8;
@@ -50,8 +54,12 @@ const std::vector<CollectiveInfo>& collective_list();
 /// InputError for a request that does not apply (axis on a graph, rotate over "all", ...).
 Schedule build_schedule(const Request& request, const topology::TopologyGraph& graph);
 
-/// The textbook closed form (formulas.hpp) with the platform's L and B, where one exists: collectives
-/// over torus axes, p2p and rotate. NaN otherwise (rings over groups: use evaluate()).
+/// Who takes part in a reducing collective (reduce_scatter, all_gather, all_reduce) of `request`.
+Participants participants(const Request& request, const topology::TopologyGraph& graph);
+
+/// The textbook closed form with the platform's L and B: for reduce_scatter, all_gather and
+/// all_reduce the chosen algorithm's alpha-beta formula (algorithm_registry.hpp) over fabric_of();
+/// for broadcast, all_to_all and rotate over torus axes and for p2p formulas.hpp. NaN otherwise.
 double formula_time(const Request& request, const topology::TopologyGraph& graph);
 
 /// Closed form used by simrun: evaluate(lower_to_nodes(build_schedule(...))), the step rule over the

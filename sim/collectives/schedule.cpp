@@ -27,6 +27,7 @@ Schedule merge(const Schedule& a, const Schedule& b) {
     out.add(t.src, t.dst, t.bytes, t.step);
   }
   out.step_count = std::max(a.step_count, b.step_count);
+  out.step_overhead_s = std::max(a.step_overhead_s, b.step_overhead_s);
   return out;
 }
 
@@ -45,6 +46,7 @@ Schedule lower_to_nodes(const Schedule& s, const topology::TopologyGraph& graph)
               static_cast<int>(i));
   }
   out.step_count = s.step_count;
+  out.step_overhead_s = s.step_overhead_s;
   return out;
 }
 
@@ -86,7 +88,7 @@ std::vector<double> step_times(const Schedule& s, const topology::TopologyGraph&
         load[l] = 0;
         first_start[l] = inf;
       }
-    times[step] = worst;
+    times[step] = worst + s.step_overhead_s;
     i = end;
   }
   return times;

@@ -37,6 +37,9 @@ struct Schedule {
   std::vector<Transfer> transfers;  // in step order
   int step_count = 0;
   bool on_nodes = false;  // false: src/dst are device indices; true: node ids of a TopologyGraph
+  /// Time every step pays before its transfers start, s: the platform's per-message endpoint overhead
+  /// (system.collectives.endpoint_overhead; 0 by default). Both evaluators charge it per step.
+  double step_overhead_s = 0;
 
   void add(int src, int dst, double bytes, int step, int origin = -1);
 };

@@ -1,6 +1,8 @@
 #include "sim/devices/shard_compute.hpp"
 
 #include <algorithm>
+
+#include "sim/devices/device_model.hpp"
 #include <vector>
 #include <variant>
 
@@ -42,10 +44,49 @@ double best_pricomp_cycles(const ArrayWork& w, int units, plan::Pass pass, const
   return best;
 }
 
+/// A calibrated device's time for the shard: its products as kernels of their class, or its
+/// memory-bound work as one kernel of its class (shard_compute.hpp).
+ShardTime calibrated_shard_time(const topology::CalibratedDevice& device, const ShardWork& w, plan::Pass pass) {
+  ShardTime t;
+  const auto kernel_pass = pass == plan::Pass::fwd ? topology::KernelPass::fwd : topology::KernelPass::bwd;
+  const double scale = pass == plan::Pass::fwd ? 1.0 : 2.0;
+  if (w.primary_flops > 0) {
+    Kernel products;
+    products.op = w.op == topology::OperatorClass::conv ? topology::OperatorClass::conv : topology::OperatorClass::gemm;
+    products.pass = kernel_pass;
+    products.flops = w.primary_flops - w.attention_core_flops;
+    products.aux_flops = w.aux_flops;
+    products.bytes = w.memory_bytes;
+    products.lookup_scale = scale / std::max(1, w.products);
+    const KernelTime p = calibrated_time(device, w.precision, products);
+    t.compute_s = p.seconds;
+    t.memory_bound = p.memory_bound;
+    if (w.attention_core_flops > 0) {
+      Kernel core;
+      core.op = w.fused_attention ? topology::OperatorClass::flash_attention : topology::OperatorClass::attention;
+      core.pass = kernel_pass;
+      core.flops = w.attention_core_flops;
+      // (lookup_scale 1: the core's backward is one kernel, as the table's attention bwd rows count it)
+      t.compute_s += calibrated_time(device, w.precision, core).seconds;
+    }
+    return t;
+  }
+  Kernel k;
+  k.op = is_compute_class(w.op) ? topology::OperatorClass::elementwise : w.op;
+  k.pass = kernel_pass;
+  k.aux_flops = w.aux_flops;
+  k.bytes = w.memory_bytes;
+  const KernelTime m = calibrated_time(device, w.precision, k);
+  t.compute_s = m.seconds;
+  t.memory_bound = m.memory_bound;
+  return t;
+}
+
 }  // namespace
 
 ShardTime shard_time(const topology::DeviceType& device, const ShardWork& work, plan::Pass pass) {
   ShardTime t;
+  if (const auto* c = std::get_if<topology::CalibratedDevice>(&device.model)) return calibrated_shard_time(*c, work, pass);
   if (const auto* r = std::get_if<topology::RooflineDevice>(&device.model)) {
     const double flops = work.primary_flops + work.aux_flops;
     const double t_flops = r->peak_flops > 0 ? flops / r->peak_flops : 0;

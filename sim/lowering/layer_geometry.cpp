@@ -150,6 +150,38 @@ TensorBox input_box(const workloads::Layer& layer, std::size_t slot, const plan:
   return t;
 }
 
+topology::OperatorClass operator_class(LayerKind kind) {
+  using topology::OperatorClass;
+  switch (kind) {
+    case LayerKind::conv: return OperatorClass::conv;
+    case LayerKind::fc:
+    case LayerKind::matmul:
+    case LayerKind::lstm:
+    case LayerKind::attention: return OperatorClass::gemm;
+    case LayerKind::batch_norm:
+    case LayerKind::layer_norm:
+    case LayerKind::rms_norm: return OperatorClass::normalization;
+    case LayerKind::softmax: return OperatorClass::softmax;
+    case LayerKind::embedding: return OperatorClass::embedding;
+    default: return OperatorClass::elementwise;  // activation, add, multiply, pool, concat, reshapes
+  }
+}
+
+double attention_core_share(const workloads::Layer& L, plan::Pass pass) {
+  if (pass == plan::Pass::upd) return 0;  // weight gradients are the projections' only
+  const auto& x = L.input_shapes.front();
+  const double E = static_cast<double>(x.c);
+  const double kv_heads = static_cast<double>(L.attr.kv_heads > 0 ? L.attr.kv_heads : L.attr.heads);
+  const double E_kv = E / static_cast<double>(L.attr.heads) * kv_heads;
+  const double Sq = static_cast<double>(x.h);
+  const double Skv = static_cast<double>(L.input_shapes.size() == 2 ? L.input_shapes[1].h : x.h);
+  // Multiply-accumulates per sample (workloads/layer.cpp): scores and context Sq Skv E each (backward:
+  // the gradients of both operands of each, twice that); projections Sq E^2 (Q, O) and Skv E E_kv (K, V).
+  const double core = 2 * Sq * Skv * E * (pass == plan::Pass::fwd ? 1 : 2);
+  const double projections = 2 * Sq * E * E + 2 * Skv * E * E_kv;
+  return core / (core + projections);
+}
+
 devices::ShardWork shard_work(const workloads::Layer& L, const plan::LoopBox& box, const plan::LoopExtent& e,
                               std::int64_t batch, plan::Pass pass, double bpe) {
   const double f = work_fraction(L, box, e);
@@ -165,6 +197,12 @@ devices::ShardWork shard_work(const workloads::Layer& L, const plan::LoopBox& bo
   const double weights = L.q.weight_elements * weight_fraction(L, box, e);
   w.memory_bytes = (in + weights + out) * bpe;  // each pass touches one tensor of each of the three sizes
   w.on_arrays = L.q.primary;
+  w.op = operator_class(L.kind);
+  w.precision = bpe >= 4 ? topology::Precision::fp32 : bpe >= 2 ? topology::Precision::bf16 : topology::Precision::int8;
+  if (L.kind == LayerKind::attention) {
+    w.products = 4;  // the Q, K, V and output projections
+    w.attention_core_flops = w.primary_flops * attention_core_share(L, pass);
+  }
   w.loops = {box.in_channels.size(), box.out_channels.size(), box.height.size() * box.width.size(),
              std::max<std::int64_t>(1, L.q.kernel_2d), box.batch.size()};
   const bool conv = L.kind == LayerKind::conv;

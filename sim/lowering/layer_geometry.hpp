@@ -54,6 +54,12 @@ TensorBox input_box(const workloads::Layer& layer, std::size_t slot, const plan:
 /// auxiliary FLOPs) times the box's share of the work, the bytes of the operands it reads and the
 /// result it writes (FWD: X, W in, Y out; BWD: dY, W in, dX out; UPD: X, dY in, dW out), and its loop
 /// extents for the PE-array model.
+/// The device model's operator class of a layer kind (device_model.hpp).
+topology::OperatorClass operator_class(workloads::LayerKind kind);
+/// The share of an attention layer's primary FLOP in `pass` that is its core (scores and context
+/// products) rather than its four projections (0 in the weight-gradient pass).
+double attention_core_share(const workloads::Layer& layer, plan::Pass pass);
+
 devices::ShardWork shard_work(const workloads::Layer& layer, const plan::LoopBox& box, const plan::LoopExtent& extent,
                               std::int64_t batch, plan::Pass pass, double bytes_per_element);
 

@@ -314,21 +314,32 @@ class ShardingLowerer {
   }
 
   /// The schedule of `collective` ("all_gather" or "reduce_scatter") over every device, S = `bytes`
-  /// per device (the whole tensor): the collectives library's dimension-ordered form on a torus,
-  /// else a ring in device order (k - 1 steps of S / k).
+  /// per device (the whole tensor), by the plan's or the platform's algorithm (collective_schedule).
   collectives::Schedule whole_platform_collective(const std::string& collective, double bytes) const {
-    if (c_.topology.is_torus()) {
-      collectives::Request r;
-      r.collective = collective;
-      r.axis = "all";
-      r.bytes = bytes;
-      return collectives::build_schedule(r, chip_topology());
-    }
-    const int k = c_.spec.device_count();
-    std::vector<int> devices(static_cast<std::size_t>(k));
-    for (int d = 0; d < k; ++d) devices[static_cast<std::size_t>(d)] = d;
-    return ring(devices, k - 1, bytes / k);
+    std::vector<int> devices(static_cast<std::size_t>(c_.spec.device_count()));
+    for (std::size_t d = 0; d < devices.size(); ++d) devices[d] = static_cast<int>(d);
+    return collective_schedule(collective, devices, bytes);
   }
+
+  /// `collective` of `bytes` per device over `devices` (in ring order) by the plan's algorithm for it
+  /// (schedule.collective_algorithms), else the platform's (system.collectives.algorithm), else the
+  /// built-in default: the dimension-ordered torus schedule (seed 003 §II-D) when every device of a
+  /// torus takes part, a ring in the given order otherwise (collectives/algorithm_registry.hpp).
+  collectives::Schedule collective_schedule(const std::string& collective, const std::vector<int>& devices,
+                                            double bytes) const {
+    const topology::TopologyGraph& graph = chip_topology();
+    collectives::Participants who;
+    who.devices = devices;
+    if (graph.is_torus() && static_cast<int>(devices.size()) == c_.spec.device_count())
+      for (int k = 0; k < graph.dimensions(); ++k)
+        if (graph.dim_size(k) > 1) who.torus_axes.push_back(k);
+    const auto& chosen = c_.plan.schedule.collective_algorithms;
+    const auto it = chosen.find(collective);
+    const collectives::Algorithm& algorithm =
+        collectives::choose_algorithm(collective, it == chosen.end() ? "" : it->second, who, graph);
+    return collectives::build_with(algorithm, collective, bytes, who, graph);
+  }
+
 
   /// schedule.redistribution collective: the elements of each piece when layer v's boxes (one per
   /// device) each take the whole output of producer `slot` (FWD: as input; BWD: sending back an error
@@ -712,7 +723,7 @@ class ShardingLowerer {
     const std::string label = bucket.layers == 1 ? what : what + " (bucket of " + std::to_string(bucket.layers) + " layers)";
     const auto end = add_steps(bucket.layer, Pass::upd, label,
                                server ? parameter_server_schedule(devices, bucket.bytes, bucket.layer)
-                                      : all_reduce_schedule(devices, bucket.bytes),
+                                      : collective_schedule("all_reduce", devices, bucket.bytes),
                                start);
     if (in_order_sync())
       for (const auto& [device, tasks] : end) sync_stream_end_[static_cast<std::size_t>(device)] = tasks;
@@ -727,20 +738,7 @@ class ShardingLowerer {
     return c_.plan.schedule.gradient_sync_order == plan::GradientSyncOrder::in_order;
   }
 
-  /// All-reduce of `bytes` per device over `devices`: on a torus whose every device takes part, the
-  /// collectives library's dimension-ordered all-reduce (seed 003 §II-D); otherwise a ring in the
-  /// given order (reduce-scatter then all-gather, 2(k-1) steps of bytes / k).
-  collectives::Schedule all_reduce_schedule(const std::vector<int>& devices, double bytes) const {
-    if (c_.topology.is_torus() && static_cast<int>(devices.size()) == c_.spec.device_count()) {
-      collectives::Request r;
-      r.collective = "all_reduce";
-      r.axis = "all";
-      r.bytes = bytes;
-      return collectives::build_schedule(r, chip_topology());
-    }
-    const int k = static_cast<int>(devices.size());
-    return ring(devices, 2 * (k - 1), bytes / k);
-  }
+
 
   /// Parameter server (schedule.gradient_sync_algorithm parameter_server, DeePa §5: servers spread
   /// over the GPUs): layer v's server is member v mod |devices| of the group (DeePa's cost model picks

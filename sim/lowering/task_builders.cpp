@@ -34,6 +34,9 @@ std::vector<int> add_collective(program::Program& program, const collectives::Sc
   std::size_t t = 0;
   for (int step = 0; step < nodes.step_count; ++step) {
     std::vector<int> in_step;
+    // The platform's per-message endpoint overhead, paid before the step's transfers (schedule.hpp).
+    if (nodes.step_overhead_s > 0 && t < ts.size() && ts[t].step == step)
+      previous = {program.add_delay(layer, pass, label + " overhead", nodes.step_overhead_s, previous)};
     for (; t < ts.size() && ts[t].step == step; ++t) {
       if (ts[t].src == ts[t].dst || (ts[t].bytes <= 0 && empty == EmptyTransfers::skip)) continue;
       in_step.push_back(program.add_transfer(layer, pass, label + " step " + std::to_string(step + 1),
@@ -71,6 +74,8 @@ std::vector<int> add_memory_traffic(program::Program& program, const topology::T
     seconds = chip->memory_latency + bytes / chip->effective_memory_bandwidth();
   else if (const auto* design = std::get_if<topology::FpgaDesign>(&model))
     seconds = bytes / design->memory_bandwidth;
+  else if (const auto* gpu = std::get_if<topology::CalibratedDevice>(&model))
+    seconds = bytes / (gpu->memory_bandwidth * gpu->memory_efficiency);
   else
     seconds = bytes / std::get<topology::RooflineDevice>(model).memory_bandwidth;
   return {program.add_delay(layer, pass, label, seconds, after, {device, -1, true})};

@@ -109,6 +109,10 @@ struct ScheduleDirectives {
   /// tensor that each owner needs its piece of is a reduce-scatter (BWD); as Megatron-LM's and
   /// GSPMD's tensor-parallel layers do. Other redistributions stay point to point.
   Redistribution redistribution = Redistribution::point_to_point;
+  /// Collective algorithm per collective (reduce_scatter, all_gather, all_reduce -> a name of the
+  /// collective algorithm registry, sim/collectives/algorithm_registry.hpp) for the plan's
+  /// collectives, over the platform's defaults (system.collectives.algorithm). Empty: the platform's.
+  std::map<std::string, std::string> collective_algorithms;
   bool operator==(const ScheduleDirectives&) const = default;
 };
 

@@ -155,6 +155,11 @@ ordered_json plan_to_json(const Plan& plan) {
         {"gradient_sync_algorithm",
          gradient_sync_algorithm_names()[static_cast<std::size_t>(plan.schedule.gradient_sync_algorithm)]},
         {"redistribution", redistribution_names()[static_cast<std::size_t>(plan.schedule.redistribution)]}};
+  if (!plan.schedule.collective_algorithms.empty()) {
+    ordered_json algorithms = ordered_json::object();
+    for (const auto& [collective, algorithm] : plan.schedule.collective_algorithms) algorithms[collective] = algorithm;
+    j["schedule"]["collective_algorithms"] = algorithms;
+  }
   ordered_json layers = ordered_json::array();
   for (const auto& layer : plan.layers) {
     ordered_json l;
@@ -227,7 +232,12 @@ Plan plan_from_json(const json& root, const std::string& file) {
   if (r.has("schedule")) {
     Reader schedule = r.at("schedule");
     schedule.only_keys({"overlap_gradient_sync", "gradient_sync_order", "gradient_bucket_bytes", "gradient_sync_algorithm",
-                        "redistribution"});
+                        "redistribution", "collective_algorithms"});
+    if (schedule.has("collective_algorithms")) {
+      Reader a = schedule.at("collective_algorithms");
+      a.only_keys({"reduce_scatter", "all_gather", "all_reduce"});
+      for (const auto& [collective, name] : a.value().items()) plan.schedule.collective_algorithms[collective] = a.at(collective).str();
+    }
     if (schedule.has("redistribution"))
       plan.schedule.redistribution =
           static_cast<Redistribution>(schedule.at("redistribution").choice(redistribution_names()));
