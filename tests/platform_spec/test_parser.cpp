@@ -41,7 +41,7 @@ TEST(PlatformPresets, RegistryHasThePapersDevices) {
   EXPECT_DOUBLE_EQ(v2.peak_flops, 180e12);
   EXPECT_DOUBLE_EQ(v2.network_bandwidth, 1e9);
   // seed 003 Fig. 10 chip: 32 x 1024 x 2 x 2e9 = 1.31072e14 FLOP/s.
-  EXPECT_DOUBLE_EQ(find_device_preset("dsm_chip_8pf")->peak_flops(), 1.31072e14);
+  EXPECT_DOUBLE_EQ(find_device_preset("dsm_chip_8pf")->peak_flops(Precision::fp16), 1.31072e14);
 }
 
 TEST(PlatformPresets, FieldsOverrideThePresetAndTheRestStays) {
