@@ -436,18 +436,20 @@ GraphTopology read_graph(const ConfigNode& node, const SystemSpec& spec) {
   if (auto list = r.optional("switches")) {
     for (const auto& entry : list->elements()) {
       GraphNode switch_node{"", NodeKind::switch_node, "", false};
-      ConfigNode name_at = entry;
+      // Where the name is written (a ConfigNode is not reassigned: YAML::Node's operator= would
+      // overwrite the node it refers to).
+      std::optional<ConfigNode> name_at;
       if (entry.is_map()) {
         MapReader sr(entry);
-        name_at = sr.required("name");
-        switch_node.name = name_at.as_string();
+        name_at.emplace(sr.required("name"));
         read_fields(sr, switch_node, kSwitchFields, false);  // in_switch_reduction
         sr.finish();
       } else {
-        switch_node.name = entry.as_string();
+        name_at.emplace(entry);
       }
-      if (switch_node.name.empty()) name_at.fail("a name must not be empty");
-      if (index.count(switch_node.name)) name_at.fail("duplicate node name '" + switch_node.name + "'");
+      switch_node.name = name_at->as_string();
+      if (switch_node.name.empty()) name_at->fail("a name must not be empty");
+      if (index.count(switch_node.name)) name_at->fail("duplicate node name '" + switch_node.name + "'");
       index[switch_node.name] = g.nodes.size();
       g.nodes.push_back(std::move(switch_node));
     }
