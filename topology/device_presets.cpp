@@ -99,6 +99,38 @@ p100_sxm2:
   memory: 16GB
   memory_bandwidth: 732GB/s
   network_bandwidth: 80GB/s
+
+# Calibrated GPUs (docs/model.md "Calibrated devices"): datasheet peaks, and the achieved efficiency per
+# operator class from the built-in table of the same name (configs/devices/<name>.yaml, with a source on
+# every row), read where a platform uses the preset. memory_efficiency and compute_efficiency (for a class
+# the table has no row for) keep their defaults: no sourced number.
+#
+# NVIDIA A100 Tensor Core GPU datasheet (2021, A100 80GB SXM column): TF32 156 TFLOP/s and FP16/BF16
+# 312 TFLOP/s dense (the 312/624 figures with an asterisk are with sparsity), FP32 19.5 TFLOP/s,
+# 80GB HBM2e at 2,039 GB/s. The datasheet's "80GB" is the 81920 MiB = 80 GiB that nvidia-smi reports as
+# an A100-SXM4-80GB's total memory: we use 80 GiB.
+a100_sxm4_80gb:
+  kind: calibrated
+  description: "NVIDIA A100 SXM4 80GB (datasheet): 156 TFLOP/s TF32, 312 TFLOP/s FP16/BF16 dense, 19.5 TFLOP/s FP32, 80 GiB HBM2e at 2039 GB/s"
+  peak_fp32: 156TFLOP/s
+  peak_fp16: 312TFLOP/s
+  peak_vector: 19.5TFLOP/s
+  memory: 80GiB
+  memory_bandwidth: 2039GB/s
+  efficiency_table: a100_sxm4_80gb
+# NVIDIA H100 Tensor Core GPU datasheet (2023, H100 SXM column): TF32 989 TFLOP/s and BF16/FP16
+# 1,979 TFLOP/s "with sparsity", so 494.7 and 989.4 TFLOP/s dense (the H100 whitepaper's dense
+# figures); FP32 67 TFLOP/s (66.9 in the whitepaper, Table 3); 80GB HBM3 at 3.35 TB/s. Memory: the
+# 81559 MiB that nvidia-smi reports as an H100 80GB HBM3's total (what a process can have).
+h100_sxm5_80gb:
+  kind: calibrated
+  description: "NVIDIA H100 SXM5 80GB (datasheet): 494.7 TFLOP/s TF32, 989.4 TFLOP/s FP16/BF16 dense, 66.9 TFLOP/s FP32, 81559 MiB HBM3 at 3.35 TB/s"
+  peak_fp32: 494.7TFLOP/s
+  peak_fp16: 989.4TFLOP/s
+  peak_vector: 66.9TFLOP/s
+  memory: 81559MiB
+  memory_bandwidth: 3.35TB/s
+  efficiency_table: h100_sxm5_80gb
 )";
 
 std::vector<DeviceType> make_presets() {
@@ -106,7 +138,9 @@ std::vector<DeviceType> make_presets() {
   std::vector<DeviceType> presets;
   for (const auto& kv : root.node()) {
     const std::string name = kv.first.Scalar();
-    presets.push_back(parse_device_type(name, yaml::ConfigNode(kv.second, name, root.source_ptr())));
+    // A calibrated preset's table is read where a platform uses the preset (resolve_efficiency_table),
+    // so a table missing from this build is reported at that platform's line, not here.
+    presets.push_back(parse_device_type(name, yaml::ConfigNode(kv.second, name, root.source_ptr()), {"", false}));
   }
   return presets;
 }

@@ -101,7 +101,8 @@ constexpr std::string_view kEnd = "<!-- /keys -->";
 }  // namespace
 
 std::vector<std::string> key_reference_blocks() {
-  return {"system", "device_type", "template", "roofline", "design", "devices", "groups", "torus", "graph", "star"};
+  return {"system", "device_type", "template", "roofline", "design", "calibrated", "efficiency_table",
+          "devices", "groups", "torus", "graph", "star", "cluster", "collectives"};
 }
 
 std::string key_reference_table(std::string_view block) {
@@ -119,6 +120,11 @@ std::string key_reference_table(std::string_view block) {
     add_rows<RooflineDevice>(out, "", kRooflineFields);
   } else if (block == "design") {
     add_rows<FpgaDesign>(out, "", kDesignFields);
+  } else if (block == "calibrated") {
+    add_rows<CalibratedDevice>(out, "", kCalibratedFields);
+  } else if (block == "efficiency_table") {
+    add_rows<CalibratedDevice>(out, "", kEfficiencyTableFields);
+    add_rows<EfficiencyPoint>(out, "rows[i].", kEfficiencyRowFields);
   } else if (block == "devices") {
     add_rows<SystemSpec>(out, "", kDeviceEntryFields);
   } else if (block == "groups") {
@@ -127,9 +133,14 @@ std::string key_reference_table(std::string_view block) {
     add_rows<TorusTopology>(out, "", kTorusFields);
   } else if (block == "graph") {
     add_rows<GraphTopology>(out, "", kGraphFields);
+    add_rows<GraphNode>(out, "switches[i].", kSwitchFields);
     add_rows<GraphLink>(out, "links[i].", kLinkFields);
   } else if (block == "star") {
     add_rows<GraphTopology>(out, "", kStarFields);
+  } else if (block == "cluster") {
+    add_rows<ClusterTopology>(out, "", kClusterFields);
+  } else if (block == "collectives") {
+    add_rows<CollectiveSettings>(out, "", kCollectiveFields);
   } else {
     throw Error("no key reference block '" + std::string(block) + "'");
   }

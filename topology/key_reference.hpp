@@ -13,8 +13,8 @@
 
 namespace partsim::topology {
 
-/// The blocks, in README order: system, device_type, template, roofline, devices, groups, torus,
-/// graph, star.
+/// The blocks, in README order: system, device_type, template, roofline, design, calibrated,
+/// efficiency_table, devices, groups, torus, graph, star, cluster, collectives.
 std::vector<std::string> key_reference_blocks();
 
 /// One block as a markdown table | key | unit | default | meaning |, one row per key in file order,

@@ -75,7 +75,24 @@ template <>
 struct ChoiceNames<DesignKind> {
   static constexpr std::array<std::string_view, 3> names{"superlip", "systolic", "winograd"};
 };
+template <>
+struct ChoiceNames<OperatorClass> {
+  static constexpr std::array<std::string_view, 9> names{"gemm",          "conv",    "attention",
+                                                        "flash_attention", "normalization", "softmax",
+                                                        "elementwise",   "embedding", "optimizer"};
+};
+template <>
+struct ChoiceNames<KernelPass> {
+  static constexpr std::array<std::string_view, 2> names{"fwd", "bwd"};
+};
+template <>
+struct ChoiceNames<ClusterFabric> {
+  static constexpr std::array<std::string_view, 2> names{"rail_optimized", "fat_tree"};
+};
 static_assert(static_cast<int>(DesignKind::winograd) == 2, "ChoiceNames index the enums by value");
+static_assert(static_cast<int>(OperatorClass::optimizer) == 8 && static_cast<int>(KernelPass::bwd) == 1 &&
+                  static_cast<int>(ClusterFabric::fat_tree) == 1,
+              "ChoiceNames index the enums by value");
 static_assert(static_cast<int>(OnChipInterconnect::split_bus) == 1 && static_cast<int>(Precision::int8) == 3,
               "ChoiceNames index the enums by value");
 
@@ -150,11 +167,17 @@ inline constexpr std::tuple kSystemFields{
     HandField{"devices", "list of device entries", Need::required, "places the devices (below)",
               "required, non-empty"},
     HandField{"groups", "list of groups", Need::optional, "named groups of devices (below)", "`[]`"},
-    HandField{"torus", "map", Need::required, "N-dimensional torus (below)", "exactly one of torus, graph, star"},
+    HandField{"torus", "map", Need::required, "N-dimensional torus (below)",
+              "exactly one of torus, graph, star, cluster"},
     HandField{"graph", "map", Need::required, "explicit graph of devices, switches and hosts (below)",
-              "exactly one of torus, graph, star"},
+              "exactly one of torus, graph, star, cluster"},
     HandField{"star", "map", Need::required, "every device on one switch (below)",
-              "exactly one of torus, graph, star"},
+              "exactly one of torus, graph, star, cluster"},
+    HandField{"cluster", "map", Need::required,
+              "a GPU cluster by its parameters, expanded into a graph (below); `devices` is then left out",
+              "exactly one of torus, graph, star, cluster"},
+    HandField{"collectives", "map", Need::optional, "how collectives run on this platform (below)",
+              "built-in defaults"},
 };
 
 // ---- system.device_types.<name> (DeviceType): the keys of both kinds ---------------------------------
@@ -163,7 +186,7 @@ inline constexpr std::tuple kDeviceTypeFields{
               "start from a built-in device type (list below); every other key then overrides one field and may "
               "be left out",
               "none"},
-    HandField{"kind", "`template` | `roofline` | `design`", Need::required,
+    HandField{"kind", "`template` | `roofline` | `design` | `calibrated`", Need::required,
               "required when there is no preset; must match the preset's kind", "the preset's kind"},
     Field{"description", &DeviceType::description, as_text(), Need::optional, "where the numbers come from",
           "the preset's, else \"\""},
@@ -268,6 +291,56 @@ inline constexpr std::tuple kDesignFields{
           "none (0 = not given)"},
 };
 
+// ---- kind: calibrated (CalibratedDevice): datasheet peaks and a table of achieved efficiencies ----------
+inline constexpr std::tuple kCalibratedFields{
+    Field{"peak_fp32", &CalibratedDevice::peak_fp32, as_quantity(units::Dimension::flop_rate), Need::required,
+          "dense fp32 peak of the matrix units (TF32 where the framework uses it): the denominator of fp32 rows"},
+    Field{"peak_fp16", &CalibratedDevice::peak_fp16, as_quantity(units::Dimension::flop_rate), Need::required,
+          "dense fp16 and bf16 peak of the matrix units: the denominator of fp16 and bf16 rows"},
+    Field{"peak_vector", &CalibratedDevice::peak_vector, as_quantity(units::Dimension::flop_rate), Need::required,
+          "fp32 peak of the vector units (element-wise work)"},
+    Field{"memory", &CalibratedDevice::memory_bytes, as_quantity(units::Dimension::bytes), Need::required,
+          "device memory (HBM) capacity"},
+    Field{"memory_bandwidth", &CalibratedDevice::memory_bandwidth, as_quantity(units::Dimension::bandwidth),
+          Need::required, "peak device memory bandwidth: the denominator of memory-bound rows"},
+    Field{"network_bandwidth", &CalibratedDevice::network_bandwidth, as_quantity(units::Dimension::bandwidth),
+          Need::optional, "per direction; only `star` reads it (a cluster's links come from `cluster`)",
+          "none (0 = not given)"},
+    Field{"memory_efficiency", &CalibratedDevice::memory_efficiency, as_fraction(), Need::defaulted,
+          "achieved fraction of `memory_bandwidth` for a memory-bound operator class the table has no row for"},
+    Field{"compute_efficiency", &CalibratedDevice::compute_efficiency, as_fraction(), Need::defaulted,
+          "achieved fraction of the matrix peak for a compute-bound operator class the table has no row for"},
+    Field{"efficiency_table", &CalibratedDevice::efficiency_table, as_name(), Need::required,
+          "a built-in table's name (configs/devices/<name>.yaml, compiled in) or the path of a table file "
+          "(contains '/' or ends in .yaml; relative to the platform file's directory); written back as given"},
+};
+
+// ---- efficiency table files (configs/devices/*.yaml): read into CalibratedDevice::efficiency ----------
+inline constexpr std::tuple kEfficiencyTableFields{
+    HandField{"table", "string, non-empty", Need::required,
+              "the table's name; a built-in table's must be its file's stem"},
+    HandField{"device", "string, non-empty", Need::required, "the device measured, as its vendor names it"},
+    HandField{"peaks", "map", Need::optional, "the peaks the efficiencies divide by, with their source (documentation)",
+              "none"},
+    HandField{"measured", "map", Need::optional, "how and when the rows were measured (documentation)", "none"},
+    HandField{"rows", "list", Need::required, "the measurements, below", "required, non-empty"},
+};
+
+inline constexpr std::tuple kEfficiencyRowFields{
+    Field{"op", &EfficiencyPoint::op, as_choice(), Need::required, "operator class"},
+    HandField{"precision", "`fp32` | `fp16` | `bf16`", Need::required, "number format of the kernel"},
+    Field{"pass", &EfficiencyPoint::pass, as_choice(), Need::required,
+          "forward, or backward (input and weight gradients together)"},
+    HandField{"size", "number > 0", Need::required,
+              "FLOP (compute-bound classes: gemm, conv, attention, flash_attention) or bytes moved (the others); "
+              "strictly increasing within one (op, precision, pass) in file order"},
+    Field{"efficiency", &EfficiencyPoint::efficiency, as_fraction(), Need::required,
+          "achieved FLOP/s over the peak at that precision, or bytes/s over `memory_bandwidth`"},
+    Field{"shape", &EfficiencyPoint::shape, as_name(), Need::required, "the kernel measured, e.g. `m=n=k=4096`"},
+    Field{"source", &EfficiencyPoint::source, as_name(), Need::required,
+          "where the number comes from (paper, guide, our microbenchmark with date)"},
+};
+
 // ---- system.devices[i]: entries that fill SystemSpec's device lists and groups -------------------------
 inline constexpr std::tuple kDeviceEntryFields{
     HandField{"type", "name", Need::required, "a key of `device_types`, or a preset name (placed as is)"},
@@ -298,10 +371,20 @@ inline constexpr std::tuple kTorusFields{
 
 // ---- system.graph (GraphTopology) and its links (GraphLink) -----------------------------------------
 inline constexpr std::tuple kGraphFields{
-    HandField{"switches", "list of names", Need::optional, "switch nodes (names unique among all nodes)", "`[]`"},
+    HandField{"switches", "list of names or maps (below)", Need::optional,
+              "switch nodes (names unique among all nodes); a map `{name: s, in_switch_reduction: true}` marks a "
+              "switch that reduces",
+              "`[]`"},
     HandField{"hosts", "list of names", Need::optional, "host nodes (e.g. the F1's host CPU)", "`[]`"},
     HandField{"latency", "time, >= 0", Need::defaulted, "default latency of the links below", "`0s`"},
     HandField{"links", "list", Need::required, "links, below", "required, non-empty"},
+};
+
+/// A switch written as a map instead of a plain name (system.graph.switches[i]).
+inline constexpr std::tuple kSwitchFields{
+    HandField{"name", "string, non-empty", Need::required, "the switch's node name"},
+    Field{"in_switch_reduction", &GraphNode::in_switch_reduction, as_flag(), Need::defaulted,
+          "the switch reduces data in flight (NVLink SHARP-like), for in-switch collective algorithms"},
 };
 
 inline constexpr std::tuple kLinkFields{
@@ -323,11 +406,59 @@ inline constexpr std::tuple kStarFields{
     HandField{"switch", "name", Need::defaulted, "the switch's node name", "`switch`"},
 };
 
+// ---- system.cluster (ClusterTopology): a GPU cluster, expanded into a graph (topology/gpu_cluster.hpp) ----
+inline constexpr std::tuple kClusterFields{
+    Field{"nodes", &ClusterTopology::nodes, as_count(), Need::defaulted, "GPU nodes (servers)"},
+    Field{"gpus_per_node", &ClusterTopology::gpus_per_node, as_count(), Need::defaulted, "GPUs in each node"},
+    Field{"device_type", &ClusterTopology::device_type, as_name(), Need::required,
+          "every GPU's type: a key of `device_types`, or a preset name (placed as is)"},
+    Field{"nvlink_bandwidth", &ClusterTopology::nvlink_bandwidth, as_quantity(units::Dimension::bandwidth),
+          Need::required, "per GPU and direction, GPU <-> the node's switch (all of a GPU's NVLinks together)"},
+    Field{"nvlink_latency", &ClusterTopology::nvlink_latency, as_quantity_or_zero(units::Dimension::time),
+          Need::defaulted, "per NVLink hop (GPU -> switch or switch -> GPU)"},
+    Field{"in_switch_reduction", &ClusterTopology::in_switch_reduction, as_flag(), Need::defaulted,
+          "the node switch reduces data in flight (NVLink SHARP, NVSwitch gen 3)"},
+    Field{"nics_per_node", &ClusterTopology::nics_per_node, as_count(), Need::defaulted,
+          "compute NICs per node, at most `gpus_per_node`; GPU g uses NIC g x nics_per_node / gpus_per_node"},
+    Field{"nic_bandwidth", &ClusterTopology::nic_bandwidth, as_quantity(units::Dimension::bandwidth), Need::required,
+          "per NIC and direction (the NIC and its cable to the leaf switch: one link)"},
+    Field{"network_latency", &ClusterTopology::network_latency, as_quantity_or_zero(units::Dimension::time),
+          Need::defaulted, "per link of the InfiniBand fabric (NIC -> leaf, leaf -> spine, ...)"},
+    Field{"fabric", &ClusterTopology::fabric, as_choice(), Need::defaulted,
+          "how the nodes' NICs are joined (expansion below)"},
+    Field{"switch_radix", &ClusterTopology::switch_radix, as_count(), Need::defaulted,
+          "ports per InfiniBand switch, even, >= 2: a leaf has radix/2 ports down and radix/2 up"},
+    HandField{"oversubscription", "number >= 1", Need::defaulted,
+              "a leaf's downlink over uplink bandwidth: the uplink to the spine carries radix/2 x nic_bandwidth / "
+              "oversubscription (1: non-blocking)",
+              "1"},
+};
+
+// ---- system.collectives (CollectiveSettings) ----------------------------------------------------
+inline constexpr std::tuple kCollectiveFields{
+    HandField{"algorithm", "map collective -> algorithm name", Need::optional,
+              "default algorithm per collective (`all_reduce`) or per collective and torus axis (`all_reduce.x`); "
+              "collectives: p2p, reduce_scatter, all_gather, all_reduce, broadcast, all_to_all, all_to_all_direct, "
+              "rotate; algorithm names are checked by the collective registry",
+              "`{}` (the built-in default for the topology)"},
+    Field{"channels", &CollectiveSettings::channels, as_count(), Need::defaulted,
+          "concurrent rings/trees the payload is split over (NCCL channels)"},
+    Field{"chunk", &CollectiveSettings::chunk_bytes, as_quantity_or_zero(units::Dimension::bytes), Need::defaulted,
+          "pipelining chunk of tree and chain algorithms (0: one chunk)"},
+    Field{"endpoint_overhead", &CollectiveSettings::endpoint_overhead, as_quantity_or_zero(units::Dimension::time),
+          Need::defaulted, "per message, paid once per step by the sender and the receiver"},
+    Field{"protocol_efficiency", &CollectiveSettings::protocol_efficiency, as_fraction(), Need::defaulted,
+          "fraction of a link's bandwidth the payload gets (protocol headers, flags)"},
+};
+
 static_assert(well_formed_table(kSystemFields) && well_formed_table(kDeviceTypeFields) &&
               well_formed_table(kPeFields) && well_formed_table(kPeArrayFields) && well_formed_table(kCoreFields) &&
               well_formed_table(kChipFields) && well_formed_table(kRooflineFields) && well_formed_table(kDesignFields) &&
               well_formed_table(kDeviceEntryFields) && well_formed_table(kGroupFields) &&
               well_formed_table(kTorusFields) && well_formed_table(kGraphFields) && well_formed_table(kLinkFields) &&
-              well_formed_table(kStarFields));
+              well_formed_table(kStarFields) && well_formed_table(kCalibratedFields) &&
+              well_formed_table(kEfficiencyTableFields) && well_formed_table(kEfficiencyRowFields) &&
+              well_formed_table(kSwitchFields) && well_formed_table(kClusterFields) &&
+              well_formed_table(kCollectiveFields));
 
 }  // namespace partsim::topology

@@ -6,6 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -18,6 +19,8 @@
 #include "sim/common/text.hpp"
 #include "sim/common/units.hpp"
 #include "topology/device_presets.hpp"
+#include "topology/efficiency_table.hpp"
+#include "topology/gpu_cluster.hpp"
 #include "topology/spec_fields.hpp"
 
 namespace partsim::topology {
@@ -91,7 +94,8 @@ std::vector<std::pair<std::string, ConfigNode>> read_names(const ConfigNode& lis
   return out;
 }
 
-const std::vector<std::string> kKinds{"template", "roofline", "design"};
+// Indexed by DeviceType::model's alternative.
+const std::vector<std::string> kKinds{"template", "roofline", "design", "calibrated"};
 
 /// The `kind` word of a device model (kKinds, by the variant's index).
 std::string kind_of(const DeviceType& type) { return kKinds.at(type.model.index()); }
@@ -154,9 +158,34 @@ FpgaDesign read_design(MapReader& r, const FpgaDesign* base) {
   return d;
 }
 
+CalibratedDevice read_calibrated(MapReader& r, const CalibratedDevice* base) {
+  CalibratedDevice d = base ? *base : CalibratedDevice{};
+  read_fields(r, d, kCalibratedFields, base != nullptr);
+  // A table named anew replaces the preset's rows; they are read by resolve_efficiency_table.
+  if (base && d.efficiency_table != base->efficiency_table) d.efficiency.clear();
+  return d;
+}
+
+/// Where a problem finding a device type's efficiency table is reported: its `efficiency_table` key
+/// when the file writes one; the device type's map (naming that key) when the table comes from its
+/// preset; `node` itself when it is a preset's name placed directly (devices[i].type,
+/// cluster.device_type).
+ConfigNode table_key(const ConfigNode& node) {
+  if (!node.is_map()) return node;
+  if (YAML::Node key = node.node()["efficiency_table"]; key.IsDefined() && !key.IsNull())
+    return ConfigNode(key, yaml::join_path(node.path(), "efficiency_table"), node.source_ptr());
+  return ConfigNode(node.node(), yaml::join_path(node.path(), "efficiency_table"), node.source_ptr());
+}
+
 }  // namespace
 
-DeviceType parse_device_type(const std::string& name, const ConfigNode& node) {
+void resolve_efficiency_table(DeviceType& type, const ConfigNode& at, const std::string& base_directory) {
+  auto* calibrated = std::get_if<CalibratedDevice>(&type.model);
+  if (!calibrated || !calibrated->efficiency.empty()) return;
+  calibrated->efficiency = load_efficiency_table(calibrated->efficiency_table, base_directory, table_key(at));
+}
+
+DeviceType parse_device_type(const std::string& name, const ConfigNode& node, const DeviceTypeContext& context) {
   MapReader r(node);
   const DeviceType* preset = nullptr;
   if (auto p = r.optional("preset")) {
@@ -173,7 +202,7 @@ DeviceType parse_device_type(const std::string& name, const ConfigNode& node) {
     kind = kind_of(*preset);
   } else {
     ConfigNode(node.node(), yaml::join_path(node.path(), "kind"), node.source_ptr())
-        .fail("missing required key: give kind (template, roofline or design) or a preset (valid: " +
+        .fail("missing required key: give kind (template, roofline, design or calibrated) or a preset (valid: " +
               device_preset_names() + ")");
   }
 
@@ -185,15 +214,18 @@ DeviceType parse_device_type(const std::string& name, const ConfigNode& node) {
     type.model = read_template(r, preset ? &std::get<TemplateDevice>(preset->model) : nullptr);
   else if (kind == "design")
     type.model = read_design(r, preset ? &std::get<FpgaDesign>(preset->model) : nullptr);
+  else if (kind == "calibrated")
+    type.model = read_calibrated(r, preset ? &std::get<CalibratedDevice>(preset->model) : nullptr);
   else
     type.model = read_roofline(r, preset ? &std::get<RooflineDevice>(preset->model) : nullptr);
   r.finish();
+  if (context.read_efficiency_table) resolve_efficiency_table(type, node, context.base_directory);
   return type;
 }
 
 namespace {
 
-void read_device_types(const ConfigNode& node, SystemSpec& spec) {
+void read_device_types(const ConfigNode& node, SystemSpec& spec, const std::string& base_directory) {
   if (!node.is_map()) node.fail("expected a map from device type names to device types");
   for (const auto& kv : node.node()) {
     const ConfigNode key(kv.first, node.path(), node.source_ptr());
@@ -201,7 +233,8 @@ void read_device_types(const ConfigNode& node, SystemSpec& spec) {
     const ConfigNode at_key(kv.first, yaml::join_path(node.path(), name), node.source_ptr());
     if (name.empty()) at_key.fail("a device type name must not be empty");
     if (spec.device_types.count(name)) at_key.fail("duplicate device type name '" + name + "'");
-    spec.device_types[name] = parse_device_type(name, ConfigNode(kv.second, at_key.path(), node.source_ptr()));
+    spec.device_types[name] =
+        parse_device_type(name, ConfigNode(kv.second, at_key.path(), node.source_ptr()), {base_directory, true});
   }
 }
 
@@ -212,7 +245,24 @@ struct DeviceGroupsFromEntries {
   std::map<std::string, std::vector<int>> devices;
 };
 
-DeviceGroupsFromEntries read_devices(const ConfigNode& node, SystemSpec& spec) {
+/// Makes sure `type` is a device type of `spec`: a key of device_types, or a preset placed directly by
+/// its name (its efficiency table read now); else fails at `type_node`.
+void require_device_type(const std::string& type, const ConfigNode& type_node, SystemSpec& spec,
+                         const std::string& base_directory) {
+  if (spec.device_types.count(type)) return;
+  if (const DeviceType* p = find_device_preset(type)) {
+    DeviceType placed = *p;
+    resolve_efficiency_table(placed, type_node, base_directory);
+    spec.device_types[type] = std::move(placed);
+    return;
+  }
+  std::vector<std::string> defined;
+  for (const auto& [n, t] : spec.device_types) defined.push_back(n);
+  type_node.fail("unknown device type '" + type + "' (defined: " + (defined.empty() ? "none" : join(defined)) +
+                 "; presets: " + device_preset_names() + ")");
+}
+
+DeviceGroupsFromEntries read_devices(const ConfigNode& node, SystemSpec& spec, const std::string& base_directory) {
   DeviceGroupsFromEntries groups;
   auto entries = node.elements();
   if (entries.empty()) node.fail("must list at least one device");
@@ -221,17 +271,7 @@ DeviceGroupsFromEntries read_devices(const ConfigNode& node, SystemSpec& spec) {
     MapReader r(entry);
     const ConfigNode type_node = r.required("type");
     const std::string type = type_node.as_string();
-    if (!spec.device_types.count(type)) {
-      // A preset can be placed directly by its name.
-      if (const DeviceType* p = find_device_preset(type)) {
-        spec.device_types[type] = *p;
-      } else {
-        std::vector<std::string> defined;
-        for (const auto& [n, t] : spec.device_types) defined.push_back(n);
-        type_node.fail("unknown device type '" + type + "' (defined: " + (defined.empty() ? "none" : join(defined)) +
-                       "; presets: " + device_preset_names() + ")");
-      }
-    }
+    require_device_type(type, type_node, spec, base_directory);  // a preset can be placed directly by its name
     int count = 1;
     if (auto c = r.optional("count")) count = c->as_positive_int();
     if (count > 1'000'000) r.required("count").fail("is too large (got " + std::to_string(count) + ", at most 1000000)");
@@ -392,7 +432,28 @@ GraphTopology read_graph(const ConfigNode& node, const SystemSpec& spec) {
       }
     }
   };
-  add_nodes("switches", NodeKind::switch_node);
+  // Switches: a name, or a map {name, in_switch_reduction} for a switch that reduces in flight.
+  if (auto list = r.optional("switches")) {
+    for (const auto& entry : list->elements()) {
+      GraphNode switch_node{"", NodeKind::switch_node, "", false};
+      // Where the name is written (a ConfigNode is not reassigned: YAML::Node's operator= would
+      // overwrite the node it refers to).
+      std::optional<ConfigNode> name_at;
+      if (entry.is_map()) {
+        MapReader sr(entry);
+        name_at.emplace(sr.required("name"));
+        read_fields(sr, switch_node, kSwitchFields, false);  // in_switch_reduction
+        sr.finish();
+      } else {
+        name_at.emplace(entry);
+      }
+      switch_node.name = name_at->as_string();
+      if (switch_node.name.empty()) name_at->fail("a name must not be empty");
+      if (index.count(switch_node.name)) name_at->fail("duplicate node name '" + switch_node.name + "'");
+      index[switch_node.name] = g.nodes.size();
+      g.nodes.push_back(std::move(switch_node));
+    }
+  }
   add_nodes("hosts", NodeKind::host);
   double default_latency = 0.0;
   if (auto l = r.optional("latency")) default_latency = l->as_quantity(Dimension::time, false);
@@ -472,11 +533,63 @@ GraphTopology read_star(const ConfigNode& node, const SystemSpec& spec) {
   return g;
 }
 
+// ---- GPU clusters (gpu_cluster.hpp) -------------------------------------------------------------
+
+/// Reads `system.cluster` and expands it into spec's devices, groups and graph.
+void read_cluster(const ConfigNode& node, SystemSpec& spec, const std::string& base_directory) {
+  MapReader r(node);
+  ClusterTopology cluster;
+  read_fields(r, cluster, kClusterFields, false);
+  if (auto o = r.optional("oversubscription")) {
+    cluster.oversubscription = o->as_double();
+    if (!(cluster.oversubscription >= 1.0)) o->fail("must be >= 1 (got " + o->node().Scalar() + ")");
+  }
+  r.finish();
+  require_device_type(cluster.device_type, r.required("device_type"), spec, base_directory);
+  if (const ClusterProblem problem = cluster_problem(cluster); !problem.key.empty()) {
+    if (auto at = r.optional(problem.key)) at->fail(problem.message);
+    ConfigNode(node.node(), yaml::join_path(node.path(), problem.key), node.source_ptr()).fail(problem.message);
+  }
+  expand_cluster(cluster, spec);
+}
+
+// ---- Collectives ------------------------------------------------------------------------------
+
+/// The collectives a platform may name a default algorithm for (sim/collectives).
+const std::vector<std::string> kCollectives{"p2p",        "reduce_scatter", "all_gather",        "all_reduce",
+                                            "broadcast",  "all_to_all",     "all_to_all_direct", "rotate"};
+
+CollectiveSettings read_collectives(const ConfigNode& node) {
+  MapReader r(node);
+  CollectiveSettings settings;
+  if (auto algorithms = r.optional("algorithm")) {
+    if (!algorithms->is_map()) algorithms->fail("expected a map from collective names to algorithm names");
+    for (const auto& kv : algorithms->node()) {
+      const std::string key = ConfigNode(kv.first, algorithms->path(), node.source_ptr()).as_string();
+      const ConfigNode at_key(kv.first, yaml::join_path(algorithms->path(), key), node.source_ptr());
+      // "all_reduce" or "all_reduce.x": a collective, and optionally the torus axis it runs along.
+      const size_t dot = key.find('.');
+      const std::string collective = key.substr(0, dot);
+      if (std::find(kCollectives.begin(), kCollectives.end(), collective) == kCollectives.end())
+        at_key.fail("unknown collective '" + collective + "' (valid: " + join(kCollectives) +
+                    "; a key is a collective or collective.axis)");
+      if (dot != std::string::npos && dot + 1 == key.size()) at_key.fail("the axis after '.' must not be empty");
+      const ConfigNode value(kv.second, at_key.path(), node.source_ptr());
+      const std::string algorithm = value.as_string();
+      if (algorithm.empty()) value.fail("an algorithm name must not be empty");
+      settings.algorithm[key] = algorithm;
+    }
+  }
+  read_fields(r, settings, kCollectiveFields, false);  // channels, chunk, endpoint_overhead, protocol_efficiency
+  r.finish();
+  return settings;
+}
+
 }  // namespace
 
 // ---- Public API -------------------------------------------------------------------------------
 
-SystemSpec parse_system(const ConfigNode& root) {
+SystemSpec parse_system(const ConfigNode& root, const std::string& base_directory) {
   MapReader top(root);
   const ConfigNode system_node = top.required("system");
   top.finish();
@@ -486,12 +599,21 @@ SystemSpec parse_system(const ConfigNode& root) {
   spec.source_file = root.source().file;
   read_fields(r, spec, kSystemFields, false);  // name, description, precision
 
-  if (auto t = r.optional("device_types")) read_device_types(*t, spec);
-  auto groups = read_devices(r.required("devices"), spec);
-  read_groups(r.optional("groups"), std::move(groups), spec);
+  if (auto t = r.optional("device_types")) read_device_types(*t, spec, base_directory);
+  if (auto cluster = r.optional("cluster")) {
+    // The cluster places the devices and makes the groups `all` and `node<i>`; `groups` adds more.
+    if (auto d = r.optional("devices"))
+      d->fail("must be left out with cluster: the cluster places its GPUs (node<i>.gpu<g>)");
+    read_cluster(*cluster, spec, base_directory);
+    read_groups(r.optional("groups"), {}, spec);
+  } else {
+    auto groups = read_devices(r.required("devices"), spec, base_directory);
+    read_groups(r.optional("groups"), std::move(groups), spec);
+  }
+  if (auto c = r.optional("collectives")) spec.collectives = read_collectives(*c);
 
   // Exactly one topology.
-  static const std::vector<std::string> kTopologies{"torus", "graph", "star"};
+  static const std::vector<std::string> kTopologies{"torus", "graph", "star", "cluster"};
   std::optional<ConfigNode> chosen;
   std::string chosen_key;
   for (const auto& key : kTopologies) {
@@ -502,7 +624,8 @@ SystemSpec parse_system(const ConfigNode& root) {
     }
   }
   r.finish();
-  if (!chosen) system_node.fail("missing topology: give one of torus, graph, star");
+  if (!chosen) system_node.fail("missing topology: give one of torus, graph, star, cluster");
+  if (chosen_key == "cluster") return spec;  // expanded above
   if (chosen_key == "torus")
     spec.topology = read_torus(*chosen, spec);
   else if (chosen_key == "graph")
@@ -513,7 +636,8 @@ SystemSpec parse_system(const ConfigNode& root) {
 }
 
 SystemSpec load_system(const std::string& file, const std::vector<std::string>& overrides) {
-  return parse_system(yaml::load_file(file, overrides));
+  // Relative paths in the file (efficiency tables) start at its directory.
+  return parse_system(yaml::load_file(file, overrides), std::filesystem::path(file).parent_path().string());
 }
 
 }  // namespace partsim::topology

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/common/units.hpp"
+#include "topology/gpu_cluster.hpp"
 #include "topology/spec_fields.hpp"
 
 namespace partsim::topology {
@@ -62,10 +63,30 @@ void emit_design(YAML::Emitter& out, const FpgaDesign& d) {
   write_fields(out, d, kDesignFields);
 }
 
+/// The rows stay in their table: `efficiency_table` is written as given.
+void emit_calibrated(YAML::Emitter& out, const CalibratedDevice& d) {
+  out << YAML::Key << "kind" << YAML::Value << "calibrated";
+  write_fields(out, d, kCalibratedFields);
+}
+
 void emit_quantities(YAML::Emitter& out, const std::vector<double>& values, Dimension d) {
   out << YAML::Flow << YAML::BeginSeq;
   for (double v : values) out << q(v, d);
   out << YAML::EndSeq;
+}
+
+/// `collectives:`, left out while every setting is the default.
+void emit_collectives(YAML::Emitter& out, const CollectiveSettings& settings) {
+  if (settings == CollectiveSettings{}) return;
+  out << YAML::Key << "collectives" << YAML::Value << YAML::BeginMap;
+  if (!settings.algorithm.empty()) {
+    out << YAML::Key << "algorithm" << YAML::Value << YAML::BeginMap;
+    for (const auto& [collective, algorithm] : settings.algorithm)
+      out << YAML::Key << collective << YAML::Value << algorithm;
+    out << YAML::EndMap;
+  }
+  write_fields(out, settings, kCollectiveFields);  // channels, chunk, endpoint_overhead, protocol_efficiency
+  out << YAML::EndMap;
 }
 
 }  // namespace
@@ -83,11 +104,42 @@ std::string system_to_yaml(const SystemSpec& spec) {
       emit_template(out, *t);
     else if (const auto* d = std::get_if<FpgaDesign>(&type.model))
       emit_design(out, *d);
+    else if (const auto* c = std::get_if<CalibratedDevice>(&type.model))
+      emit_calibrated(out, *c);
     else
       emit_roofline(out, std::get<RooflineDevice>(type.model));
     out << YAML::EndMap;
   }
   out << YAML::EndMap;
+
+  // A cluster writes its parameters (the expansion is regenerated on reading) and the groups it did not
+  // generate.
+  if (spec.cluster) {
+    const ClusterTopology& c = *spec.cluster;
+    out << YAML::Key << "cluster" << YAML::Value << YAML::BeginMap;
+    write_fields(out, c, kClusterFields);
+    out << YAML::Key << "oversubscription" << YAML::Value << q(c.oversubscription, Dimension::count);
+    out << YAML::EndMap;
+    const std::vector<DeviceGroup> generated = cluster_groups(c);
+    size_t first_extra = 0;
+    while (first_extra < generated.size() && first_extra < spec.groups.size() &&
+           spec.groups[first_extra] == generated[first_extra])
+      ++first_extra;
+    if (first_extra < spec.groups.size()) {
+      out << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
+      for (size_t i = first_extra; i < spec.groups.size(); ++i) {
+        const auto& g = spec.groups[i];
+        out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << g.name;
+        out << YAML::Key << "devices" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (int d : g.devices) out << spec.device_names.at(static_cast<size_t>(d));
+        out << YAML::EndSeq << YAML::EndMap;
+      }
+      out << YAML::EndSeq;
+    }
+    emit_collectives(out, spec.collectives);
+    out << YAML::EndMap << YAML::EndMap;
+    return std::string(out.c_str()) + "\n";
+  }
 
   // Devices as runs of one type; names written only where they differ from the default "d<i>".
   out << YAML::Key << "devices" << YAML::Value << YAML::BeginSeq;
@@ -140,12 +192,25 @@ std::string system_to_yaml(const SystemSpec& spec) {
   } else {
     const auto& g = spec.graph();
     out << YAML::Key << "graph" << YAML::Value << YAML::BeginMap;
-    for (auto [key, kind] : {std::pair{"switches", NodeKind::switch_node}, std::pair{"hosts", NodeKind::host}}) {
-      std::vector<std::string> names;
-      for (const auto& node : g.nodes)
-        if (node.kind == kind) names.push_back(node.name);
-      if (!names.empty()) out << YAML::Key << key << YAML::Value << YAML::Flow << names;
+    // Switches: plain names, and a map for a switch that reduces in flight.
+    bool any_switch = false;
+    for (const auto& node : g.nodes) {
+      if (node.kind != NodeKind::switch_node) continue;
+      if (!any_switch) out << YAML::Key << "switches" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      any_switch = true;
+      if (node.in_switch_reduction) {
+        out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << node.name;
+        write_fields(out, node, kSwitchFields);  // in_switch_reduction
+        out << YAML::EndMap;
+      } else {
+        out << node.name;
+      }
     }
+    if (any_switch) out << YAML::EndSeq;
+    std::vector<std::string> hosts;
+    for (const auto& node : g.nodes)
+      if (node.kind == NodeKind::host) hosts.push_back(node.name);
+    if (!hosts.empty()) out << YAML::Key << "hosts" << YAML::Value << YAML::Flow << hosts;
     out << YAML::Key << "links" << YAML::Value << YAML::BeginSeq;
     for (const auto& l : g.links) {
       out << YAML::Flow << YAML::BeginMap;
@@ -155,6 +220,7 @@ std::string system_to_yaml(const SystemSpec& spec) {
     }
     out << YAML::EndSeq << YAML::EndMap;
   }
+  emit_collectives(out, spec.collectives);
   out << YAML::EndMap << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

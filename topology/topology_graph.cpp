@@ -1,17 +1,55 @@
 #include "topology/topology_graph.hpp"
 
 #include <boost/graph/dijkstra_shortest_paths.hpp>
+#include <boost/graph/strong_components.hpp>
 #include <boost/property_map/property_map.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <mutex>
 
 #include "sim/common/error.hpp"
 #include "sim/common/text.hpp"
 
 namespace partsim::topology {
+
+/// Distances to destinations of a graph system, computed when first asked for. Bounded: when the
+/// cached vectors would hold more than kMaxDoubles distances (256 MiB) they are all dropped and
+/// computed again as needed (a route to every destination of a 10^4-GPU cluster would otherwise keep
+/// 10^8 of them).
+struct TopologyGraph::DistanceCache {
+  using WeightedGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+                                              boost::property<boost::edge_weight_t, double>>;
+  static constexpr std::size_t kMaxDoubles = std::size_t{32} << 20;
+
+  explicit DistanceCache(std::size_t system_nodes) : reversed(system_nodes), to(system_nodes) {}
+
+  WeightedGraph reversed;  // every link reversed, weight 1/bandwidth (s/B)
+  std::mutex mutex;        // routes may be asked for from several threads
+  std::vector<std::shared_ptr<const std::vector<double>>> to;  // per destination system node
+  std::size_t cached_doubles = 0;
+};
+
+std::shared_ptr<const std::vector<double>> TopologyGraph::distances_to(int dst) const {
+  DistanceCache& cache = *distances_;
+  const std::lock_guard<std::mutex> lock(cache.mutex);
+  auto& slot = cache.to.at(static_cast<size_t>(dst));
+  if (slot) return slot;
+  const size_t n = static_cast<size_t>(system_node_count_);
+  auto dist = std::make_shared<std::vector<double>>(n, std::numeric_limits<double>::infinity());
+  boost::dijkstra_shortest_paths(
+      cache.reversed, static_cast<DistanceCache::WeightedGraph::vertex_descriptor>(dst),
+      boost::distance_map(boost::make_iterator_property_map(dist->begin(), boost::get(boost::vertex_index, cache.reversed))));
+  if (cache.cached_doubles + n > DistanceCache::kMaxDoubles) {
+    for (auto& cached : cache.to) cached.reset();
+    cache.cached_doubles = 0;
+  }
+  cache.cached_doubles += n;
+  slot = std::move(dist);
+  return slot;
+}
 
 namespace {
 
@@ -280,23 +318,34 @@ void TopologyGraph::build_graph_system() {
     system_out_[system_link_src_[id]].push_back(static_cast<int>(id));
   }
 
-  // Distances to every destination: Dijkstra on the reversed graph, weight 1/bandwidth (s/B).
-  using WeightedGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-                                              boost::property<boost::edge_weight_t, double>>;
-  WeightedGraph reversed(system_node_count_);
+  // Every system node must reach every other (one strongly connected component); the distances
+  // themselves are computed per destination when first needed (distances_to).
+  distances_ = std::make_shared<DistanceCache>(static_cast<size_t>(system_node_count_));
   for (std::size_t id = 0; id < links_.size(); ++id)
-    boost::add_edge(system_link_dst_[id], system_link_src_[id], 1.0 / links_[id].bandwidth, reversed);
-  dist_to_.assign(system_node_count_, {});
-  for (int dst = 0; dst < system_node_count_; ++dst) {
-    std::vector<double> dist(system_node_count_, std::numeric_limits<double>::infinity());
-    boost::dijkstra_shortest_paths(
-        reversed, static_cast<WeightedGraph::vertex_descriptor>(dst),
-        boost::distance_map(boost::make_iterator_property_map(dist.begin(), boost::get(boost::vertex_index, reversed))));
-    for (int s = 0; s < system_node_count_; ++s)
-      if (!(dist[s] < std::numeric_limits<double>::max()))  // Boost leaves unreached nodes at max()
-        throw InputError("system '" + spec_.name + "': no path from " + nodes_[system_node_to_node_[s]].name + " to " +
-                         nodes_[system_node_to_node_[dst]].name);
-    dist_to_[dst] = std::move(dist);
+    boost::add_edge(system_link_dst_[id], system_link_src_[id], 1.0 / links_[id].bandwidth, distances_->reversed);
+  std::vector<int> component(static_cast<size_t>(system_node_count_));
+  if (system_node_count_ > 0 && boost::strong_components(distances_->reversed, component.data()) > 1) {
+    // Name one pair without a path: node 0 and the first node outside its component, in the
+    // direction that is missing (breadth-first from node 0 over the links).
+    std::vector<char> reached(static_cast<size_t>(system_node_count_), 0);
+    std::vector<int> frontier{0};
+    reached[0] = 1;
+    while (!frontier.empty()) {
+      const int u = frontier.back();
+      frontier.pop_back();
+      for (int l : system_out_[static_cast<size_t>(u)])
+        if (!reached[static_cast<size_t>(system_link_dst_[l])]) {
+          reached[static_cast<size_t>(system_link_dst_[l])] = 1;
+          frontier.push_back(system_link_dst_[l]);
+        }
+    }
+    for (int s = 1; s < system_node_count_; ++s) {
+      if (component[static_cast<size_t>(s)] == component[0]) continue;
+      const std::string& first = nodes_[system_node_to_node_[0]].name;
+      const std::string& other = nodes_[system_node_to_node_[s]].name;
+      throw InputError("system '" + spec_.name + "': no path from " + (reached[static_cast<size_t>(s)] ? other : first) +
+                       " to " + (reached[static_cast<size_t>(s)] ? first : other));
+    }
   }
 }
 
@@ -408,7 +457,8 @@ Route TopologyGraph::system_route(int src, int dst) const {
   }
   // Graph: walk the shortest-path DAG towards dst, lowest next-node index (position in the file's
   // node list) first, then lowest link id.
-  const auto& dist = dist_to_.at(dst);
+  const std::shared_ptr<const std::vector<double>> distances = distances_to(dst);
+  const std::vector<double>& dist = *distances;
   int u = src;
   while (u != dst) {
     int best = -1;

@@ -14,8 +14,10 @@
 //    (system_spec.hpp, TorusTopology);
 //  - graph: the path minimising the sum of 1/bandwidth over its links, ties broken towards the
 //    lowest next-node index at every hop (system_spec.hpp, GraphTopology), computed with Boost's
-//    dijkstra_shortest_paths on the reversed graph (distance to the destination), then walked from
-//    the source greedily, so it is deterministic;
+//    dijkstra_shortest_paths on the reversed graph (distance to the destination, when a route to
+//    that destination is first asked for, then kept), then walked from the source greedily, so it is
+//    deterministic. A route may pass through a device (a GPU cluster's cross-rail route does:
+//    topology/gpu_cluster.hpp);
 //  - core granularity (template chips only): a chip's cores sit on a bidirectional on-chip ring
 //    (shorter direction, ties towards +) or on a split bus (a bus node every core links to); the
 //    chip-to-chip links attach to "port" cores spread evenly round the ring (torus port of
@@ -27,6 +29,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -145,7 +148,12 @@ class TopologyGraph {
   std::vector<int> system_node_to_node_;               // system node -> node id (devices: core 0)
   std::vector<int> system_link_src_, system_link_dst_;  // system link -> system node ids
   std::vector<std::vector<int>> plus_link_, minus_link_;  // [dim][device] -> link id or -1
-  std::vector<std::vector<double>> dist_to_;          // graph: [dst system node][system node] s/B
+  // graph: distances (s/B) to a destination system node from every system node, computed when a
+  // route first needs them (construction stays O(nodes + links) for clusters of 10^4 GPUs). Shared
+  // by copies of this graph, which have the same links.
+  struct DistanceCache;
+  std::shared_ptr<DistanceCache> distances_;
+  std::shared_ptr<const std::vector<double>> distances_to(int dst_system_node) const;
   std::vector<std::vector<int>> system_out_;          // graph: system node -> outgoing system links
   std::vector<int> system_rank_;                      // graph: system node -> index in GraphTopology::nodes
 

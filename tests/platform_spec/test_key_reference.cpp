@@ -133,6 +133,12 @@ const std::string kRooflineGraph =
 const std::string kStar =
     "system:\n  name: s\n  devices: [{type: tpu_v2, count: 2}]\n  star: {latency: 0s}\n";
 
+const std::string kCluster =
+    "system:\n  name: c\n  device_types:\n"
+    "    g: {kind: calibrated, peak_fp32: 1TFLOP/s, peak_fp16: 2TFLOP/s, peak_vector: 1TFLOP/s, memory: 1GiB,\n"
+    "        memory_bandwidth: 1TB/s, efficiency_table: " PARTSIM_TEST_DATA_DIR "/tables/test_gpu.yaml}\n"
+    "  cluster: {nodes: 2, device_type: g, nvlink_bandwidth: 1GB/s, nic_bandwidth: 1GB/s}\n";
+
 TEST(KeyReference, ParserAllowsExactlyEachTablesKeys) {
   EXPECT_EQ(allowed_keys(kTemplateTorus, "system.zz=1"), keys_of(kSystemFields));
   std::vector<std::string> template_keys = keys_of(kDeviceTypeFields);
@@ -151,6 +157,10 @@ TEST(KeyReference, ParserAllowsExactlyEachTablesKeys) {
   EXPECT_EQ(allowed_keys(kRooflineGraph, "system.graph.zz=1"), keys_of(kGraphFields));
   EXPECT_EQ(allowed_keys(kRooflineGraph, "system.graph.links[1].zz=1"), keys_of(kLinkFields));
   EXPECT_EQ(allowed_keys(kStar, "system.star.zz=1"), keys_of(kStarFields));
+  EXPECT_EQ(allowed_keys(kStar, "system.collectives.zz=1"), keys_of(kCollectiveFields));
+  EXPECT_EQ(allowed_keys(kRooflineGraph, "system.graph.switches[0]={name: s, zz: 1}"), keys_of(kSwitchFields));
+  EXPECT_EQ(allowed_keys(kCluster, "system.cluster.zz=1"), keys_of(kClusterFields));
+  EXPECT_EQ(allowed_keys(kCluster, "system.device_types.g.zz=1"), keys_of(kDeviceTypeFields, kCalibratedFields));
 }
 
 }  // namespace

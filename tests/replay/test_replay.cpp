@@ -14,6 +14,7 @@
 #include "sim/common/error.hpp"
 #include "sim/replay/replay.hpp"
 #include "tests/topology_graph/spec_builders.hpp"
+#include "topology/efficiency_table.hpp"
 #include "topology/system_parser.hpp"
 
 using namespace partsim;
@@ -60,6 +61,19 @@ TEST(ReplayRoutes, UnidirectionalRingSameRoutes) {
 
 TEST(ReplayRoutes, F1GraphSameRoutesAsTopologyGraph) {
   expect_same_routes(TopologyGraph(config("f1_16xlarge")));
+}
+
+TEST(ReplayRoutes, DgxA100ClusterSameRoutesAsTopologyGraph) {
+  // configs/dgx_a100.yaml at 2 nodes (16 GPUs, 2 NVSwitches, 8 rail leaves): every GPU pair's route,
+  // PXN's cross-rail routes through a GPU included, is installed link by link. The efficiency table
+  // is the test table unless the A100's is built in (routes do not depend on it).
+  std::vector<std::string> overrides{"system.cluster.nodes=2"};
+  if (!topology::find_builtin_efficiency_table("a100_sxm4_80gb"))
+    overrides.push_back("system.device_types.gpu.efficiency_table=" + std::string(PARTSIM_TEST_DATA_DIR) +
+                        "/tables/test_gpu.yaml");
+  const TopologyGraph g(topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/dgx_a100.yaml", overrides));
+  EXPECT_EQ(g.device_count(), 16);
+  expect_same_routes(g);
 }
 
 TEST(ReplayRoutes, CoreGranularitySameRoutes) {
