@@ -167,6 +167,21 @@ Schedule build_with(const Algorithm& algorithm, const std::string& collective, d
   return s;
 }
 
+Participants participants_of(const std::vector<int>& devices, const topology::TopologyGraph& graph) {
+  Participants who;
+  who.devices = devices;
+  if (graph.is_torus() && static_cast<int>(devices.size()) == graph.device_count())
+    for (int k = 0; k < graph.dimensions(); ++k)
+      if (graph.dim_size(k) > 1) who.torus_axes.push_back(k);
+  return who;
+}
+
+Schedule collective_schedule(const std::string& collective, const std::vector<int>& devices, double bytes,
+                             const std::string& requested, const topology::TopologyGraph& graph) {
+  const Participants who = participants_of(devices, graph);
+  return build_with(choose_algorithm(collective, requested, who, graph), collective, bytes, who, graph);
+}
+
 int ring_pass(Schedule& s, const std::vector<std::vector<int>>& rings, double bytes, bool bidirectional, int step0) {
   int steps = 0;
   for (const auto& ring : rings) steps = std::max(steps, static_cast<int>(ring.size()) - 1);

@@ -121,6 +121,16 @@ Fabric fabric_of(const Participants& who, const topology::TopologyGraph& graph);
 Schedule build_with(const Algorithm& algorithm, const std::string& collective, double bytes,
                     const Participants& who, const topology::TopologyGraph& graph);
 
+/// The participants `devices` (in ring order) on `graph`: with their torus axes when they are every
+/// device of a torus (the torus algorithm then applies).
+Participants participants_of(const std::vector<int>& devices, const topology::TopologyGraph& graph);
+
+/// `collective` of `bytes` per device over `devices` by `requested` (or the platform's or built-in
+/// default: choose_algorithm), as a device schedule (build_with). What the lowerings and the
+/// planners that price collectives on the topology (DeePa's update) share.
+Schedule collective_schedule(const std::string& collective, const std::vector<int>& devices, double bytes,
+                             const std::string& requested, const topology::TopologyGraph& graph);
+
 // ---- helpers the builders share ------------------------------------------------------------------
 
 /// Ring reduce-scatter or all-gather over each of `rings` at once, from step `step0`: (p - 1) steps in

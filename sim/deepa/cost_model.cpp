@@ -5,6 +5,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "sim/collectives/algorithm_registry.hpp"
 #include "sim/common/error.hpp"
 #include "sim/devices/shard_compute.hpp"
 #include "sim/lowering/layer_geometry.hpp"
@@ -377,7 +378,7 @@ NodeCost CostModel::node_cost(std::size_t v, int config) const {
     }
     cost.compute_s = std::max(cost.compute_s, t);
   }
-  // update(c): ring all-reduce of each replica group (the workers holding the same weights).
+  // update(c): all-reduce of each replica group (the workers holding the same weights).
   if (mode_ != plan::Mode::training || L.q.params <= 0) return cost;
   std::map<std::vector<plan::Range>, std::vector<std::size_t>> replicas;
   for (std::size_t k = 0; k < lb.boxes.size(); ++k) replicas[lowering::weight_key(L, lb.boxes[k].box)].push_back(k);
@@ -404,25 +405,21 @@ NodeCost CostModel::node_cost(std::size_t v, int config) const {
     }
     return cost;
   }
-  double hop_latency = 0;
-  int steps = 0;
+  // All replica groups at once, each by the platform's all-reduce algorithm (a ring in the group's
+  // order unless the platform names another: sim/collectives/algorithm_registry.hpp): the step rule
+  // over their merged schedules, so links the groups share are charged to every step that uses them.
+  collectives::Schedule all;
   for (const auto& [key, members] : replicas) {
-    const std::size_t r = members.size();
-    if (r < 2) continue;
+    if (members.size() < 2) continue;
     const double bytes = static_cast<double>(L.q.params) * lowering::weight_fraction(L, lb.boxes[members.front()].box, extent) * bpe_;
-    const double per_hop = 2.0 * static_cast<double>(r - 1) / static_cast<double>(r) * bytes;
-    for (std::size_t i = 0; i < r; ++i) {
-      const int src = lb.boxes[members[i]].device, dst = lb.boxes[members[(i + 1) % r]].device;
-      loads.add(src, dst, per_hop);
-      hop_latency = std::max(hop_latency, topology_.route_latency(topology_.device_route(src, dst)));
-    }
-    steps = std::max(steps, 2 * static_cast<int>(r - 1));
+    std::vector<int> devices;
+    for (std::size_t m : members) devices.push_back(lb.boxes[m].device);
+    all = collectives::merge(all, collectives::collective_schedule("all_reduce", devices, bytes, "", topology_));
   }
-  if (loads.bytes() > 0) {
-    cost.update_s = loads.time_s() + hop_latency * (steps - 1);  // time_s() holds one hop's latency
-    cost.update_bytes = loads.bytes();
+  if (!all.transfers.empty()) {
+    cost.update_s = collectives::evaluate(collectives::lower_to_nodes(all, topology_), topology_);
+    for (const auto& t : all.transfers) cost.update_bytes += t.bytes;
   }
-  loads.clear();
   return cost;
 }
 

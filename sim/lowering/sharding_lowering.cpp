@@ -327,17 +327,10 @@ class ShardingLowerer {
   /// torus takes part, a ring in the given order otherwise (collectives/algorithm_registry.hpp).
   collectives::Schedule collective_schedule(const std::string& collective, const std::vector<int>& devices,
                                             double bytes) const {
-    const topology::TopologyGraph& graph = chip_topology();
-    collectives::Participants who;
-    who.devices = devices;
-    if (graph.is_torus() && static_cast<int>(devices.size()) == c_.spec.device_count())
-      for (int k = 0; k < graph.dimensions(); ++k)
-        if (graph.dim_size(k) > 1) who.torus_axes.push_back(k);
     const auto& chosen = c_.plan.schedule.collective_algorithms;
     const auto it = chosen.find(collective);
-    const collectives::Algorithm& algorithm =
-        collectives::choose_algorithm(collective, it == chosen.end() ? "" : it->second, who, graph);
-    return collectives::build_with(algorithm, collective, bytes, who, graph);
+    return collectives::collective_schedule(collective, devices, bytes, it == chosen.end() ? "" : it->second,
+                                            chip_topology());
   }
 
 

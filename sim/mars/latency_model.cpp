@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "sim/collectives/formulas.hpp"
 #include "sim/common/error.hpp"
 #include "sim/devices/shard_compute.hpp"
 #include "sim/lowering/layer_geometry.hpp"
@@ -114,11 +115,17 @@ const LayerCost& LatencyModel::layer_cost(std::size_t v, int set, int design, co
     double weights = L.q.weight_elements * lowering::weight_fraction(L, db.box, e) * bpe_;
     if (ring > 1) {
       const double slice = weights_ss ? weights / static_cast<double>(ring) : in / static_cast<double>(ring);
-      c.rotation_s = std::max(c.rotation_s, static_cast<double>(ring - 1) * slice / bw);
+      // SS (§IV): ring - 1 rotations of a slice to the next accelerator of the set (no latency in §V's model).
+      c.rotation_s = std::max(c.rotation_s, static_cast<double>(ring - 1) *
+                                                collectives::rotate_time({static_cast<int>(ring), 0.0, bw, false}, slice));
       if (weights_ss) weights /= static_cast<double>(ring);
       else in /= static_cast<double>(ring) / 2.0;  // the slice computed and the one arriving
     }
-    if (reduction > 1) c.allreduce_s = std::max(c.allreduce_s, static_cast<double>(reduction - 1) * out / reduction / bw);
+    // Partial sums of the output reduced over the set: a ring reduce-scatter of the output (the
+    // registry's ring formula, collectives/formulas.hpp, without latency as §V's model has none).
+    if (reduction > 1)
+      c.allreduce_s = std::max(c.allreduce_s, collectives::ring_reduce_scatter_time(
+                                                  {static_cast<int>(reduction), 0.0, bw, false}, out));
     c.weights_bytes = std::max(c.weights_bytes, weights);
     c.activation_bytes = std::max(c.activation_bytes, in + out);
   }

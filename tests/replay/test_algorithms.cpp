@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 #include <string>
 
 #include "sim/collectives/algorithm_registry.hpp"
@@ -72,17 +73,21 @@ Request request(const std::string& collective, double bytes, const std::string& 
 
 struct Case {
   std::string name;
-  std::string platform;  // star8, star8_reducing, ring8, torus4x4, two_level_2x4
+  std::string platform;  // star8, star8_reducing, ring8, ring8_bidirectional, torus4x4, two_level_2x4
   std::string algorithm;
   std::string collective;
   double bytes;
   bool formula_exact;  // the alpha-beta formula's assumptions hold here
+  bool contended = false;  // transfers of one step share links unevenly: the step rule is a lower bound
 };
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 topology::SystemSpec platform(const std::string& name) {
   if (name == "star8") return star(8);
   if (name == "star8_reducing") return star(8, true);
   if (name == "ring8") return ring_of(8);
+  if (name == "ring8_bidirectional") return test::torus_spec({8}, {kLinkBandwidth}, {kLinkLatency}, true);
   if (name == "torus4x4") return test::torus_spec({4, 4}, {kLinkBandwidth, kLinkBandwidth}, {kLinkLatency, kLinkLatency}, true);
   return two_level(2, 4);
 }
@@ -98,9 +103,15 @@ TEST_P(AlgorithmOnPlatform, ReplayEqualsStepRuleAndFormula) {
   const double step_rule = evaluate(lower_to_nodes(s, g), g);
   ASSERT_GT(step_rule, 0);
   const auto replayed = replay::replay(g, s);
-  EXPECT_NEAR(replayed.simulated_s, step_rule, 1e-3 * step_rule) << "SimGrid against the step rule";
+  if (c.contended) {  // max-min sharing of uneven loads: SimGrid takes longer than the busiest link alone
+    EXPECT_GE(replayed.simulated_s, step_rule * (1 - 1e-3)) << "SimGrid against the step rule";
+  } else {
+    EXPECT_NEAR(replayed.simulated_s, step_rule, 1e-3 * step_rule) << "SimGrid against the step rule";
+  }
   const double formula = formula_time(r, g);
-  if (c.formula_exact) EXPECT_NEAR(formula, step_rule, 1e-3 * step_rule) << "alpha-beta formula against the step rule";
+  if (c.formula_exact) {
+    EXPECT_NEAR(formula, step_rule, 1e-3 * step_rule) << "alpha-beta formula against the step rule";
+  }
 }
 
 std::string case_name(const testing::TestParamInfo<Case>& info) { return info.param.name; }
@@ -110,11 +121,11 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(Case{"RingOnRing", "ring8", "ring", "all_reduce", 64e6, true},
                     Case{"RingOnStar", "star8", "ring", "all_reduce", 64e6, true},
                     Case{"RingReduceScatterOnStar", "star8", "ring", "reduce_scatter", 64e6, true},
-                    Case{"BidirectionalRingOnStar", "star8", "ring_bidirectional", "all_gather", 64e6, true},
+                    Case{"BidirectionalRingOnBidirectionalRing", "ring8_bidirectional", "ring_bidirectional", "all_gather", 64e6, true},
                     Case{"TorusOnTorus", "torus4x4", "torus", "all_reduce", 64e6, true},
                     Case{"DirectOnStar", "star8", "direct", "all_reduce", 64e6, true},
                     Case{"HalvingDoublingOnStar", "star8", "halving_doubling", "all_reduce", 64e6, true},
-                    Case{"HalvingDoublingOnRing", "ring8", "halving_doubling", "reduce_scatter", 64e6, false},
+                    Case{"HalvingDoublingOnRing", "ring8", "halving_doubling", "reduce_scatter", 64e6, false, true},
                     Case{"TreeOnStar", "star8", "double_binary_tree", "all_reduce", 64e6, false},
                     Case{"InSwitchOnStar", "star8_reducing", "in_switch", "all_reduce", 64e6, true},
                     Case{"InSwitchReduceScatter", "star8_reducing", "in_switch", "reduce_scatter", 64e6, true},

@@ -78,7 +78,10 @@ TEST(Simrun, BadInputIsOneLineAndExitCode2) {
   for (const std::string args : {"--collective allreduce --bytes 1MB", "--collective all_reduce --bytes 1XB",
                                  "--collective rotate --bytes 1MB --axis all", "--collective all_reduce --bytes 1MB --granularity cores",
                                  "--collective all_reduce --bytes 1MB --group nope", "--collective p2p --bytes 1MB --dst 64",
-                                 "--collective all_reduce", "--bytes 1MB"}) {
+                                 "--collective all_reduce", "--bytes 1MB",
+                                 "--collective all_reduce --bytes 1MB --algorithm nope",
+                                 "--collective all_reduce --bytes 1MB --axis x --algorithm ring",
+                                 "--collective broadcast --bytes 1MB --algorithm ring"}) {
     std::string out;
     EXPECT_EQ(run(kSimrun + " --config " + kConfigs + "torus_8pf.yaml " + args, &out), 2) << args;
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << ": " << out;
