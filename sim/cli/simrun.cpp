@@ -195,8 +195,9 @@ int collective_mode(const Options& o) {
               graph.link_count());
   std::printf("collective   %s%s%s, %s per device, %s%s, %d steps\n", o.collective.c_str(),
               algorithm_name.empty() ? "" : " by ", algorithm_name.c_str(),
-              units::format(*bytes, units::Dimension::bytes).c_str(), o.group.empty() ? "axis " : "group ",
-              o.group.empty() ? j["axis"].get<std::string>().c_str() : o.group.c_str(), schedule.step_count);
+              units::format(*bytes, units::Dimension::bytes).c_str(), o.group.empty() && graph.is_torus() ? "axis " : "group ",
+              o.group.empty() ? (graph.is_torus() ? j["axis"].get<std::string>().c_str() : "all") : o.group.c_str(),
+              schedule.step_count);
   std::printf("simulated    %s\n", seconds(stats.simulated_s).c_str());
   std::printf("closed form  %s  (step rule over the routes)\n", seconds(closed_form).c_str());
   if (!std::isnan(formula)) std::printf("formula      %s  (textbook, chip level)\n", seconds(formula).c_str());
