@@ -18,67 +18,21 @@
 
 #include "sim/common/text.hpp"
 #include "sim/common/units.hpp"
+#include "topology/collective_settings_reader.hpp"
 #include "topology/device_presets.hpp"
 #include "topology/efficiency_table.hpp"
+#include "topology/field_reader.hpp"
 #include "topology/gpu_cluster.hpp"
 #include "topology/spec_fields.hpp"
 
 namespace partsim::topology {
 namespace {
 
+using field_reader::has_required_keys;
+using field_reader::read_fields;
 using units::Dimension;
 using yaml::ConfigNode;
 using yaml::MapReader;
-
-// ---- Field tables (spec_fields.hpp) ------------------------------------------------------------
-
-/// Reads one bound row's value from `n` into its member of `object`.
-template <class S, class T>
-void read_value(const ConfigNode& n, S& object, const Field<S, T>& field) {
-  T& value = object.*field.member;
-  if constexpr (std::is_same_v<T, int>) {
-    value = n.as_positive_int();
-  } else if constexpr (std::is_same_v<T, double>) {
-    if (field.unit.kind == FieldKind::fraction) {
-      value = n.as_double();
-      if (!(value > 0.0 && value <= 1.0)) n.fail("must be in (0, 1] (got " + n.node().Scalar() + ")");
-    } else {
-      value = n.as_quantity(field.unit.dimension, field.unit.positive);
-    }
-  } else if constexpr (std::is_same_v<T, bool>) {
-    value = n.as_bool();
-  } else if constexpr (std::is_same_v<T, std::string>) {
-    value = n.as_string();
-    if (field.unit.kind == FieldKind::name && value.empty()) n.fail("must not be empty");
-  } else {
-    static_assert(std::is_enum_v<T>);
-    const auto& names = ChoiceNames<T>::names;
-    const std::string chosen = n.as_enum(std::vector<std::string>(names.begin(), names.end()));
-    value = static_cast<T>(std::find(names.begin(), names.end(), chosen) - names.begin());
-  }
-}
-
-/// Reads the bound rows of `table` from `r`, in table order. A key left out keeps its member's value
-/// (the initializer, or the preset's when `has_base`); a required key left out without a base is
-/// an error. HandField rows are the caller's.
-template <class S, class Table>
-void read_fields(MapReader& r, S& object, const Table& table, bool has_base) {
-  for_each_field(table, [&](const auto& field) {
-    if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(field)>, HandField>) {
-      if (auto n = r.optional(field.key))
-        read_value(*n, object, field);
-      else if (field.need == Need::required && !has_base)
-        r.required(field.key);  // throws "missing required key"
-    }
-  });
-}
-
-template <class Table>
-bool has_required_keys(const Table& table) {
-  bool any = false;
-  for_each_field(table, [&](const auto& field) { any = any || field.need == Need::required; });
-  return any;
-}
 
 // ---- Small readers ------------------------------------------------------------------------------
 
@@ -553,38 +507,6 @@ void read_cluster(const ConfigNode& node, SystemSpec& spec, const std::string& b
   expand_cluster(cluster, spec);
 }
 
-// ---- Collectives ------------------------------------------------------------------------------
-
-/// The collectives a platform may name a default algorithm for (sim/collectives).
-const std::vector<std::string> kCollectives{"p2p",        "reduce_scatter", "all_gather",        "all_reduce",
-                                            "broadcast",  "all_to_all",     "all_to_all_direct", "rotate"};
-
-CollectiveSettings read_collectives(const ConfigNode& node) {
-  MapReader r(node);
-  CollectiveSettings settings;
-  if (auto algorithms = r.optional("algorithm")) {
-    if (!algorithms->is_map()) algorithms->fail("expected a map from collective names to algorithm names");
-    for (const auto& kv : algorithms->node()) {
-      const std::string key = ConfigNode(kv.first, algorithms->path(), node.source_ptr()).as_string();
-      const ConfigNode at_key(kv.first, yaml::join_path(algorithms->path(), key), node.source_ptr());
-      // "all_reduce" or "all_reduce.x": a collective, and optionally the torus axis it runs along.
-      const size_t dot = key.find('.');
-      const std::string collective = key.substr(0, dot);
-      if (std::find(kCollectives.begin(), kCollectives.end(), collective) == kCollectives.end())
-        at_key.fail("unknown collective '" + collective + "' (valid: " + join(kCollectives) +
-                    "; a key is a collective or collective.axis)");
-      if (dot != std::string::npos && dot + 1 == key.size()) at_key.fail("the axis after '.' must not be empty");
-      const ConfigNode value(kv.second, at_key.path(), node.source_ptr());
-      const std::string algorithm = value.as_string();
-      if (algorithm.empty()) value.fail("an algorithm name must not be empty");
-      settings.algorithm[key] = algorithm;
-    }
-  }
-  read_fields(r, settings, kCollectiveFields, false);  // channels, chunk, endpoint_overhead, protocol_efficiency
-  r.finish();
-  return settings;
-}
-
 }  // namespace
 
 // ---- Public API -------------------------------------------------------------------------------
@@ -610,7 +532,7 @@ SystemSpec parse_system(const ConfigNode& root, const std::string& base_director
     auto groups = read_devices(r.required("devices"), spec, base_directory);
     read_groups(r.optional("groups"), std::move(groups), spec);
   }
-  if (auto c = r.optional("collectives")) spec.collectives = read_collectives(*c);
+  if (auto c = r.optional("collectives")) spec.collectives = read_collective_settings(*c);
 
   // Exactly one topology.
   static const std::vector<std::string> kTopologies{"torus", "graph", "star", "cluster"};
