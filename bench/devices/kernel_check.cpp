@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/devices/device_model.hpp"
+#include "topology/spec_fields.hpp"
 #include "topology/system_parser.hpp"
 
 using namespace partsim;
@@ -29,10 +30,10 @@ int usage() {
   return 0;
 }
 
+/// The operator class of a name, as the platform file writes it (spec_fields.hpp).
 topology::OperatorClass op_of(const std::string& name) {
-  const char* names[] = {"gemm", "conv", "attention", "flash_attention", "normalization", "softmax",
-                         "elementwise", "embedding", "optimizer"};
-  for (int i = 0; i < 9; ++i)
+  const auto& names = topology::ChoiceNames<topology::OperatorClass>::names;
+  for (std::size_t i = 0; i < names.size(); ++i)
     if (name == names[i]) return static_cast<topology::OperatorClass>(i);
   throw std::runtime_error("unknown operator class '" + name + "'");
 }

@@ -133,10 +133,8 @@ int collective_mode(const Options& o) {
   request.chunks = o.chunks;
   request.algorithm = o.algorithm;
   const collectives::Schedule device_schedule = collectives::build_schedule(request, graph);
-  const bool reducing = request.collective == "reduce_scatter" || request.collective == "all_gather" ||
-                        request.collective == "all_reduce";
   const std::string algorithm_name =
-      reducing ? collectives::choose_algorithm(request.collective, request.algorithm,
+      collectives::is_reducing(request.collective) ? collectives::choose_algorithm(request.collective, request.algorithm,
                                                collectives::participants(request, graph), graph, request.axis).name
                : std::string();
   const collectives::Schedule schedule = collectives::lower_to_nodes(device_schedule, graph);

@@ -17,6 +17,7 @@
 // replay is compared with; the alpha-beta formula equals it where the formula's assumptions hold
 // (uniform links, no shared link inside a step), which tests/collectives checks entry by entry.
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -32,6 +33,12 @@ namespace partsim::collectives {
 inline const std::vector<std::string>& reducing_collectives() {
   static const std::vector<std::string> names = {"reduce_scatter", "all_gather", "all_reduce"};
   return names;
+}
+
+/// True for reduce_scatter, all_gather and all_reduce: the collectives the registry's algorithms run.
+inline bool is_reducing(const std::string& collective) {
+  const auto& names = reducing_collectives();
+  return std::find(names.begin(), names.end(), collective) != names.end();
 }
 
 /// Who takes part in a collective and how they sit on the platform.

@@ -24,10 +24,6 @@ const std::vector<CollectiveInfo> kCollectives = {
     {"rotate", "neighbour rotation: every device sends S to its + neighbour along --axis x|y (or group ring)"},
 };
 
-bool is_reducing(const std::string& name) {
-  return name == "reduce_scatter" || name == "all_gather" || name == "all_reduce";
-}
-
 struct Resolved {
   bool on_axes = false;
   std::vector<int> dims;   // torus axes used, in order (axes of size 1 left out)
