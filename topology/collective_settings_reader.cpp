@@ -41,7 +41,21 @@ CollectiveSettings read_collective_settings(const ConfigNode& node) {
       settings.algorithm[key] = algorithm;
     }
   }
-  read_fields(r, settings, kCollectiveFields, false);  // channels, chunk, endpoint_overhead, protocol_efficiency
+  if (auto protocols = r.optional("protocols")) {
+    if (!protocols->is_map()) protocols->fail("expected a map from protocol names to {base_latency, step_latency, efficiency}");
+    for (const auto& kv : protocols->node()) {
+      CollectiveProtocol protocol;
+      protocol.name = ConfigNode(kv.first, protocols->path(), node.source_ptr()).as_string();
+      const ConfigNode value(kv.second, yaml::join_path(protocols->path(), protocol.name), node.source_ptr());
+      if (protocol.name.empty()) value.fail("a protocol name must not be empty");
+      MapReader pr(value);
+      read_fields(pr, protocol, kProtocolFields, false);  // base_latency, step_latency, efficiency
+      pr.finish();
+      settings.protocols.push_back(protocol);
+    }
+  }
+  // channels, chunk, endpoint_overhead, protocol_efficiency, in_switch_efficiency
+  read_fields(r, settings, kCollectiveFields, false);
   r.finish();
   return settings;
 }

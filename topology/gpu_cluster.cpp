@@ -97,7 +97,8 @@ void expand_cluster(const ClusterTopology& c, SystemSpec& spec) {
   auto node_switch = [](int n) { return "node" + std::to_string(n) + ".nvswitch"; };
   for (int n = 0; n < c.nodes; ++n) g.nodes.push_back({node_switch(n), NodeKind::switch_node, "", c.in_switch_reduction});
   for (int d = 0; d < gpus; ++d)
-    g.links.push_back({spec.device_names[static_cast<size_t>(d)], node_switch(d / c.gpus_per_node), c.nvlink_bandwidth,
+    g.links.push_back({spec.device_names[static_cast<size_t>(d)], node_switch(d / c.gpus_per_node),
+                       c.nvlink_bandwidth * c.nvlink_efficiency,
                        c.nvlink_latency, false});
 
   if (c.nodes > 1) {

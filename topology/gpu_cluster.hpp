@@ -8,8 +8,8 @@
 //  - Devices, node-major (device index = node x gpus_per_node + gpu, Megatron-LM's rank order), named
 //    `node<i>.gpu<g>`, all of type `device_type`. Groups: `all`, then `node<i>` for every node.
 //  - Inside node i: one switch `node<i>.nvswitch` (the NVSwitches of a DGX together, with
-//    `in_switch_reduction` from the key); each GPU has one link to it at nvlink_bandwidth and
-//    nvlink_latency (all of the GPU's NVLinks as one link, per direction).
+//    `in_switch_reduction` from the key); each GPU has one link to it at nvlink_bandwidth x
+//    nvlink_efficiency and nvlink_latency (all of the GPU's NVLinks as one link, per direction).
 //  - NICs: GPU g uses NIC g x nics_per_node / gpus_per_node. With one NIC per GPU the NIC and its
 //    cable are the GPU's link to its leaf switch (nic_bandwidth, network_latency); when GPUs share a
 //    NIC, the NIC is a node `node<i>.nic<r>` joined to each of its GPUs at nic_bandwidth with no

@@ -141,6 +141,7 @@ std::string key_reference_table(std::string_view block) {
     add_rows<ClusterTopology>(out, "", kClusterFields);
   } else if (block == "collectives") {
     add_rows<CollectiveSettings>(out, "", kCollectiveFields);
+    add_rows<CollectiveProtocol>(out, "protocols.<name>.", kProtocolFields);
   } else {
     throw Error("no key reference block '" + std::string(block) + "'");
   }

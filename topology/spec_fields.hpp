@@ -416,6 +416,9 @@ inline constexpr std::tuple kClusterFields{
           Need::required, "per GPU and direction, GPU <-> the node's switch (all of a GPU's NVLinks together)"},
     Field{"nvlink_latency", &ClusterTopology::nvlink_latency, as_quantity_or_zero(units::Dimension::time),
           Need::defaulted, "per NVLink hop (GPU -> switch or switch -> GPU)"},
+    Field{"nvlink_efficiency", &ClusterTopology::nvlink_efficiency, as_fraction(), Need::defaulted,
+          "fraction of nvlink_bandwidth any payload gets (packet and protocol overhead); the NVLink links carry "
+          "nvlink_bandwidth x nvlink_efficiency"},
     Field{"in_switch_reduction", &ClusterTopology::in_switch_reduction, as_flag(), Need::defaulted,
           "the node switch reduces data in flight (NVLink SHARP, NVSwitch gen 3)"},
     Field{"nics_per_node", &ClusterTopology::nics_per_node, as_count(), Need::defaulted,
@@ -449,6 +452,23 @@ inline constexpr std::tuple kCollectiveFields{
           Need::defaulted, "per message, paid once per step by the sender and the receiver"},
     Field{"protocol_efficiency", &CollectiveSettings::protocol_efficiency, as_fraction(), Need::defaulted,
           "fraction of a link's bandwidth the payload gets (protocol headers, flags)"},
+    Field{"in_switch_efficiency", &CollectiveSettings::in_switch_efficiency, as_fraction(), Need::defaulted,
+          "fraction of the port bandwidth a reduction in the switch gets, on top of protocol_efficiency "
+          "(algorithm in_switch; hierarchical inside a reducing switch)"},
+    HandField{"protocols", "map name -> {base_latency, step_latency, efficiency}", Need::optional,
+              "the protocols a collective chooses among, as NCCL's LL, LL128 and Simple: the one whose closed form "
+              "is fastest for the size runs (ties: the first listed)",
+              "`{}` (one protocol: no per-call cost, endpoint_overhead per step, protocol_efficiency)"},
+};
+
+// ---- system.collectives.protocols.<name> (CollectiveProtocol) ---------------------------------
+inline constexpr std::tuple kProtocolFields{
+    Field{"base_latency", &CollectiveProtocol::base_latency, as_quantity_or_zero(units::Dimension::time),
+          Need::defaulted, "once per collective call (NCCL tuning.cc baseLat)"},
+    Field{"step_latency", &CollectiveProtocol::step_latency, as_quantity_or_zero(units::Dimension::time),
+          Need::defaulted, "per step, on top of endpoint_overhead (NCCL tuning.cc hwLat)"},
+    Field{"efficiency", &CollectiveProtocol::efficiency, as_fraction(), Need::defaulted,
+          "fraction of the bandwidth the protocol's payload gets, on top of protocol_efficiency"},
 };
 
 static_assert(well_formed_table(kSystemFields) && well_formed_table(kDeviceTypeFields) &&
@@ -459,6 +479,6 @@ static_assert(well_formed_table(kSystemFields) && well_formed_table(kDeviceTypeF
               well_formed_table(kStarFields) && well_formed_table(kCalibratedFields) &&
               well_formed_table(kEfficiencyTableFields) && well_formed_table(kEfficiencyRowFields) &&
               well_formed_table(kSwitchFields) && well_formed_table(kClusterFields) &&
-              well_formed_table(kCollectiveFields));
+              well_formed_table(kCollectiveFields) && well_formed_table(kProtocolFields));
 
 }  // namespace partsim::topology

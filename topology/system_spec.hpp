@@ -248,6 +248,9 @@ struct ClusterTopology {
   std::string device_type;          // a key of device_types: every GPU is of this type
   double nvlink_bandwidth = 0;      // bytes/s per GPU and direction, GPU <-> node switch
   double nvlink_latency = 0;        // s per NVLink hop
+  /// Fraction of nvlink_bandwidth any payload gets (NVLink packet and protocol overhead): the
+  /// expansion's NVLink links carry nvlink_bandwidth x nvlink_efficiency. 1: the line rate.
+  double nvlink_efficiency = 1.0;
   bool in_switch_reduction = false; // the node switch reduces (NVLink SHARP, NVSwitch gen 3)
   int nics_per_node = 8;
   double nic_bandwidth = 0;         // bytes/s per NIC and direction
@@ -262,6 +265,18 @@ struct ClusterTopology {
 /// How the platform runs collectives (sim/collectives/algorithm_registry.hpp): the default
 /// algorithm per collective (a plan may override it) and the parameters of real libraries (NCCL's
 /// channels and chunks, per-message overheads, protocol efficiency), each with its source in the file.
+/// One protocol of a collective library (NCCL's LL, LL128, Simple): what it costs per call and per
+/// step, and the fraction of the bandwidth its payload gets. A collective runs with the protocol (of
+/// those the platform lists) whose closed form is fastest for its size, as NCCL's tuner chooses.
+struct CollectiveProtocol {
+  std::string name;
+  double base_latency = 0;  // s, once per collective call
+  double step_latency = 0;  // s, per step (on top of CollectiveSettings::endpoint_overhead)
+  double efficiency = 1.0;  // fraction of the bandwidth the payload gets, (0, 1]
+
+  bool operator==(const CollectiveProtocol&) const = default;
+};
+
 struct CollectiveSettings {
   /// Collective name ("all_reduce", ...), or collective and torus axis ("all_reduce.x"), -> the
   /// algorithm's name. A collective not named here uses the built-in default for the topology.
@@ -270,6 +285,12 @@ struct CollectiveSettings {
   double chunk_bytes = 0;           // pipelining chunk of tree and chain algorithms (0: one chunk)
   double endpoint_overhead = 0;     // s per message, paid once per step by sender and receiver
   double protocol_efficiency = 1.0; // fraction of a link's bandwidth the payload gets, (0, 1]
+  /// Fraction of the port bandwidth a reduction in the switch (algorithm in_switch, and hierarchical's
+  /// phases inside a reducing switch) gets on top of the rest, (0, 1].
+  double in_switch_efficiency = 1.0;
+  /// The protocols a collective chooses among (in file order; ties go to the first). Empty: one
+  /// protocol with no per-call cost and no extra per-step cost or efficiency.
+  std::vector<CollectiveProtocol> protocols;
 
   bool operator==(const CollectiveSettings&) const = default;
 };

@@ -85,7 +85,17 @@ void emit_collectives(YAML::Emitter& out, const CollectiveSettings& settings) {
       out << YAML::Key << collective << YAML::Value << algorithm;
     out << YAML::EndMap;
   }
-  write_fields(out, settings, kCollectiveFields);  // channels, chunk, endpoint_overhead, protocol_efficiency
+  if (!settings.protocols.empty()) {
+    out << YAML::Key << "protocols" << YAML::Value << YAML::BeginMap;
+    for (const auto& protocol : settings.protocols) {
+      out << YAML::Key << protocol.name << YAML::Value << YAML::Flow << YAML::BeginMap;
+      write_fields(out, protocol, kProtocolFields);  // base_latency, step_latency, efficiency
+      out << YAML::EndMap;
+    }
+    out << YAML::EndMap;
+  }
+  // channels, chunk, endpoint_overhead, protocol_efficiency, in_switch_efficiency
+  write_fields(out, settings, kCollectiveFields);
   out << YAML::EndMap;
 }
 

@@ -28,6 +28,7 @@ Schedule merge(const Schedule& a, const Schedule& b) {
   }
   out.step_count = std::max(a.step_count, b.step_count);
   out.step_overhead_s = std::max(a.step_overhead_s, b.step_overhead_s);
+  out.start_overhead_s = std::max(a.start_overhead_s, b.start_overhead_s);
   return out;
 }
 
@@ -47,6 +48,7 @@ Schedule lower_to_nodes(const Schedule& s, const topology::TopologyGraph& graph)
   }
   out.step_count = s.step_count;
   out.step_overhead_s = s.step_overhead_s;
+  out.start_overhead_s = s.start_overhead_s;
   return out;
 }
 
@@ -96,7 +98,7 @@ std::vector<double> step_times(const Schedule& s, const topology::TopologyGraph&
 
 double evaluate(const Schedule& s, const topology::TopologyGraph& graph) {
   auto times = step_times(s, graph);
-  return std::accumulate(times.begin(), times.end(), 0.0);
+  return (s.transfers.empty() ? 0.0 : s.start_overhead_s) + std::accumulate(times.begin(), times.end(), 0.0);
 }
 
 }  // namespace partsim::collectives

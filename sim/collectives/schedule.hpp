@@ -40,6 +40,9 @@ struct Schedule {
   /// Time every step pays before its transfers start, s: the platform's per-message endpoint overhead
   /// (system.collectives.endpoint_overhead; 0 by default). Both evaluators charge it per step.
   double step_overhead_s = 0;
+  /// Time the collective pays once, before its first step: the chosen protocol's per-call latency
+  /// (CollectiveProtocol::base_latency; 0 by default). Both evaluators charge it.
+  double start_overhead_s = 0;
 
   void add(int src, int dst, double bytes, int step, int origin = -1);
 };
@@ -55,7 +58,7 @@ Schedule merge(const Schedule& a, const Schedule& b);
 /// device transfer) and keeps its step.
 Schedule lower_to_nodes(const Schedule& device_schedule, const topology::TopologyGraph& graph);
 
-/// Closed-form time of a node schedule: the sum over steps of the step rule (s).
+/// Closed-form time of a node schedule: start_overhead_s plus the sum over steps of the step rule (s).
 double evaluate(const Schedule& node_schedule, const topology::TopologyGraph& graph);
 
 /// Per step, the step rule's time (s).

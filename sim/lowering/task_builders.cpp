@@ -32,6 +32,9 @@ std::vector<int> add_collective(program::Program& program, const collectives::Sc
   std::vector<int> previous = after;
   const auto& ts = nodes.transfers;  // in step order
   std::size_t t = 0;
+  // The chosen protocol's per-call latency, paid once before the first step (schedule.hpp).
+  if (nodes.start_overhead_s > 0 && !ts.empty())
+    previous = {program.add_delay(layer, pass, label + " start", nodes.start_overhead_s, previous)};
   for (int step = 0; step < nodes.step_count; ++step) {
     std::vector<int> in_step;
     // The platform's per-message endpoint overhead, paid before the step's transfers (schedule.hpp).

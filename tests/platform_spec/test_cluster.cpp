@@ -256,6 +256,39 @@ TEST(Collectives, DefaultsWhenLeftOutAndRoundTripWhenGiven) {
                    0.0);
 }
 
+TEST(Collectives, ProtocolsAndInSwitchEfficiencyReadInFileOrderAndRoundTrip) {
+  const SystemSpec s = platform_from_yaml(
+      kStar + "  collectives:\n    in_switch_efficiency: 0.85\n    protocols:\n"
+              "      LL: {base_latency: 6.6us, step_latency: 0.6us, efficiency: 0.5}\n"
+              "      Simple: {base_latency: 8.4us, step_latency: 3.4us}\n");
+  EXPECT_DOUBLE_EQ(s.collectives.in_switch_efficiency, 0.85);
+  ASSERT_EQ(s.collectives.protocols.size(), 2u);
+  EXPECT_EQ(s.collectives.protocols[0].name, "LL");
+  EXPECT_DOUBLE_EQ(s.collectives.protocols[0].base_latency, 6.6e-6);
+  EXPECT_DOUBLE_EQ(s.collectives.protocols[0].step_latency, 0.6e-6);
+  EXPECT_DOUBLE_EQ(s.collectives.protocols[0].efficiency, 0.5);
+  EXPECT_EQ(s.collectives.protocols[1].name, "Simple");
+  EXPECT_DOUBLE_EQ(s.collectives.protocols[1].efficiency, 1.0);  // the default
+  const std::string dumped = system_to_yaml(s);
+  EXPECT_EQ(platform_from_yaml(dumped), s) << dumped;
+  EXPECT_EQ(input_error_of([&] {
+              platform_from_yaml(kStar + "  collectives: {protocols: {LL: {efficiency: 1.5}}}\n");
+            }),
+            "platform.yaml:5:46: system.collectives.protocols.LL.efficiency: must be in (0, 1] (got 1.5)");
+  EXPECT_EQ(input_error_of([&] { platform_from_yaml(kStar + "  collectives: {protocols: {LL: {latency: 1us}}}\n"); })
+                .substr(0, 90),
+            "platform.yaml:5:34: system.collectives.protocols.LL.latency: unknown key (allowed: base_la");
+}
+
+TEST(GpuCluster, NvlinkEfficiencyScalesTheNvlinkLinksOnly) {
+  const SystemSpec s = platform_from_yaml(cluster_platform("nodes: 2, nvlink_efficiency: 0.8"));
+  EXPECT_DOUBLE_EQ(s.cluster->nvlink_efficiency, 0.8);
+  const auto& links = s.graph().links;
+  EXPECT_DOUBLE_EQ(links.front().bandwidth, 300e9 * 0.8);  // GPU <-> node switch: 240 GB/s
+  EXPECT_DOUBLE_EQ(links.back().bandwidth, 25e9);          // the last link is a NIC's: 200 Gb/s as given
+  EXPECT_EQ(platform_from_yaml(system_to_yaml(s)), s);
+}
+
 TEST(Collectives, UnknownCollectivesAndEmptyNamesAreRefused) {
   auto error = [](const std::string& collectives) {
     return input_error_of([&] { platform_from_yaml(kStar + "  collectives: " + collectives + "\n"); });
@@ -275,7 +308,7 @@ TEST(Collectives, UnknownCollectivesAndEmptyNamesAreRefused) {
   EXPECT_EQ(error("{channels: 0}"), "platform.yaml:5:27: system.collectives.channels: must be > 0 (got 0)");
   EXPECT_EQ(error("{chanels: 2}"),
             "platform.yaml:5:17: system.collectives.chanels: unknown key (allowed: algorithm, channels, chunk, "
-            "endpoint_overhead, protocol_efficiency)");
+            "endpoint_overhead, in_switch_efficiency, protocol_efficiency, protocols)");
 }
 
 }  // namespace
