@@ -92,9 +92,13 @@ int plan_mode(const Options& o) {
     if (registry.find(o.strategy).lower)
       throw InputError("--collective-algorithm: strategy '" + o.strategy +
                        "' has a lowering of its own, which does not read it (the shared sharding lowering does)");
-    for (const auto& [collective, algorithm] : o.gradient_sync.collective_algorithms)
-      if (!collectives::algorithm_registry().find(algorithm).implements(collective))
-        throw InputError("--collective-algorithm: algorithm '" + algorithm + "' does not implement " + collective);
+    for (const auto& [collective, algorithm] : o.gradient_sync.collective_algorithms) {
+      const auto names = collectives::named_algorithms(algorithm, collective);
+      if (names.empty()) throw InputError("--collective-algorithm: '" + algorithm + "' names no algorithm of " + collective);
+      for (const auto& name : names)
+        if (!collectives::algorithm_registry().find(name).implements(collective))
+          throw InputError("--collective-algorithm: algorithm '" + name + "' does not implement " + collective);
+    }
   }
   plan::Plan p = registry.make_plan(o.strategy, inputs);
   o.gradient_sync.apply_to(p.schedule);

@@ -94,6 +94,8 @@ int list_collectives_mode() {
     std::printf("%-19s %s\n%-19s implements %s\n%-19s %s\n", a.name.c_str(), a.description.c_str(), "",
                 implements.c_str(), "", a.formula_text.c_str());
   }
+  std::printf("\n--algorithm A,B,... (or system.collectives.algorithm) runs the fastest of the list by its closed form;\n"
+              "'auto' the fastest of all. With system.collectives.protocols, the fastest protocol with it.\n");
   return 0;
 }
 
@@ -133,10 +135,14 @@ int collective_mode(const Options& o) {
   request.chunks = o.chunks;
   request.algorithm = o.algorithm;
   const collectives::Schedule device_schedule = collectives::build_schedule(request, graph);
-  const std::string algorithm_name =
-      collectives::is_reducing(request.collective) ? collectives::choose_algorithm(request.collective, request.algorithm,
-                                               collectives::participants(request, graph), graph, request.axis).name
-               : std::string();
+  std::string algorithm_name, protocol_name;
+  if (collectives::is_reducing(request.collective)) {
+    const collectives::Choice choice = collectives::choose(
+        request.collective, request.bytes, request.algorithm, collectives::participants(request, graph), graph,
+        request.axis);
+    algorithm_name = choice.algorithm->name;
+    protocol_name = choice.protocol.name;
+  }
   const collectives::Schedule schedule = collectives::lower_to_nodes(device_schedule, graph);
   const double closed_form = collectives::evaluate(schedule, graph);
   const double formula = collectives::formula_time(request, graph);
@@ -172,6 +178,7 @@ int collective_mode(const Options& o) {
   j["nodes"] = graph.node_count();
   j["steps"] = schedule.step_count;
   j["algorithm"] = algorithm_name;
+  j["protocol"] = protocol_name;
   j["simulated_s"] = stats.simulated_s;
   j["closed_form_s"] = closed_form;
   j["rel_diff"] = rel_diff;
@@ -191,8 +198,9 @@ int collective_mode(const Options& o) {
   std::printf("platform     %s (%s), %s granularity, %d nodes, %d links\n", spec.name.c_str(),
               o.platform.config_file.c_str(), topology::to_string(graph.granularity()).c_str(), graph.node_count(),
               graph.link_count());
-  std::printf("collective   %s%s%s, %s per device, %s%s, %d steps\n", o.collective.c_str(),
-              algorithm_name.empty() ? "" : " by ", algorithm_name.c_str(),
+  std::printf("collective   %s%s%s%s%s, %s per device, %s%s, %d steps\n", o.collective.c_str(),
+              algorithm_name.empty() ? "" : " by ", algorithm_name.c_str(), protocol_name.empty() ? "" : " / ",
+              protocol_name.c_str(),
               units::format(*bytes, units::Dimension::bytes).c_str(), o.group.empty() && graph.is_torus() ? "axis " : "group ",
               o.group.empty() ? (graph.is_torus() ? j["axis"].get<std::string>().c_str() : "all") : o.group.c_str(),
               schedule.step_count);
@@ -433,8 +441,9 @@ int body(int argc, char** argv) {
   app.add_option("--chunks", o.chunks, "broadcast: pipeline chunks (default 8; 1 to 1000000)")
       ->check(CLI::Range(1, 1'000'000));
   app.add_option("--algorithm", o.algorithm,
-                 "reduce_scatter, all_gather, all_reduce: the algorithm (see --list-collectives; default: the "
-                 "platform's, else torus on a torus and ring elsewhere)");
+                 "reduce_scatter, all_gather, all_reduce: the algorithm (see --list-collectives), a comma-separated "
+                 "list or 'auto' (the fastest by its closed form runs); default: the platform's, else torus on a "
+                 "torus and ring elsewhere");
   app.add_option("--json", o.json_file, "Also write the result as JSON ('-' for stdout only)");
   app.add_option("--plan", o.plan_file, "Replay this plan.json (written by simplan) and compare with its prediction");
   app.add_option("--out", o.out_file, "--plan: write results.json (docs/results-format.md; '-' for stdout only)");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "sim/common/error.hpp"
 #include "sim/common/text.hpp"
@@ -11,6 +12,10 @@ namespace partsim::collectives {
 
 bool Algorithm::implements(const std::string& collective) const {
   return std::find(collectives.begin(), collectives.end(), collective) != collectives.end();
+}
+
+std::string Algorithm::why_not(const Participants& who, const topology::TopologyGraph& graph) const {
+  return cannot_run ? cannot_run(who, graph) : std::string();
 }
 
 void AlgorithmRegistry::add(Algorithm algorithm) {
@@ -44,8 +49,37 @@ std::string platform_default(const std::string& collective, const std::string& a
 
 }  // namespace
 
-const Algorithm& choose_algorithm(const std::string& collective, const std::string& requested, const Participants& who,
-                                  const topology::TopologyGraph& graph, const std::string& axis) {
+std::vector<std::string> named_algorithms(const std::string& name, const std::string& collective) {
+  std::vector<std::string> names;
+  if (name == "auto") {
+    for (const Algorithm& a : algorithm_registry().list())
+      if (a.implements(collective)) names.push_back(a.name);
+    return names;
+  }
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    const std::size_t comma = std::min(name.find(',', start), name.size());
+    std::string item = name.substr(start, comma - start);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (!item.empty()) names.push_back(algorithm_registry().find(item).name);  // throws for an unknown name
+    start = comma + 1;
+  }
+  return names;
+}
+
+namespace {
+
+/// The protocols to choose among: the platform's, or one that adds nothing.
+std::vector<topology::CollectiveProtocol> protocols_of(const topology::CollectiveSettings& settings) {
+  if (!settings.protocols.empty()) return settings.protocols;
+  return {topology::CollectiveProtocol{}};
+}
+
+}  // namespace
+
+Choice choose(const std::string& collective, double bytes, const std::string& requested, const Participants& who,
+              const topology::TopologyGraph& graph, const std::string& axis) {
   std::string name = requested;
   std::string from = "--algorithm";
   if (name.empty()) {
@@ -56,11 +90,42 @@ const Algorithm& choose_algorithm(const std::string& collective, const std::stri
     name = who.torus_axes.empty() ? "ring" : "torus";
     from = "the built-in default";
   }
-  const Algorithm& a = algorithm_registry().find(name);
-  if (!a.implements(collective))
-    throw InputError(from + ": algorithm '" + name + "' does not implement " + collective + " (it implements " +
-                     join(a.collectives, [](const std::string& c) { return c; }) + ")");
-  return a;
+  const std::vector<std::string> names = named_algorithms(name, collective);
+  if (names.empty()) throw InputError(from + ": '" + name + "' names no algorithm");
+  const bool single = names.size() == 1 && name != "auto";
+  std::vector<const Algorithm*> runnable;
+  std::string reasons;
+  for (const std::string& n : names) {
+    const Algorithm& a = algorithm_registry().find(n);
+    if (!a.implements(collective)) {
+      if (single || name != "auto")
+        throw InputError(from + ": algorithm '" + n + "' does not implement " + collective + " (it implements " +
+                         join(a.collectives, [](const std::string& c) { return c; }) + ")");
+      continue;
+    }
+    if (std::string why = a.why_not(who, graph); !why.empty()) {
+      if (single) throw InputError(why);
+      reasons += (reasons.empty() ? "" : "; ") + why;
+      continue;
+    }
+    runnable.push_back(&a);
+  }
+  if (runnable.empty())
+    throw InputError(from + ": none of '" + name + "' can run " + collective + " here: " + reasons);
+  const auto protocols = protocols_of(graph.spec().collectives);
+  Choice best{runnable.front(), protocols.front(), 0};
+  if (runnable.size() == 1 && protocols.size() == 1) return best;  // nothing to weigh
+  const Fabric fabric = fabric_of(who, graph);
+  double best_s = std::numeric_limits<double>::infinity();
+  for (const Algorithm* a : runnable)
+    for (const auto& protocol : protocols) {
+      const double t = formula_time(*a, protocol, collective, bytes, with_protocol(fabric, protocol));
+      if (t < best_s) {
+        best_s = t;
+        best = {a, protocol, t};
+      }
+    }
+  return best;
 }
 
 std::vector<std::vector<int>> locality_domains(const std::vector<int>& devices, const topology::TopologyGraph& graph) {
@@ -134,6 +199,12 @@ Fabric fabric_of(const Participants& who, const topology::TopologyGraph& graph) 
   for (std::size_t i = 0; i < who.devices.size(); ++i)
     ring.emplace_back(who.devices[i], who.devices[(i + 1) % who.devices.size()]);
   f.link = link_between(ring, graph);
+  if (who.devices.size() > 2) {
+    const auto& d = who.devices;
+    const auto next = graph.device_route(d[0], d[1]);
+    const auto previous = graph.device_route(d[0], d.back());
+    f.ring_shares_port = !next.empty() && !previous.empty() && next.front() == previous.front();
+  }
   if (!who.torus_axes.empty()) {
     const auto& t = graph.spec().torus();
     for (int k : who.torus_axes)
@@ -154,16 +225,61 @@ Fabric fabric_of(const Participants& who, const topology::TopologyGraph& graph) 
       inter.emplace_back(domains[k][i], domains[(k + 1) % domains.size()][i]);
   f.intra = link_between(intra, graph);
   f.inter = link_between(inter, graph);
+  f.in_switch_efficiency = settings.in_switch_efficiency;
+  f.domains_reduce = !domains.empty() && !graph.spec().is_torus() &&
+                     std::all_of(domains.begin(), domains.end(), [&](const std::vector<int>& d) {
+                       return d.size() > 1 && on_reducing_switch(d, graph);
+                     });
   return f;
 }
 
-Schedule build_with(const Algorithm& algorithm, const std::string& collective, double bytes, const Participants& who,
+Fabric with_protocol(Fabric fabric, const topology::CollectiveProtocol& protocol) {
+  for (LinkCost* c : {&fabric.link, &fabric.intra, &fabric.inter}) {
+    c->alpha += protocol.step_latency;
+    c->bandwidth *= protocol.efficiency;
+  }
+  for (AxisRing& axis : fabric.axes) {
+    axis.latency += protocol.step_latency;
+    axis.bandwidth *= protocol.efficiency;
+  }
+  return fabric;
+}
+
+double formula_time(const Algorithm& algorithm, const topology::CollectiveProtocol& protocol,
+                    const std::string& collective, double bytes, const Fabric& fabric) {
+  if (fabric.p < 2) return 0;
+  return protocol.base_latency + algorithm.formula(collective, bytes, fabric);
+}
+
+bool on_reducing_switch(const std::vector<int>& members, const topology::TopologyGraph& graph) {
+  const auto& spec = graph.spec();
+  if (spec.is_torus()) return false;
+  for (const auto& node : spec.graph().nodes) {
+    if (node.kind != topology::NodeKind::switch_node || !node.in_switch_reduction) continue;
+    std::set<int> linked;
+    for (const auto& link : spec.graph().links) {
+      if (link.a == node.name) linked.insert(spec.device_index(link.b));
+      if (link.b == node.name) linked.insert(spec.device_index(link.a));
+    }
+    if (std::all_of(members.begin(), members.end(), [&](int d) { return linked.contains(d); })) return true;
+  }
+  return false;
+}
+
+Schedule build_with(const Choice& choice, const std::string& collective, double bytes, const Participants& who,
                     const topology::TopologyGraph& graph) {
   const auto& settings = graph.spec().collectives;
-  Schedule s = algorithm.build(BuildInput{collective, bytes, who, graph, settings});
-  if (settings.protocol_efficiency > 0 && settings.protocol_efficiency < 1)
-    for (Transfer& t : s.transfers) t.bytes /= settings.protocol_efficiency;
-  s.step_overhead_s = settings.endpoint_overhead;
+  const Algorithm& algorithm = *choice.algorithm;
+  if (std::string why = algorithm.why_not(who, graph); !why.empty()) throw InputError(why);
+  Fabric fabric;
+  if (algorithm.reads_fabric) fabric = with_protocol(fabric_of(who, graph), choice.protocol);
+  Schedule s = algorithm.build(BuildInput{collective, bytes, who, graph, settings,
+                                          algorithm.reads_fabric ? &fabric : nullptr});
+  const double efficiency = settings.protocol_efficiency * choice.protocol.efficiency;
+  if (efficiency > 0 && efficiency < 1)
+    for (Transfer& t : s.transfers) t.bytes /= efficiency;
+  s.step_overhead_s = settings.endpoint_overhead + choice.protocol.step_latency;
+  s.start_overhead_s = choice.protocol.base_latency;
   return s;
 }
 
@@ -179,7 +295,7 @@ Participants participants_of(const std::vector<int>& devices, const topology::To
 Schedule collective_schedule(const std::string& collective, const std::vector<int>& devices, double bytes,
                              const std::string& requested, const topology::TopologyGraph& graph) {
   const Participants who = participants_of(devices, graph);
-  return build_with(choose_algorithm(collective, requested, who, graph), collective, bytes, who, graph);
+  return build_with(choose(collective, bytes, requested, who, graph), collective, bytes, who, graph);
 }
 
 int ring_pass(Schedule& s, const std::vector<std::vector<int>>& rings, double bytes, bool bidirectional, int step0) {

@@ -48,6 +48,8 @@ struct Participants {
   std::vector<std::vector<int>> domains;   // locality domains (nodes); empty: locality_domains() when needed
 };
 
+struct Fabric;
+
 /// What a schedule builder is given.
 struct BuildInput {
   const std::string& collective;
@@ -55,6 +57,9 @@ struct BuildInput {
   const Participants& who;
   const topology::TopologyGraph& graph;
   const topology::CollectiveSettings& settings;
+  /// The participants' alpha-beta description with the chosen protocol (with_protocol(fabric_of()));
+  /// given to the builders whose Algorithm::reads_fabric is set, else null.
+  const Fabric* fabric = nullptr;
 };
 
 /// One level of links in the alpha-beta model.
@@ -75,6 +80,11 @@ struct Fabric {
   std::vector<AxisRing> axes;   // the torus algorithm: one ring per axis
   int channels = 1;             // concurrent rings / trees the payload is split over
   double chunk_bytes = 0;       // pipelining chunk of trees (0: one chunk)
+  bool domains_reduce = false;  // every domain sits on one switch that reduces (in_switch inside a node)
+  /// A member's routes to its two ring neighbours leave by the same link (one port into a switch):
+  /// a + and a - ring then share that port instead of using two links.
+  bool ring_shares_port = false;
+  double in_switch_efficiency = 1;  // system.collectives.in_switch_efficiency
 };
 
 struct Algorithm {
@@ -84,8 +94,15 @@ struct Algorithm {
   std::string formula_text;              // its alpha-beta closed form per collective, for --list-collectives
   std::function<Schedule(const BuildInput&)> build;                                    // a device schedule
   std::function<double(const std::string& collective, double bytes, const Fabric&)> formula;  // seconds
+  /// Why the algorithm cannot run on these participants ("" when it can); unset: it runs anywhere.
+  /// The builder throws InputError with this reason; the choice among several skips the algorithm.
+  std::function<std::string(const Participants&, const topology::TopologyGraph&)> cannot_run;
+  /// The builder sizes its schedule from the closed form (BuildInput::fabric is then given).
+  bool reads_fabric = false;
 
   bool implements(const std::string& collective) const;
+  /// cannot_run's reason, or "".
+  std::string why_not(const Participants& who, const topology::TopologyGraph& graph) const;
 };
 
 class AlgorithmRegistry {
@@ -105,13 +122,29 @@ class AlgorithmRegistry {
 /// (or a test) can add one.
 AlgorithmRegistry& algorithm_registry();
 
-/// The algorithm a collective uses: `requested` when given, else the platform's default for the
-/// collective (system.collectives.algorithm: "all_reduce.x" before "all_reduce"), else the built-in
-/// default: "torus" when every device of a torus takes part, "ring" otherwise. Throws InputError when
-/// the algorithm does not implement the collective or cannot run on these participants.
-const Algorithm& choose_algorithm(const std::string& collective, const std::string& requested,
-                                  const Participants& who, const topology::TopologyGraph& graph,
-                                  const std::string& axis = "");
+/// The algorithms `name` stands for: the registered algorithm of that name, each of a comma-separated
+/// list, or for "auto" every registered algorithm that implements `collective`. Throws
+/// UnknownNameError (listing every algorithm) for a name that is not registered.
+std::vector<std::string> named_algorithms(const std::string& name, const std::string& collective);
+
+/// The algorithm and protocol a collective runs with.
+struct Choice {
+  const Algorithm* algorithm = nullptr;
+  topology::CollectiveProtocol protocol;  // name "" when the platform lists no protocols
+  double formula_s = 0;                   // the choice's closed form (formula_time)
+};
+
+/// What a collective runs with. The algorithm: `requested` when given, else the platform's default
+/// for the collective (system.collectives.algorithm: "all_reduce.x" before "all_reduce"), else the
+/// built-in default: "torus" when every device of a torus takes part, "ring" otherwise. A name may be
+/// a comma-separated list ("hierarchical,double_binary_tree") or "auto" (every registered algorithm
+/// that implements the collective): of those that can run on the participants, the one whose closed
+/// form is fastest for `bytes` runs, as NCCL's tuner picks among the algorithms NCCL_ALGO allows. The
+/// protocol: of system.collectives.protocols, the fastest with that algorithm (one evaluation of every
+/// pair; ties go to the earlier algorithm, then protocol). Throws InputError when a single named
+/// algorithm does not implement the collective or cannot run here, or when none of a list can.
+Choice choose(const std::string& collective, double bytes, const std::string& requested, const Participants& who,
+              const topology::TopologyGraph& graph, const std::string& axis = "");
 
 /// Groups the participants into locality domains: the members that reach each other without the
 /// slowest links among them (a GPU cluster's nodes; one domain on a uniform fabric). Each domain keeps
@@ -123,17 +156,31 @@ std::vector<std::vector<int>> locality_domains(const std::vector<int>& devices, 
 /// between them x protocol efficiency; the same inside and between domains; the torus axes.
 Fabric fabric_of(const Participants& who, const topology::TopologyGraph& graph);
 
-/// Builds the schedule of `collective` with `algorithm` and applies the platform's protocol
-/// efficiency (the wire carries bytes / efficiency) and endpoint overhead (Schedule::step_overhead_s).
-Schedule build_with(const Algorithm& algorithm, const std::string& collective, double bytes,
-                    const Participants& who, const topology::TopologyGraph& graph);
+/// The fabric as the protocol sees it: its step latency added to every alpha, its efficiency
+/// multiplied into every bandwidth.
+Fabric with_protocol(Fabric fabric, const topology::CollectiveProtocol& protocol);
+
+/// The choice's closed form: the protocol's base latency + the algorithm's formula on `fabric`
+/// (already with_protocol). 0 for an empty collective.
+double formula_time(const Algorithm& algorithm, const topology::CollectiveProtocol& protocol,
+                    const std::string& collective, double bytes, const Fabric& fabric);
+
+/// Builds the schedule of `collective` with the choice's algorithm and applies the platform's
+/// protocol efficiency times the protocol's (the wire carries bytes / efficiency), the endpoint
+/// overhead plus the protocol's step latency (Schedule::step_overhead_s) and the protocol's base
+/// latency (Schedule::start_overhead_s).
+Schedule build_with(const Choice& choice, const std::string& collective, double bytes, const Participants& who,
+                    const topology::TopologyGraph& graph);
 
 /// The participants `devices` (in ring order) on `graph`: with their torus axes when they are every
 /// device of a torus (the torus algorithm then applies).
 Participants participants_of(const std::vector<int>& devices, const topology::TopologyGraph& graph);
 
+/// True when one switch that declares in_switch_reduction links every member directly.
+bool on_reducing_switch(const std::vector<int>& members, const topology::TopologyGraph& graph);
+
 /// `collective` of `bytes` per device over `devices` by `requested` (or the platform's or built-in
-/// default: choose_algorithm), as a device schedule (build_with). What the lowerings and the
+/// default: choose), as a device schedule (build_with). What the lowerings and the
 /// planners that price collectives on the topology (DeePa's update) share.
 Schedule collective_schedule(const std::string& collective, const std::vector<int>& devices, double bytes,
                              const std::string& requested, const topology::TopologyGraph& graph);

@@ -160,11 +160,11 @@ Schedule build_schedule(const Request& r, const TopologyGraph& g) {
 
   if (is_reducing(name)) {
     const Participants who = participants(r, g);
-    const Algorithm& algorithm = choose_algorithm(name, r.algorithm, who, g, r.axis);
-    if (who.torus_axes.size() == 1 && algorithm.name != "torus")
+    const Choice choice = choose(name, r.bytes, r.algorithm, who, g, r.axis);
+    if (who.torus_axes.size() == 1 && choice.algorithm->name != "torus")
       throw InputError("--axis " + r.axis + " runs the rings of one torus axis (algorithm torus); algorithm '" +
-                       algorithm.name + "' takes --axis all or --group");
-    return build_with(algorithm, name, r.bytes, who, g);
+                       choice.algorithm->name + "' takes --axis all or --group");
+    return build_with(choice, name, r.bytes, who, g);
   }
   if (!r.algorithm.empty())
     throw InputError("--algorithm applies to reduce_scatter, all_gather and all_reduce, not " + name);
@@ -265,7 +265,9 @@ double formula_time(const Request& r, const TopologyGraph& g) {
   }
   if (is_reducing(r.collective)) {
     const Participants who = participants(r, g);
-    return choose_algorithm(r.collective, r.algorithm, who, g, r.axis).formula(r.collective, r.bytes, fabric_of(who, g));
+    const Choice choice = choose(r.collective, r.bytes, r.algorithm, who, g, r.axis);
+    return formula_time(*choice.algorithm, choice.protocol, r.collective, r.bytes,
+                        with_protocol(fabric_of(who, g), choice.protocol));
   }
   const Resolved p = resolve(r, g);
   if (!p.on_axes) return nan;

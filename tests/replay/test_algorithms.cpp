@@ -41,8 +41,9 @@ topology::SystemSpec star(int p, bool reducing = false) {
 }
 
 /// n nodes of q devices: a switch per node (300 GB/s links) and a rail switch per member index
-/// joining the same member of every node (25 GB/s links), as a rail-optimised GPU cluster.
-topology::SystemSpec two_level(int n, int q) {
+/// joining the same member of every node (25 GB/s links), as a rail-optimised GPU cluster;
+/// `reducing`: the node switches reduce (NVLink SHARP).
+topology::SystemSpec two_level(int n, int q, bool reducing = false) {
   std::vector<std::string> devices;
   std::vector<test::LinkSpec> links;
   std::vector<std::string> switches;
@@ -56,7 +57,10 @@ topology::SystemSpec two_level(int n, int q) {
     }
   auto s = test::graph_spec(devices, switches, links);
   for (auto& node : std::get<topology::GraphTopology>(s.topology).nodes)
-    if (node.kind == topology::NodeKind::host) node.kind = topology::NodeKind::switch_node;
+    if (node.kind == topology::NodeKind::host) {
+      node.kind = topology::NodeKind::switch_node;
+      node.in_switch_reduction = reducing && node.name.starts_with("node");
+    }
   return s;
 }
 
@@ -89,6 +93,12 @@ topology::SystemSpec platform(const std::string& name) {
   if (name == "ring8") return ring_of(8);
   if (name == "ring8_bidirectional") return test::torus_spec({8}, {kLinkBandwidth}, {kLinkLatency}, true);
   if (name == "torus4x4") return test::torus_spec({4, 4}, {kLinkBandwidth, kLinkBandwidth}, {kLinkLatency, kLinkLatency}, true);
+  if (name == "two_level_2x4_reducing") {
+    auto s = two_level(2, 4, true);
+    s.collectives.in_switch_efficiency = 0.85;
+    return s;
+  }
+  if (name == "two_level_4x4") return two_level(4, 4);
   return two_level(2, 4);
 }
 
@@ -131,6 +141,9 @@ INSTANTIATE_TEST_SUITE_P(
                     Case{"InSwitchReduceScatter", "star8_reducing", "in_switch", "reduce_scatter", 64e6, true},
                     Case{"HierarchicalOnTwoLevel", "two_level_2x4", "hierarchical", "all_reduce", 64e6, true},
                     Case{"HierarchicalAllGather", "two_level_2x4", "hierarchical", "all_gather", 64e6, true},
+                    Case{"HierarchicalPipelinedFourNodes", "two_level_4x4", "hierarchical", "all_reduce", 256e6, true},
+                    Case{"HierarchicalReduceScatterPipelined", "two_level_4x4", "hierarchical", "reduce_scatter", 256e6, true},
+                    Case{"HierarchicalInReducingSwitches", "two_level_2x4_reducing", "hierarchical", "all_reduce", 64e6, true},
                     Case{"RingOnTwoLevel", "two_level_2x4", "ring", "all_reduce", 64e6, false}),
     case_name);
 
@@ -157,13 +170,70 @@ TEST(AlgorithmFormulas, ByHand) {
   EXPECT_NEAR(reg.find("in_switch").formula("all_reduce", S, f), 7.22e-4, 1e-12);
   // Tree, one chunk: H = 3: 2 x 3 x (2e-6 + 64e6 / 1e11) = 6 x 6.42e-4 = 3.852e-3 s.
   EXPECT_NEAR(reg.find("double_binary_tree").formula("all_reduce", S, f), 3.852e-3, 1e-12);
-  // Hierarchical, 2 nodes of 4: inside a = 1e-6, B = 3e11; across a = 4e-6, B = 2.5e10:
-  // 2 x 3 x (1e-6 + 64e6 / 1.2e12) + 2 x 1 x (4e-6 + 64e6 / (4 x 2 x 2.5e10)) = 3.26e-4 + 6.48e-4 = 9.74e-4 s.
+  // Hierarchical, 2 nodes of 4: inside a = 1e-6, B = 3e11; across a = 4e-6, B = 2.5e10.
+  // Unpipelined (k = 1): 2 x 3 x (1e-6 + 64e6 / 1.2e12) + 2 x 1 x (4e-6 + 64e6 / (4 x 2 x 2.5e10))
+  // = 3.26e-4 + 6.48e-4 = 9.74e-4 s. In k chunks of c = S/k, phase i (intra RS, inter RS, inter AG,
+  // intra AG) of chunk j runs in block i + j. k = 4 (c = 16 MB) is the fastest of 1, 2, 4, 8, 16
+  // (9.74, 9.287, 9.16, 9.267, 9.68 x 1e-4 s). A step inside with m phases: 1e-6 + m c / 1.2e12; across
+  // with m phases (1 step): 4e-6 + m c / 2e11. Blocks 0..6: 3 x 1.4333e-5 = 4.3e-5;
+  // 8.4e-5 + 2 x 1.4333e-5 = 1.12667e-4; 1.64e-4 + 2 x 1.4333e-5 = 1.92667e-4; both levels with two phases:
+  // 1.64e-4 + 2 x 2.7667e-5 = 2.19333e-4; then 1.92667e-4, 1.12667e-4, 4.3e-5. Sum 9.16e-4 s.
   f.domains = 2;
   f.domain_size = 4;
   f.intra = {1e-6, 3e11};
   f.inter = {4e-6, 2.5e10};
-  EXPECT_NEAR(reg.find("hierarchical").formula("all_reduce", S, f), 9.74e-4, 1e-12);
+  EXPECT_NEAR(reg.find("hierarchical").formula("all_reduce", S, f), 9.16e-4, 1e-9);
+  // 1 KB: latency-bound, one chunk: 2 x 3 x (1e-6 + 1e3/1.2e12) + 2 x (4e-6 + 1e3/2e11) = 1.4010e-5 s.
+  EXPECT_NEAR(reg.find("hierarchical").formula("all_reduce", 1e3, f), 6 * (1e-6 + 1e3 / 1.2e12) + 2 * (4e-6 + 5e-9),
+              1e-15);
+  // Inside switches that reduce, at efficiency 0.85, one node of 4 (no phases across): the reduce-scatter
+  // of chunk j and the all-gather of chunk j - 1 share a block, each port carrying c (q+1)/q; alone c.
+  // k = 16, c = 4e6: 2 blocks of 1e-6 + 4e6 / 2.55e11 and 15 of 1e-6 + 5e6 / 2.55e11:
+  // 2 x 1.6686e-5 + 15 x 2.0608e-5 = 3.4249e-4 s (k = 8: 3.5243e-4; the one-step in_switch: 2.8335e-4).
+  Fabric one;
+  one.p = 4;
+  one.domains = 1;
+  one.domain_size = 4;
+  one.intra = {1e-6, 3e11};
+  one.domains_reduce = true;
+  one.in_switch_efficiency = 0.85;
+  EXPECT_NEAR(reg.find("hierarchical").formula("all_reduce", S, one),
+              2 * (1e-6 + 4e6 / 2.55e11) + 15 * (1e-6 + 5e6 / 2.55e11), 1e-12);
+}
+
+TEST(AlgorithmChoice, ProtocolsAndAlgorithmListsTakeTheFastestClosedForm) {
+  // Star of 8 (a = 2 us per message, B = 1e11): LL costs 5 us per call and 1 us per step at half the
+  // bandwidth, Simple 10 us and 3 us at the full bandwidth. Ring all-reduce, 14 steps of S/8:
+  //   1 KB: LL 5e-6 + 14 (3e-6 + 125 / 5e10) = 4.7035e-5 s; Simple 1e-5 + 14 (5e-6 + 125 / 1e11) = 8.00175e-5 s.
+  //   1 GB: LL 5e-6 + 14 (3e-6 + 1.25e8 / 5e10) = 3.5047e-2 s; Simple 1e-5 + 14 (5e-6 + 1.25e-3) = 1.7580e-2 s.
+  auto spec = star(8);
+  spec.collectives.protocols = {{"LL", 5e-6, 1e-6, 0.5}, {"Simple", 10e-6, 3e-6, 1.0}};
+  const TopologyGraph g(spec);
+  const Participants who = participants_of({0, 1, 2, 3, 4, 5, 6, 7}, g);
+  const Choice small = choose("all_reduce", 1e3, "ring", who, g);
+  EXPECT_EQ(small.protocol.name, "LL");
+  EXPECT_NEAR(small.formula_s, 4.7035e-5, 1e-12);
+  const Choice large = choose("all_reduce", 1e9, "ring", who, g);
+  EXPECT_EQ(large.protocol.name, "Simple");
+  EXPECT_NEAR(large.formula_s, 1.758e-2, 1e-9);
+  // The schedule carries the protocol: the step rule charges its call and step latency and its
+  // efficiency, and equals the closed form (a ring on a star is uncontended).
+  for (double bytes : {1e3, 1e9}) {
+    const Schedule s = build_schedule(request("all_reduce", bytes, "ring"), g);
+    EXPECT_NEAR(evaluate(lower_to_nodes(s, g), g), choose("all_reduce", bytes, "ring", who, g).formula_s,
+                1e-9 * bytes / 1e3);
+  }
+  // A list: the fastest that can run. 1 KB: halving-doubling (2 x 3 steps) beats the ring (14) and the
+  // tree; in_switch cannot run (the switch does not reduce) and is skipped.
+  EXPECT_EQ(choose("all_reduce", 1e3, "ring, halving_doubling,in_switch", who, g).algorithm->name, "halving_doubling");
+  EXPECT_EQ(choose("all_reduce", 1e3, "auto", who, g).algorithm->name, "direct");  // 2 steps, 1 message each
+  EXPECT_THROW(choose("all_reduce", 1e3, "in_switch", who, g), InputError);  // named alone: refused
+  EXPECT_THROW(choose("all_reduce", 1e3, "ring,nope", who, g), UnknownNameError);
+  EXPECT_THROW(choose("all_gather", 1e3, "ring,double_binary_tree", who, g), InputError);  // tree: AR only
+  const TopologyGraph reducing(star(8, true));
+  EXPECT_EQ(choose("all_reduce", 1e9, "auto", participants_of({0, 1, 2, 3, 4, 5, 6, 7}, reducing), reducing)
+                .algorithm->name,
+            "in_switch");
 }
 
 TEST(AlgorithmChoice, TreeAndHalvingDoublingBeatTheRingOnSmallMessagesOnly) {

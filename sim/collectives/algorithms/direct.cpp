@@ -36,7 +36,7 @@ Algorithm direct() {
           reducing_collectives(),
           "every member sends each other member its S/p at once: one step per phase",
           "reduce_scatter, all_gather: a + (p-1) S/(pB); all_reduce: twice that",
-          direct_schedule, direct_formula};
+          direct_schedule, direct_formula, nullptr, false};
 }
 
 }  // namespace partsim::collectives::algorithms

@@ -98,7 +98,7 @@ Algorithm double_binary_tree() {
           {"all_reduce"},
           "two complementary binary trees, each reducing and broadcasting S/2 in k pipelined chunks",
           "all_reduce: 2(H + k - 1)(a + S/(kB)), H = floor(log2 p), k = ceil(S / (2 chunk)) <= 64",
-          tree_schedule, tree_formula};
+          tree_schedule, tree_formula, nullptr, false};
 }
 
 }  // namespace partsim::collectives::algorithms

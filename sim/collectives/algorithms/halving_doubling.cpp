@@ -13,12 +13,17 @@
 namespace partsim::collectives::algorithms {
 namespace {
 
+std::string halving_doubling_cannot_run(const Participants& who, const topology::TopologyGraph&) {
+  const auto p = static_cast<unsigned>(who.devices.size());
+  if (p <= 1 || std::has_single_bit(p)) return "";
+  return "algorithm 'halving_doubling' needs a power-of-two group, not " + std::to_string(p) +
+         " members: use ring, double_binary_tree or hierarchical";
+}
+
 Schedule halving_doubling_schedule(const BuildInput& in) {
   const auto& m = in.who.devices;
   const auto p = static_cast<unsigned>(m.size());
-  if (p > 1 && !std::has_single_bit(p))
-    throw InputError("algorithm 'halving_doubling' needs a power-of-two group, not " + std::to_string(p) +
-                     " members: use ring, double_binary_tree or hierarchical");
+  if (auto why = halving_doubling_cannot_run(in.who, in.graph); !why.empty()) throw InputError(why);
   Schedule s;
   const int rounds = p > 1 ? std::countr_zero(p) : 0;
   int step = 0;
@@ -49,7 +54,7 @@ Algorithm halving_doubling() {
           reducing_collectives(),
           "recursive halving (RS) and doubling (AG), log2 p steps per phase; power-of-two groups",
           "reduce_scatter, all_gather: log2(p) a + (p-1) S/(pB); all_reduce: twice that",
-          halving_doubling_schedule, halving_doubling_formula};
+          halving_doubling_schedule, halving_doubling_formula, halving_doubling_cannot_run, false};
 }
 
 }  // namespace partsim::collectives::algorithms

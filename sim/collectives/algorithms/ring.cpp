@@ -40,7 +40,8 @@ Schedule ring_schedule(const BuildInput& in, bool bidirectional) {
 }
 
 double ring_formula(const std::string& collective, double bytes, const Fabric& f, bool bidirectional) {
-  const AxisRing r{f.p, f.link.alpha, f.link.bandwidth, bidirectional};
+  // Two rings through one port (a switch) carry what one ring does: no gain from the second direction.
+  const AxisRing r{f.p, f.link.alpha, f.link.bandwidth, bidirectional && !f.ring_shares_port};
   if (collective == "all_reduce") return ring_all_reduce_time(r, bytes);
   return ring_reduce_scatter_time(r, bytes);  // reduce-scatter and all-gather take the same steps
 }
@@ -53,7 +54,8 @@ Algorithm ring() {
           "uni-directional ring: (p-1) steps of S/p per phase; over nodes split into `channels` rings",
           "reduce_scatter, all_gather: (p-1)(a + S/(pB)); all_reduce: 2(p-1)(a + S/(pB))",
           [](const BuildInput& in) { return ring_schedule(in, false); },
-          [](const std::string& c, double bytes, const Fabric& f) { return ring_formula(c, bytes, f, false); }};
+          [](const std::string& c, double bytes, const Fabric& f) { return ring_formula(c, bytes, f, false); },
+          nullptr, false};
 }
 
 Algorithm ring_bidirectional() {
@@ -62,7 +64,8 @@ Algorithm ring_bidirectional() {
           "two rings, + and -, each with half the payload (p > 2)",
           "reduce_scatter, all_gather: (p-1)(a + S/(2pB)); all_reduce: 2(p-1)(a + S/(2pB))",
           [](const BuildInput& in) { return ring_schedule(in, true); },
-          [](const std::string& c, double bytes, const Fabric& f) { return ring_formula(c, bytes, f, true); }};
+          [](const std::string& c, double bytes, const Fabric& f) { return ring_formula(c, bytes, f, true); },
+          nullptr, false};
 }
 
 }  // namespace partsim::collectives::algorithms

@@ -9,12 +9,16 @@
 namespace partsim::collectives::algorithms {
 namespace {
 
+std::string torus_cannot_run(const Participants& who, const topology::TopologyGraph& g) {
+  if (!who.torus_axes.empty()) return "";
+  return "algorithm 'torus' runs over the axes of a torus with every device taking part (platform '" +
+         g.spec().name + "', " + std::to_string(who.devices.size()) + " participants): use ring";
+}
+
 Schedule torus_schedule(const BuildInput& in) {
   const auto& g = in.graph;
   const auto& dims = in.who.torus_axes;
-  if (dims.empty())
-    throw InputError("algorithm 'torus' runs over the axes of a torus with every device taking part (platform '" +
-                     g.spec().name + "', " + std::to_string(in.who.devices.size()) + " participants): use ring");
+  if (auto why = torus_cannot_run(in.who, g); !why.empty()) throw InputError(why);
   const bool bidirectional = g.spec().torus().bidirectional;
   const auto rings_of = [&](int dim) { return g.axis_rings(dim); };
   const auto bidi = [&](int dim) { return bidirectional && g.dim_size(dim) > 2; };
@@ -53,7 +57,7 @@ Algorithm torus() {
           "dimension-ordered rings over the torus axes (seed 003 §II-D): RS X, ..., AR last, ..., AG X",
           "all_reduce: sum over axes k < n of 2(p_k-1)(a + S_k/(p_k d_k B)) + 2(p_n-1)(a + S_n/(p_n d_n B)), "
           "S_k = S/(p_1...p_(k-1)), d = 2 on a bidirectional axis",
-          torus_schedule, torus_formula};
+          torus_schedule, torus_formula, torus_cannot_run, false};
 }
 
 }  // namespace partsim::collectives::algorithms
