@@ -10,6 +10,10 @@
 //                                                    --batch is required (no workload has a default)
 //   simplan ... --strategy S --explain LAYER         the strategy's candidate configurations of one
 //                                                    layer with their cost terms, instead of planning
+//   simplan ... --strategy S --describe-memory [-o F] the plan's memory per layer and kind on its
+//                                                    fullest device (docs/model.md "Memory footprint")
+//   A plan that does not fit a device's memory is refused (exit 2) unless --allow-over-memory;
+//   --optimizer, --training-precision, --fp32-main-gradients set how model states are counted.
 //   --levels H and --opt LIST are the older spellings of --option levels=H and --option opt=LIST.
 //   --quiet: no summary or notes (warnings and errors still on stderr); --version.
 // Planning modes (--strategy) are added by the planners; keep each mode a small function here and
@@ -27,6 +31,8 @@
 #include "sim/cli/simplan_options.hpp"
 #include "sim/collectives/algorithm_registry.hpp"
 #include "sim/common/error.hpp"
+#include "sim/memory/footprint.hpp"
+#include "sim/memory/memory_report.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/planner/check_plan.hpp"
 #include "sim/planner/prediction_check.hpp"
@@ -45,10 +51,44 @@ int list_strategies_mode() {
   return 0;
 }
 
+// The type name of the device a memory use names (dsm names none: the type every device shares, or "").
+std::string device_type_of(const plan::MemoryUse& use, const topology::SystemSpec& spec) {
+  const int d = use.device.empty() ? 0 : spec.device_index(use.device);
+  if (d < 0 || d >= spec.device_count()) return "";
+  if (use.device.empty())
+    for (const std::string& type : spec.device_type_of)
+      if (type != spec.device_type_of.front()) return "";
+  return spec.device_type_of[static_cast<std::size_t>(d)];
+}
+
+// The plan's memory (DESIGN.md "One footprint model"): the footprint model's (sim/memory/) for every
+// strategy the shared sharding lowering replays, unless the strategy reckoned its own (dsm). Printed
+// with --describe-memory; a plan that does not fit is refused unless --allow-over-memory.
+void reckon_memory(const Options& o, plan::Plan& p, const topology::SystemSpec& configured, const workloads::Graph& graph,
+                   bool shared_lowering) {
+  std::vector<memory::LayerMemory> rows;
+  std::string settings_text;
+  if (!p.memory && shared_lowering) {
+    const plan::MemorySettings settings = o.memory.applied_to(memory::default_memory_settings(configured.precision));
+    p.memory = memory::plan_memory(p, configured, graph, settings);
+    settings_text = memory::describe(settings, p.workload.mode, topology::bytes_per_element(configured.precision));
+    if (o.describe_memory) rows = memory::layer_memory(p, configured, graph, settings, configured.device_index(p.memory->device));
+  }
+  if (!p.memory) {
+    if (o.describe_memory) throw InputError("--describe-memory: strategy '" + p.strategy + "' does not reckon memory");
+    return;
+  }
+  const std::string type = device_type_of(*p.memory, configured);
+  if (o.describe_memory) std::cout << memory::memory_table(rows, *p.memory, type, settings_text);
+  if (!p.memory->fits() && !o.allow_over_memory && !o.output.empty())
+    throw InputError(memory::over_memory_message(*p.memory, type, settings_text));
+}
+
 int plan_mode(const Options& o) {
   const auto& registry = planner::builtin_strategies();
   registry.find(o.strategy);  // an unknown strategy fails before anything is loaded
-  if (o.output.empty() && o.explain.empty()) throw InputError("--strategy needs -o FILE for the plan (plan.json)");
+  if (o.output.empty() && o.explain.empty() && !o.describe_memory)
+    throw InputError("--strategy needs -o FILE for the plan (plan.json)");
   cli::OutputSet outputs;
   std::vector<std::string> files;  // checked together before any work
   for (const auto& f : {o.output, o.platform.dump_config_file})
@@ -100,8 +140,16 @@ int plan_mode(const Options& o) {
           throw InputError("--collective-algorithm: algorithm '" + name + "' does not implement " + collective);
     }
   }
+  if (o.memory.any() && registry.find(o.strategy).lower)
+    throw InputError("--optimizer, --training-precision, --fp32-main-gradients: strategy '" + o.strategy +
+                     "' reckons memory with a model of its own, which does not read them");
   plan::Plan p = registry.make_plan(o.strategy, inputs);
   o.gradient_sync.apply_to(p.schedule);
+  reckon_memory(o, p, planner::configured_platform(p, spec), graph, !registry.find(o.strategy).lower);
+  if (o.output.empty()) {  // --describe-memory alone: printed, no plan written
+    outputs.commit();
+    return 0;
+  }
   outputs.add(o.output, plan::plan_to_text(p));
   outputs.commit();
   if (o.output != "-" && !o.quiet)
@@ -112,18 +160,12 @@ int plan_mode(const Options& o) {
   // strategies the shared sharding lowering replays, their compute set against the device model.
   if (!registry.find(o.strategy).lower)
     for (const auto& w : planner::prediction_warnings(p, planner::configured_platform(p, spec), graph)) std::cerr << "simplan: warning: " << w << "\n";
-  // A plan that does not fit the devices' external memory is still written (a researcher may
-  // sweep past the limit on purpose), with a warning naming how far over it is.
-  if (p.memory && !p.memory->fits()) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "simplan: warning: the plan needs %.3g GB of external memory per chip (weights %.3g, gradients "
-                  "%.3g, activations %.3g, working %.3g GB) but %s has %.3g GB\n",
-                  p.memory->per_device_bytes / 1e9, p.memory->weights_bytes / 1e9, p.memory->gradients_bytes / 1e9,
-                  p.memory->activations_bytes / 1e9, p.memory->working_bytes / 1e9, spec.name.c_str(),
-                  p.memory->capacity_bytes / 1e9);
-    std::cerr << buf;
-  }
+  // Written over memory only when asked (--allow-over-memory): said again, so a sweep marks the point.
+  if (p.memory && !p.memory->fits())
+    std::cerr << "simplan: warning: the plan does not fit, written as --allow-over-memory asks: "
+              << (p.memory->device.empty() ? std::string("every device") : "device " + p.memory->device) << " needs "
+              << memory::human_bytes(p.memory->per_device_bytes) << " (" << memory::kinds_text(*p.memory) << ") but has "
+              << memory::human_bytes(p.memory->capacity_bytes) << "\n";
   return 0;
 }
 

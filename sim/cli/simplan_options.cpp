@@ -17,6 +17,13 @@ void GradientSyncOptions::apply_to(plan::ScheduleDirectives& schedule) const {
   for (const auto& [collective, name] : collective_algorithms) schedule.collective_algorithms[collective] = name;
 }
 
+plan::MemorySettings MemoryOptions::applied_to(plan::MemorySettings settings) const {
+  if (optimizer) settings.optimizer = *optimizer;
+  if (precision) settings.precision = *precision;
+  if (fp32_main_gradients) settings.fp32_main_gradients = *fp32_main_gradients;
+  return settings;
+}
+
 namespace {
 
 /// An option taking one of `names` into `target` (the enum value of the same index).
@@ -100,6 +107,23 @@ void add_simplan_options(CLI::App& app, SimplanOptions& o) {
   app.add_option("--explain", o.explain, "Print the strategy's candidate configurations of this layer, instead of planning");
   app.add_option("--seed", o.seed, "Seed of a stochastic strategy (recorded in plan.json; same seed, same plan)");
   add_gradient_sync_options(app, o.gradient_sync);
+  add_choice(app, "--optimizer", o.memory.optimizer, plan::optimizer_names(),
+             "Training plans: the optimizer whose states each device keeps (plan memory.settings; docs/model.md "
+             "\"Memory footprint\"): sgd, momentum or adam (default)");
+  add_choice(app, "--training-precision", o.memory.precision, plan::training_precision_names(),
+             "Training plans: fp32 model states, or mixed (16-bit weights with fp32 master weights and optimizer "
+             "states; the default on a 16-bit platform, fp32 on an fp32 one)");
+  app.add_option_function<bool>(
+         "--fp32-main-gradients", [&o](bool on) { o.memory.fp32_main_gradients = on; },
+         "Mixed precision: gradients accumulated in fp32, as Megatron-LM does (true, default: 18 B per parameter "
+         "with Adam) or at 16 bits (false: ZeRO's 16)")
+      ->type_name("true|false");
+  app.add_flag("--describe-memory", o.describe_memory,
+               "Print the plan's memory per device by layer and kind (weights, gradients, optimizer, activations, "
+               "working) and the fullest device against its capacity; -o is then optional");
+  app.add_flag("--allow-over-memory", o.allow_over_memory,
+               "Write a plan that does not fit a device's memory (recorded in plan.json; simrun warns) instead of "
+               "refusing it with exit code 2");
   add_quiet_flag(app, o.quiet);
 }
 

@@ -34,6 +34,17 @@ struct GradientSyncOptions {
 /// (simplan's and the replay benchmark's).
 void add_gradient_sync_options(CLI::App& app, GradientSyncOptions& options);
 
+/// How the footprint model counts a training step's model states, when the command line says so
+/// (unset: sim/memory/parameter_bytes.hpp default_memory_settings() for the platform).
+struct MemoryOptions {
+  std::optional<plan::Optimizer> optimizer;             // --optimizer sgd|momentum|adam
+  std::optional<plan::TrainingPrecision> precision;     // --training-precision fp32|mixed
+  std::optional<bool> fp32_main_gradients;              // --fp32-main-gradients true|false
+  bool any() const { return optimizer || precision || fp32_main_gradients; }
+  /// `defaults` with every setting the command line gives.
+  plan::MemorySettings applied_to(plan::MemorySettings defaults) const;
+};
+
 struct SimplanOptions {
   std::string workload;             // zoo name, workload YAML file or ONNX model
   std::optional<long long> batch;   // --batch: minibatch size (required to plan; --describe: 1)
@@ -53,6 +64,9 @@ struct SimplanOptions {
   std::string explain;              // --explain LAYER
   std::optional<std::uint64_t> seed;  // --seed N (stochastic strategies)
   GradientSyncOptions gradient_sync;  // --gradient-sync-order, --gradient-bucket, --gradient-sync-algorithm
+  MemoryOptions memory;             // --optimizer, --training-precision, --fp32-main-gradients
+  bool describe_memory = false;     // --describe-memory: the plan's footprint per layer and kind
+  bool allow_over_memory = false;   // --allow-over-memory: write a plan that does not fit (else exit 2)
 };
 
 /// Adds every simplan option to `app` (also -q/--quiet; --version and --help come from parse()).

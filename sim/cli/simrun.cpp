@@ -318,17 +318,30 @@ std::pair<std::string, std::string> checked_record(const std::string& record, co
   return {key, value};
 }
 
-// A plan whose memory use its planner reckoned (dsm), replayed on a platform with less external
-// memory per device than it needs (e.g. simsweep --fixed-plan shrinking the memory): replayed all
-// the same, with the warning simplan gives when it makes such a plan, so a sweep marks the point.
+constexpr double kGiB = 1073741824.0;  // 2^30 B
+
+// A plan that records it does not fit (simplan --allow-over-memory), or whose memory use was reckoned
+// for more memory than this platform has (e.g. simsweep --fixed-plan shrinking the memory): replayed
+// all the same, with one warning line, so a sweep marks the point.
 void warn_if_over_memory(const plan::Plan& plan, const topology::SystemSpec& spec) {
   if (!plan.memory || spec.device_type_of.empty()) return;
+  const plan::MemoryUse& m = *plan.memory;
+  const std::string device = m.device.empty() ? std::string("every device") : "device " + m.device;
+  if (!m.fits()) {
+    std::fprintf(stderr,
+                 "simrun: warning: the plan does not fit (made with simplan --allow-over-memory): %s needs %.4g GiB "
+                 "(weights %.4g, gradients %.4g, optimizer %.4g, activations %.4g, working %.4g GiB) but has %.4g GiB; "
+                 "replayed as if it fitted\n",
+                 device.c_str(), m.per_device_bytes / kGiB, m.weights_bytes / kGiB, m.gradients_bytes / kGiB,
+                 m.optimizer_bytes / kGiB, m.activations_bytes / kGiB, m.working_bytes / kGiB, m.capacity_bytes / kGiB);
+    return;
+  }
   double smallest = spec.device_type(0).memory_bytes();
   for (int d = 1; d < static_cast<int>(spec.device_type_of.size()); ++d)
     smallest = std::min(smallest, spec.device_type(d).memory_bytes());
-  if (smallest <= 0 || plan.memory->per_device_bytes <= smallest) return;
+  if (smallest <= 0 || m.per_device_bytes <= smallest) return;
   std::fprintf(stderr, "simrun: warning: the plan needs %.3g GB of external memory per device but %s has %.3g GB\n",
-               plan.memory->per_device_bytes / 1e9, spec.name.c_str(), smallest / 1e9);
+               m.per_device_bytes / 1e9, spec.name.c_str(), smallest / 1e9);
 }
 
 // The timeline, gzip-compressed when its file name ends in .gz.

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/plan/memory_use.hpp"
 #include "sim/plan/mode.hpp"
 #include "sim/plan/sharding.hpp"
 
@@ -61,18 +62,6 @@ struct WorkloadRef {
   std::string name;  // zoo name or workload file path
   long long batch = 1;
   Mode mode = Mode::training;
-};
-
-/// External-memory use per device, as the planner reckons it (dsm plans: sim/dsm/footprint.hpp).
-/// Bytes; the largest device's use when devices differ.
-struct MemoryUse {
-  double per_device_bytes = 0;   // weights + gradients + activations + working
-  double capacity_bytes = 0;     // the device's external memory
-  double weights_bytes = 0;
-  double gradients_bytes = 0;
-  double activations_bytes = 0;  // kept from FWD to BWD / UPD (training)
-  double working_bytes = 0;      // the largest tensor in flight besides
-  bool fits() const { return per_device_bytes <= capacity_bytes; }
 };
 
 enum class GradientSyncOrder { concurrent, in_order };
@@ -125,7 +114,7 @@ struct Plan {
   ConfigRef config;
   WorkloadRef workload;
   double predicted_iteration_s = 0;  // the planner's prediction of one training iteration / inference
-  std::optional<MemoryUse> memory;   // written by planners that reckon it (dsm)
+  std::optional<MemoryUse> memory;   // per device (memory_use.hpp): dsm's own, else the footprint model's
   nlohmann::json family;             // plan-wide strategy fields (null when none; keys sorted)
   /// Adaptive platforms (seed 004 §III, Config): device name -> the device type (one of the
   /// platform's device_types) the plan configures it to; devices not named keep the platform's type.

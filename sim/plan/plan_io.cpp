@@ -56,6 +56,27 @@ ordered_json cost_to_json(const PredictedCost& c) {
   return j;
 }
 
+// Every kind by name, then `fits` (derived, for a reader's eye; checked on reading), then the device,
+// the settings and the per-device entries where there are any.
+ordered_json memory_to_json(const MemoryUse& m) {
+  ordered_json j{{"per_device_bytes", m.per_device_bytes},   {"capacity_bytes", m.capacity_bytes},
+                 {"weights_bytes", m.weights_bytes},         {"gradients_bytes", m.gradients_bytes},
+                 {"optimizer_bytes", m.optimizer_bytes},     {"activations_bytes", m.activations_bytes},
+                 {"working_bytes", m.working_bytes},         {"fits", m.fits()}};
+  if (!m.device.empty()) j["device"] = m.device;
+  if (m.settings)
+    j["settings"] = ordered_json{
+        {"optimizer", optimizer_names()[static_cast<std::size_t>(m.settings->optimizer)]},
+        {"precision", training_precision_names()[static_cast<std::size_t>(m.settings->precision)]},
+        {"fp32_main_gradients", m.settings->fp32_main_gradients}};
+  if (!m.devices.empty()) {
+    ordered_json devices = ordered_json::array();
+    for (const MemoryUse& d : m.devices) devices.push_back(memory_to_json(d));
+    j["devices"] = devices;
+  }
+  return j;
+}
+
 ordered_json sharding_to_json(const Sharding& s) {
   ordered_json j;
   if (!s.devices.empty()) j["devices"] = s.devices;
@@ -110,6 +131,42 @@ Sharding sharding_from(const Reader& r) {
   return s;
 }
 
+// `top`: the plan's memory object (settings and per-device entries allowed); else one device's entry.
+// optimizer_bytes and fits may be absent (plans written before they existed); fits, when given, must
+// say what the numbers say.
+MemoryUse memory_from_json(const Reader& m, bool top) {
+  if (top)
+    m.only_keys({"per_device_bytes", "capacity_bytes", "weights_bytes", "gradients_bytes", "optimizer_bytes",
+                 "activations_bytes", "working_bytes", "fits", "device", "settings", "devices"});
+  else
+    m.only_keys({"per_device_bytes", "capacity_bytes", "weights_bytes", "gradients_bytes", "optimizer_bytes",
+                 "activations_bytes", "working_bytes", "fits", "device"});
+  MemoryUse u;
+  u.per_device_bytes = m.at("per_device_bytes").number();
+  u.capacity_bytes = m.at("capacity_bytes").number();
+  u.weights_bytes = m.at("weights_bytes").number();
+  u.gradients_bytes = m.at("gradients_bytes").number();
+  if (m.has("optimizer_bytes")) u.optimizer_bytes = m.at("optimizer_bytes").number();
+  u.activations_bytes = m.at("activations_bytes").number();
+  u.working_bytes = m.at("working_bytes").number();
+  if (m.has("fits") && m.at("fits").boolean() != u.fits())
+    m.at("fits").fail(std::string("says ") + (u.fits() ? "false" : "true") + " but per_device_bytes is " +
+                      (u.fits() ? "within" : "over") + " capacity_bytes");
+  if (m.has("device")) u.device = m.at("device").str();
+  if (top && m.has("settings")) {
+    Reader s = m.at("settings");
+    s.only_keys({"optimizer", "precision", "fp32_main_gradients"});
+    MemorySettings settings;
+    settings.optimizer = static_cast<Optimizer>(s.at("optimizer").choice(optimizer_names()));
+    settings.precision = static_cast<TrainingPrecision>(s.at("precision").choice(training_precision_names()));
+    settings.fp32_main_gradients = s.at("fp32_main_gradients").boolean();
+    u.settings = settings;
+  }
+  if (top && m.has("devices"))
+    for (const Reader& d : m.at("devices").elements()) u.devices.push_back(memory_from_json(d, false));
+  return u;
+}
+
 }  // namespace
 
 std::string to_string(Pass pass) { return pass_names()[static_cast<size_t>(pass)]; }
@@ -133,13 +190,7 @@ ordered_json plan_to_json(const Plan& plan) {
   j["workload"] = ordered_json{
       {"name", plan.workload.name}, {"batch", plan.workload.batch}, {"mode", to_string(plan.workload.mode)}};
   j["predicted"] = ordered_json{{"iteration_s", plan.predicted_iteration_s}};
-  if (plan.memory)
-    j["memory"] = ordered_json{{"per_device_bytes", plan.memory->per_device_bytes},
-                               {"capacity_bytes", plan.memory->capacity_bytes},
-                               {"weights_bytes", plan.memory->weights_bytes},
-                               {"gradients_bytes", plan.memory->gradients_bytes},
-                               {"activations_bytes", plan.memory->activations_bytes},
-                               {"working_bytes", plan.memory->working_bytes}};
+  if (plan.memory) j["memory"] = memory_to_json(*plan.memory);
   if (!plan.family.is_null()) j["family"] = plan.family;
   if (!plan.configuration.empty()) {
     ordered_json configuration = ordered_json::object();
@@ -210,19 +261,7 @@ Plan plan_from_json(const json& root, const std::string& file) {
   plan.workload.mode = static_cast<Mode>(workload.at("mode").choice(mode_names()));
   r.at("predicted").only_keys({"iteration_s"});
   plan.predicted_iteration_s = r.at("predicted").at("iteration_s").number();
-  if (r.has("memory")) {
-    Reader m = r.at("memory");
-    m.only_keys({"per_device_bytes", "capacity_bytes", "weights_bytes", "gradients_bytes", "activations_bytes",
-                 "working_bytes"});
-    MemoryUse u;
-    u.per_device_bytes = m.at("per_device_bytes").number();
-    u.capacity_bytes = m.at("capacity_bytes").number();
-    u.weights_bytes = m.at("weights_bytes").number();
-    u.gradients_bytes = m.at("gradients_bytes").number();
-    u.activations_bytes = m.at("activations_bytes").number();
-    u.working_bytes = m.at("working_bytes").number();
-    plan.memory = u;
-  }
+  if (r.has("memory")) plan.memory = memory_from_json(r.at("memory"), true);
   if (r.has("family")) plan.family = r.at("family").value();
   if (r.has("configuration")) {
     Reader c = r.at("configuration");

@@ -2,7 +2,10 @@
 // plan.json, --explain and simplan's exit codes.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -243,8 +246,10 @@ TEST(DsmFootprint, WeightsGradientsActivationsByHand) {
   EXPECT_THROW(memory_footprint(net, {placement[0]}, s, true), Error);
 }
 
-// simplan writes the footprint into plan.json and warns (exit 0, plan written) when it does not fit.
-TEST(DsmSimplan, PlanCarriesItsMemoryAndWarnsWhenOverCapacity) {
+// simplan writes the footprint into plan.json; a plan that does not fit is refused (exit 2, one line
+// naming the chips, their capacity and the footprint by kind, no plan written) unless
+// --allow-over-memory, which writes it with a warning (issue 39).
+TEST(DsmSimplan, PlanCarriesItsMemoryAndIsRefusedWhenOverCapacity) {
   const std::string bin = PARTSIM_BIN_DIR "/simplan";
   const std::string out = ::testing::TempDir() + "dsm_memory.json";
   const std::string err = ::testing::TempDir() + "dsm_memory.err";
@@ -258,16 +263,31 @@ TEST(DsmSimplan, PlanCarriesItsMemoryAndWarnsWhenOverCapacity) {
   EXPECT_LT(used, j["memory"]["capacity_bytes"].get<double>());
   EXPECT_DOUBLE_EQ(used, j["memory"]["weights_bytes"].get<double>() + j["memory"]["gradients_bytes"].get<double>() +
                              j["memory"]["activations_bytes"].get<double>() + j["memory"]["working_bytes"].get<double>());
+  EXPECT_EQ(j["memory"]["optimizer_bytes"].get<double>(), 0.0);  // dsm's own model: plain SGD, no states
+  EXPECT_FALSE(j["memory"].contains("settings"));
   std::ifstream e1(err);
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(e1), {}), "");
-  // 64 MB (decimal) of HBM per chip is too little for vgg16 at batch 512.
-  ASSERT_EQ(std::system((base + " --set system.device_types.dsm_chip.chip.memory=64MB > /dev/null 2> " + err).c_str()),
-            0);
+  // 64 MB (decimal, 61.04 MiB) of HBM per chip is too little for vgg16 at batch 512.
+  std::filesystem::remove(out);
+  const std::string small = base + " --set system.device_types.dsm_chip.chip.memory=64MB";
+  const int refused = std::system((small + " > /dev/null 2> " + err).c_str());
+  ASSERT_TRUE(WIFEXITED(refused));
+  EXPECT_EQ(WEXITSTATUS(refused), 2);
   std::ifstream e2(err);
-  const std::string warning(std::istreambuf_iterator<char>(e2), {});
-  EXPECT_EQ(warning.rfind("simplan: warning: the plan needs ", 0), 0u) << warning;
-  EXPECT_NE(warning.find("but torus_8pf has 0.064 GB"), std::string::npos) << warning;
-  EXPECT_TRUE(std::ifstream(out).good());
+  const std::string error(std::istreambuf_iterator<char>(e2), {});
+  EXPECT_EQ(error.rfind("simplan: error: the plan does not fit: every device (dsm_chip) has 61.04 MiB of memory", 0), 0u)
+      << error;
+  EXPECT_NE(error.find("--allow-over-memory"), std::string::npos) << error;
+  EXPECT_FALSE(std::ifstream(out).good());
+  ASSERT_EQ(std::system((small + " --allow-over-memory > /dev/null 2> " + err).c_str()), 0);
+  std::ifstream e3(err);
+  const std::string warning(std::istreambuf_iterator<char>(e3), {});
+  EXPECT_EQ(warning.rfind("simplan: warning: the plan does not fit, written as --allow-over-memory asks: every device "
+                          "needs ",
+                          0),
+            0u)
+      << warning;
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(out))["memory"]["fits"], false);
 }
 
 }  // namespace

@@ -16,7 +16,24 @@ Plan sample_plan() {
   p.config = {"tpu_v3_128", "0123456789abcdef", "configs/tpu_v3_128.yaml"};
   p.workload = {"alexnet", 512, Mode::training};
   p.predicted_iteration_s = 1.25;
-  p.memory = MemoryUse{7e8, 8e9, 1e8, 1e8, 4e8, 1e8};
+  // The fullest device's use, the settings and every device's (they differ): 1e8 + 1e8 + 4e8 + 1e8 +
+  // 0 optimizer (inference-like numbers are fine here; the reader does not re-derive them).
+  MemoryUse memory;
+  memory.per_device_bytes = 7e8;
+  memory.capacity_bytes = 8e9;
+  memory.weights_bytes = 1e8;
+  memory.gradients_bytes = 1e8;
+  memory.activations_bytes = 4e8;
+  memory.working_bytes = 1e8;
+  memory.device = "d3";
+  memory.settings = MemorySettings{Optimizer::momentum, TrainingPrecision::mixed, false};
+  MemoryUse other = memory;
+  other.settings.reset();
+  other.device = "d1";
+  other.per_device_bytes = 9e9;  // over its capacity
+  memory.devices = {memory, other};
+  memory.devices[0].settings.reset();
+  p.memory = memory;
   LayerPlan conv;
   conv.name = "conv1";
   conv.sharding = {{3, 1, 2, 0}, {{ShardDim::batch, 2, {0.3, 0.7}, {}}, {ShardDim::out_channels, 2, {}, {}}}};
@@ -41,6 +58,20 @@ std::string error_of(const std::string& text) {
 }
 }  // namespace
 
+// A memory object written before optimizer_bytes and fits existed still reads (optimizer 0); a fits
+// that contradicts the numbers is refused with its path.
+TEST(PlanIo, MemoryOfOlderPlansAndAContradictingFits) {
+  nlohmann::json j = nlohmann::json::parse(plan_to_text(sample_plan()));
+  j["memory"] = {{"per_device_bytes", 7e8}, {"capacity_bytes", 8e9},     {"weights_bytes", 1e8},
+                 {"gradients_bytes", 1e8},  {"activations_bytes", 4e8}, {"working_bytes", 1e8}};
+  const Plan old = plan_from_json(j, "p.json");
+  ASSERT_TRUE(old.memory.has_value());
+  EXPECT_EQ(old.memory->optimizer_bytes, 0.0);
+  EXPECT_FALSE(old.memory->settings.has_value());
+  j["memory"]["fits"] = false;
+  EXPECT_EQ(error_of(j.dump()), "p.json: /memory/fits: says false but per_device_bytes is within capacity_bytes");
+}
+
 TEST(PlanIo, RoundTripsEveryField) {
   const Plan p = sample_plan();
   const std::string text = plan_to_text(p);
@@ -58,6 +89,16 @@ TEST(PlanIo, RoundTripsEveryField) {
   EXPECT_DOUBLE_EQ(q.layers[0].predicted.breakdown.at("intra_layer_s"), 0.06);
   ASSERT_TRUE(q.memory.has_value());
   EXPECT_DOUBLE_EQ(q.memory->activations_bytes, 4e8);
+  EXPECT_EQ(q.memory->device, "d3");
+  ASSERT_TRUE(q.memory->settings.has_value());
+  EXPECT_EQ(q.memory->settings->optimizer, Optimizer::momentum);
+  EXPECT_FALSE(q.memory->settings->fp32_main_gradients);
+  ASSERT_EQ(q.memory->devices.size(), 2u);
+  EXPECT_FALSE(q.memory->devices[1].fits());
+  const nlohmann::json memory_json = nlohmann::json::parse(text).at("memory");
+  EXPECT_EQ(memory_json.at("fits"), true);
+  EXPECT_EQ(memory_json.at("devices").at(1).at("fits"), false);
+  EXPECT_EQ(memory_json.at("settings").at("precision"), "mixed");
   // Optional: a plan without them reads back without them.
   Plan bare = sample_plan();
   bare.memory.reset();
