@@ -9,20 +9,13 @@
 
 #include "sim/memory/footprint.hpp"
 #include "sim/plan/sharding.hpp"
-#include "tests/support/platform_yaml.hpp"
+#include "tests/lowering_sharding/two_fc.hpp"
 #include "workloads/net_builder.hpp"
 
 using namespace partsim;
 using plan::ShardDim;
 
 namespace {
-
-topology::SystemSpec four_devices() {
-  return test::platform_from_yaml(
-      "system:\n  name: four\n  precision: bf16\n  device_types:\n"
-      "    dev: {kind: roofline, peak: 1TFLOP/s, memory: 16GiB, memory_bandwidth: 1000GB/s, network_bandwidth: 1GB/s}\n"
-      "  devices:\n    - {type: dev, count: 4}\n  star:\n    latency: 0s\n");
-}
 
 workloads::Graph mlp() {
   workloads::NetBuilder b("mlp", "");
@@ -31,19 +24,6 @@ workloads::Graph mlp() {
   const std::string a = b.activation("relu", h);
   b.fc("fc2", a, 1024, false);
   return b.build(64);
-}
-
-plan::Plan plan_of(const workloads::Graph& g, const std::vector<plan::Sharding>& shardings, plan::Mode mode) {
-  plan::Plan p;
-  p.strategy = "hand";
-  p.workload = {g.name(), g.batch(), mode};
-  for (std::size_t i = 0; i < g.size(); ++i) {
-    plan::LayerPlan l;
-    l.name = g.layer(i).name;
-    l.sharding = shardings.at(i);
-    p.layers.push_back(l);
-  }
-  return p;
 }
 
 plan::MemorySettings megatron_adam() { return plan::MemorySettings{plan::Optimizer::adam, plan::TrainingPrecision::mixed, true}; }
@@ -55,10 +35,10 @@ plan::MemorySettings megatron_adam() { return plan::MemorySettings{plan::Optimiz
 // 16 x 1024 = 163,840 elements = 327,680 B kept. Working: relu's BWD, dY 65,536 + dX 65,536
 // elements = 262,144 B.
 TEST(PlanFootprint, TwoLayerMlpDataParallel) {
-  const auto spec = four_devices();
+  const auto spec = fixtures::star(4);
   const auto g = mlp();
   const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 4}});
-  const plan::Plan p = plan_of(g, {dp, dp, dp, dp}, plan::Mode::training);
+  const plan::Plan p = fixtures::plan_of(g, {dp, dp, dp, dp}, plan::Mode::training);
   const plan::MemoryUse m = memory::plan_memory(p, spec, g, megatron_adam());
   EXPECT_EQ(m.weights_bytes, 16777216.0);     // 8,388,608 x 2
   EXPECT_EQ(m.gradients_bytes, 33554432.0);   // x 4
@@ -87,9 +67,9 @@ TEST(PlanFootprint, TwoLayerMlpDataParallel) {
 // Kept: x 16 x 1024 + 3 x 65,536 = 212,992 elements = 425,984 B. Working: fc1 reads the whole
 // batch's x (65,536, gathered from the other devices) and writes 65,536: 131,072 elements = 262,144 B.
 TEST(PlanFootprint, TwoLayerMlpTensorParallel) {
-  const auto spec = four_devices();
+  const auto spec = fixtures::star(4);
   const auto g = mlp();
-  const plan::Plan p = plan_of(g,
+  const plan::Plan p = fixtures::plan_of(g,
                                {plan::mesh_sharding({}, {{ShardDim::batch, 4}}),
                                 plan::mesh_sharding({}, {{ShardDim::out_channels, 4}}),
                                 plan::mesh_sharding({}, {{ShardDim::out_channels, 4}}),
@@ -107,11 +87,11 @@ TEST(PlanFootprint, TwoLayerMlpTensorParallel) {
 // Inference, data parallel: weights only (8,388,608 x 2 B); the largest live output is fc1's or
 // relu's 16 x 4096 x 2 = 131,072 B, and the largest input a layer reads the same size.
 TEST(PlanFootprint, TwoLayerMlpInference) {
-  const auto spec = four_devices();
+  const auto spec = fixtures::star(4);
   const auto g = mlp();
   const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 4}});
   const plan::MemoryUse m =
-      memory::plan_memory(plan_of(g, {dp, dp, dp, dp}, plan::Mode::inference), spec, g, megatron_adam());
+      memory::plan_memory(fixtures::plan_of(g, {dp, dp, dp, dp}, plan::Mode::inference), spec, g, megatron_adam());
   EXPECT_EQ(m.weights_bytes, 16777216.0);
   EXPECT_EQ(m.gradients_bytes, 0.0);
   EXPECT_EQ(m.optimizer_bytes, 0.0);
@@ -123,13 +103,13 @@ TEST(PlanFootprint, TwoLayerMlpInference) {
 // differ, so every one is listed and the fullest (d0) heads the summary. d0 keeps 48/16 = 3 times
 // the single-device DP activations of a 16-sample quarter: 3 x 327,680 = 983,040 B.
 TEST(PlanFootprint, DevicesThatDifferAreListedAndTheFullestLeads) {
-  const auto spec = four_devices();
+  const auto spec = fixtures::star(4);
   const auto g = mlp();
   plan::Sharding uneven;
   uneven.devices = {0, 1};
   uneven.splits = {{ShardDim::batch, 2, {0.75, 0.25}, {}}};
   const plan::MemoryUse m =
-      memory::plan_memory(plan_of(g, {uneven, uneven, uneven, uneven}, plan::Mode::training), spec, g, megatron_adam());
+      memory::plan_memory(fixtures::plan_of(g, {uneven, uneven, uneven, uneven}, plan::Mode::training), spec, g, megatron_adam());
   ASSERT_EQ(m.devices.size(), 4u);
   EXPECT_EQ(m.device, "d0");
   EXPECT_EQ(m.activations_bytes, 983040.0);
