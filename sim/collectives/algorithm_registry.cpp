@@ -98,7 +98,7 @@ Choice choose(const std::string& collective, double bytes, const std::string& re
   for (const std::string& n : names) {
     const Algorithm& a = algorithm_registry().find(n);
     if (!a.implements(collective)) {
-      if (single || name != "auto")
+      if (name != "auto")
         throw InputError(from + ": algorithm '" + n + "' does not implement " + collective + " (it implements " +
                          join(a.collectives, [](const std::string& c) { return c; }) + ")");
       continue;
@@ -253,13 +253,24 @@ double formula_time(const Algorithm& algorithm, const topology::CollectiveProtoc
 
 bool on_reducing_switch(const std::vector<int>& members, const topology::TopologyGraph& graph) {
   const auto& spec = graph.spec();
-  if (spec.is_torus()) return false;
-  for (const auto& node : spec.graph().nodes) {
-    if (node.kind != topology::NodeKind::switch_node || !node.in_switch_reduction) continue;
+  if (spec.is_torus() || members.empty()) return false;
+  const auto& nodes = spec.graph().nodes;
+  auto reduces = [&](const std::string& name) {
+    const auto it = std::find_if(nodes.begin(), nodes.end(), [&](const auto& n) { return n.name == name; });
+    return it != nodes.end() && it->kind == topology::NodeKind::switch_node && it->in_switch_reduction;
+  };
+  // The reducing switches the first member is linked to, then the devices each of them links.
+  const std::string& first = spec.device_names.at(static_cast<std::size_t>(members.front()));
+  std::set<std::string> candidates;
+  for (const auto& link : spec.graph().links) {
+    if (link.a == first && reduces(link.b)) candidates.insert(link.b);
+    if (link.b == first && reduces(link.a)) candidates.insert(link.a);
+  }
+  for (const std::string& sw : candidates) {
     std::set<int> linked;
     for (const auto& link : spec.graph().links) {
-      if (link.a == node.name) linked.insert(spec.device_index(link.b));
-      if (link.b == node.name) linked.insert(spec.device_index(link.a));
+      if (link.a == sw) linked.insert(spec.device_index(link.b));
+      if (link.b == sw) linked.insert(spec.device_index(link.a));
     }
     if (std::all_of(members.begin(), members.end(), [&](int d) { return linked.contains(d); })) return true;
   }
@@ -269,8 +280,7 @@ bool on_reducing_switch(const std::vector<int>& members, const topology::Topolog
 Schedule build_with(const Choice& choice, const std::string& collective, double bytes, const Participants& who,
                     const topology::TopologyGraph& graph) {
   const auto& settings = graph.spec().collectives;
-  const Algorithm& algorithm = *choice.algorithm;
-  if (std::string why = algorithm.why_not(who, graph); !why.empty()) throw InputError(why);
+  const Algorithm& algorithm = *choice.algorithm;  // its builder refuses participants it cannot run on
   Fabric fabric;
   if (algorithm.reads_fabric) fabric = with_protocol(fabric_of(who, graph), choice.protocol);
   Schedule s = algorithm.build(BuildInput{collective, bytes, who, graph, settings,
