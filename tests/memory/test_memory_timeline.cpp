@@ -27,7 +27,7 @@
 #include "sim/plan/sharding.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
-#include "tests/support/platform_yaml.hpp"
+#include "tests/lowering_sharding/two_fc.hpp"
 #include "workloads/net_builder.hpp"
 
 using namespace partsim;
@@ -40,13 +40,6 @@ constexpr double kActivationBox = 8192.0;
 constexpr double kEndOfForward = kResident + 4 * kActivationBox;  // 14,188,544 B
 constexpr double kWorkingOfFc3 = 16384.0;
 
-topology::SystemSpec four_devices() {
-  return test::platform_from_yaml(
-      "system:\n  name: four\n  precision: bf16\n  device_types:\n"
-      "    dev: {kind: roofline, peak: 1TFLOP/s, memory: 16GiB, memory_bandwidth: 1000GB/s, network_bandwidth: 1GB/s}\n"
-      "  devices:\n    - {type: dev, count: 4}\n  star:\n    latency: 0s\n");
-}
-
 workloads::Graph chain() {
   workloads::NetBuilder b("chain", "");
   std::string t = b.input("x", {512, 1, 1});
@@ -54,17 +47,9 @@ workloads::Graph chain() {
   return b.build(32);
 }
 
+// Every layer split by batch over the 4 devices.
 plan::Plan data_parallel(const workloads::Graph& g, plan::Mode mode) {
-  plan::Plan p;
-  p.strategy = "hand";
-  p.workload = {g.name(), g.batch(), mode};
-  for (std::size_t i = 0; i < g.size(); ++i) {
-    plan::LayerPlan l;
-    l.name = g.layer(i).name;
-    l.sharding = plan::mesh_sharding({}, {{ShardDim::batch, 4}});
-    p.layers.push_back(l);
-  }
-  return p;
+  return fixtures::plan_of(g, std::vector<plan::Sharding>(g.size(), plan::mesh_sharding({}, {{ShardDim::batch, 4}})), mode);
 }
 
 std::vector<std::vector<std::size_t>> consumers_of(const workloads::Graph& g) {
@@ -87,7 +72,7 @@ double end_of_forward(const program::Program& program, const program::Evaluation
 }  // namespace
 
 TEST(MemoryTimeline, DataParallelChainPeaksAtTheEndOfTheForwardPass) {
-  const auto spec = four_devices();
+  const auto spec = fixtures::star(4);
   const auto g = chain();
   const plan::Plan p = data_parallel(g, plan::Mode::training);
   const plan::MemorySettings adam{plan::Optimizer::adam, plan::TrainingPrecision::mixed, true};
@@ -129,7 +114,7 @@ TEST(MemoryTimeline, DataParallelChainPeaksAtTheEndOfTheForwardPass) {
 // FWD: fc1's output and fc2's (8,192 B each) + fc2's working 8,192 B = 24,576 B above the weights;
 // the samples x are freed when fc1 has read them, and fc3's output stays to the end.
 TEST(MemoryTimeline, InferenceFreesAnOutputOnceItsConsumerHasRun) {
-  const auto spec = four_devices();
+  const auto spec = fixtures::star(4);
   const auto g = chain();
   const plan::Plan p = data_parallel(g, plan::Mode::inference);
   const topology::TopologyGraph topo(spec);
@@ -150,7 +135,7 @@ TEST(MemoryTimeline, InferenceFreesAnOutputOnceItsConsumerHasRun) {
 
 // A timing of another program is refused rather than misread.
 TEST(MemoryTimeline, RefusesAnEvaluationOfAnotherProgram) {
-  const auto spec = four_devices();
+  const auto spec = fixtures::star(4);
   const auto g = chain();
   const plan::Plan p = data_parallel(g, plan::Mode::training);
   const topology::TopologyGraph topo(spec);
