@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/inputs.hpp"
@@ -33,6 +34,8 @@
 #include "sim/common/units.hpp"
 #include "sim/export/chakra_trace.hpp"
 #include "sim/lowering/lowering.hpp"
+#include "sim/memory/footprint.hpp"
+#include "sim/memory/memory_timeline.hpp"
 #include "sim/lowering/task_builders.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/planner/check_plan.hpp"
@@ -344,13 +347,44 @@ void warn_if_over_memory(const plan::Plan& plan, const topology::SystemSpec& spe
                m.per_device_bytes / 1e9, spec.name.c_str(), smallest / 1e9);
 }
 
+// The replay's memory timeline (sim/memory/memory_timeline.hpp): the footprint model's boxes placed
+// in time by the simulated evaluation, or the reason there is none. Only Programs of the shared
+// sharding lowering are described by the footprint's boxes; a strategy with its own lowering (dsm)
+// reckons its own memory, which no task of its Program maps to.
+std::optional<memory::MemoryTimeline> replay_memory_timeline(report::Report& report, const cli::ReplayInputs& loaded,
+                                                             const program::Program& program,
+                                                             const program::Evaluation& simulated) {
+  const plan::Plan& plan = loaded.plan;
+  if (planner::builtin_strategies().find(plan.strategy).lower) {
+    report.memory.unavailable = "strategy " + plan.strategy +
+                                " lowers its plans itself; the footprint model's per-layer boxes do not describe its Program";
+    return std::nullopt;
+  }
+  if (!plan.memory || !plan.memory->settings) {
+    report.memory.unavailable = "the plan records no memory settings (plan.json's memory.settings): make it again with simplan";
+    return std::nullopt;
+  }
+  const topology::SystemSpec& spec = loaded.spec;
+  std::vector<std::vector<std::size_t>> consumers(loaded.graph.size());
+  for (std::size_t v = 0; v < consumers.size(); ++v) consumers[v] = loaded.graph.successors(v);
+  memory::MemoryTimeline timeline = memory::memory_timeline(
+      program, simulated, memory::box_memory(plan, spec, loaded.graph, *plan.memory->settings), consumers,
+      plan.workload.mode, spec.device_count());
+  std::vector<double> capacities;
+  for (int d = 0; d < spec.device_count(); ++d) capacities.push_back(spec.device_type(d).memory_bytes());
+  report::add_memory_timeline(report, timeline, program, simulated, spec.device_names, capacities);
+  return timeline;
+}
+
 // The timeline, gzip-compressed when its file name ends in .gz.
 report::TimelineStats write_timeline_file(std::ostream& out, const std::string& file, const program::Program& program,
                                           const program::Evaluation& simulated, const topology::TopologyGraph& graph,
-                                          const report::TransferRoutes& routes, const report::TimelineOptions& options) {
-  if (!report::is_gzip_path(file)) return report::write_timeline(out, program, simulated, graph, routes, options);
+                                          const report::TransferRoutes& routes, const report::TimelineOptions& options,
+                                          const memory::MemoryTimeline* memory) {
+  if (!report::is_gzip_path(file)) return report::write_timeline(out, program, simulated, graph, routes, options, memory);
   report::GzipOstream gzip(out);
-  const report::TimelineStats stats = report::write_timeline(gzip.stream(), program, simulated, graph, routes, options);
+  const report::TimelineStats stats =
+      report::write_timeline(gzip.stream(), program, simulated, graph, routes, options, memory);
   gzip.finish();
   return stats;
 }
@@ -394,6 +428,7 @@ int plan_mode(const Options& o) {
   report::DiagnosisOptions diagnosis;
   diagnosis.platform_change = join(loaded.config_changes, "; ");  // "a: x -> y; b: ..."
   report::diagnose(report, program, closed, simulated, graph, routes, o.worst, diagnosis);
+  const std::optional<memory::MemoryTimeline> memory_timeline = replay_memory_timeline(report, loaded, program, simulated);
   report.wall_s = o.reproducible ? 0.0 : seconds_since(t0);
 
   // All of the run's outputs, or none of them (cli::OutputSet).
@@ -402,7 +437,8 @@ int plan_mode(const Options& o) {
   report::TimelineStats timeline;
   if (!o.timeline_file.empty()) {
     outputs.add(o.timeline_file, [&](std::ostream& out) {
-      timeline = write_timeline_file(out, o.timeline_file, program, simulated, graph, routes, o.timeline);
+      timeline = write_timeline_file(out, o.timeline_file, program, simulated, graph, routes, o.timeline,
+                                     memory_timeline ? &*memory_timeline : nullptr);
     });
   }
   chakra_export::ChakraExport chakra;

@@ -90,6 +90,14 @@ std::vector<LayerMemory> layer_memory(const plan::Plan& plan, const topology::Sy
   return rows;
 }
 
+std::vector<BoxMemory> box_memory(const plan::Plan& plan, const topology::SystemSpec& spec,
+                                  const workloads::Graph& graph, const plan::MemorySettings& settings) {
+  std::vector<BoxMemory> boxes;
+  for_each_box(plan, spec, graph, settings,
+               [&](std::size_t v, int d, const LayerMemory& part) { boxes.push_back({v, d, part}); });
+  return boxes;
+}
+
 plan::MemoryUse total_memory(const std::vector<LayerMemory>& layers, plan::Mode mode) {
   plan::MemoryUse total;
   for (const LayerMemory& part : layers) add(total, part, mode);

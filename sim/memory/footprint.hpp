@@ -22,6 +22,7 @@
 // Contract: pure; bytes. The plan must match the graph (one plan layer per workload layer, in the
 // workload's order) and its shardings must be valid for the platform (InputError otherwise).
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,18 @@ struct LayerMemory {
   double activations_bytes = 0;  // its output box on the device
   double working_bytes = 0;      // its operands in flight (file comment)
 };
+
+/// One non-empty box of one layer: the device it is on and its part of that device's memory.
+struct BoxMemory {
+  std::size_t layer = 0;  // index in the plan and the workload
+  int device = -1;
+  LayerMemory bytes;
+};
+
+/// Every non-empty box of every layer, in plan order (the replay's memory timeline places them in
+/// time: memory_timeline.hpp).
+std::vector<BoxMemory> box_memory(const plan::Plan& plan, const topology::SystemSpec& spec,
+                                  const workloads::Graph& graph, const plan::MemorySettings& settings);
 
 /// Every layer of the plan on `device` (layers without a box on it included, at 0), in plan order.
 std::vector<LayerMemory> layer_memory(const plan::Plan& plan, const topology::SystemSpec& spec,

@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include "sim/common/error.hpp"
+
 namespace partsim::report {
 namespace {
 
@@ -30,6 +32,35 @@ std::string pad(const std::string& s, size_t width, bool left = false) {
   if (s.size() >= width) return s;
   return left ? s + std::string(width - s.size(), ' ') : std::string(width - s.size(), ' ') + s;
 }
+
+// results.json's "memory_timeline": the fullest device's peak and every device's, or why there is none.
+nlohmann::ordered_json memory_json(const MemoryReport& memory) {
+  nlohmann::ordered_json j;
+  if (memory.devices.empty()) {
+    j["available"] = false;
+    j["reason"] = memory.unavailable;
+    return j;
+  }
+  const DeviceMemoryPeak& fullest = memory.devices[memory.fullest()];
+  j["available"] = true;
+  j["evaluation"] = "simulated";
+  j["peak_bytes"] = fullest.peak_bytes;
+  j["peak_device"] = fullest.device;
+  j["peak_time_s"] = fullest.peak_time_s;
+  j["capacity_bytes"] = fullest.capacity_bytes;
+  nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+  for (const DeviceMemoryPeak& d : memory.devices)
+    devices.push_back({{"device", d.device},
+                       {"peak_bytes", d.peak_bytes},
+                       {"peak_time_s", d.peak_time_s},
+                       {"resident_bytes", d.resident_bytes},
+                       {"capacity_bytes", d.capacity_bytes}});
+  j["devices"] = devices;
+  return j;
+}
+
+// Bytes as GiB with 3 decimals for the table; "-" without a timeline.
+std::string gib(double bytes) { return bytes < 0 ? std::string("-") : fixed(bytes / 1073741824.0, 3); }
 
 }  // namespace
 
@@ -122,10 +153,10 @@ Report build_report(const plan::Plan& plan, const program::Program& program, con
         const Times t = spans[{layer.name, static_cast<int>(p.pass)}];
         const double exposed = std::max(0.0, t.simulated - t.compute);
         r.rows.push_back({layer.name, plan::to_string(p.pass), p.cost.total_s, t.closed, t.simulated, t.compute,
-                          exposed, std::min(exposed, t.memory)});
+                          exposed, std::min(exposed, t.memory), -1});
       }
     } else {
-      Row row{layer.name, "all", layer.predicted.total_s, 0, 0, 0, 0, 0};
+      Row row{layer.name, "all", layer.predicted.total_s, 0, 0, 0, 0, 0, -1};
       bool has_tasks = false;
       for (int pass = 0; pass < 3; ++pass) {
         auto it = spans.find({layer.name, pass});
@@ -145,6 +176,40 @@ Report build_report(const plan::Plan& plan, const program::Program& program, con
   }
   r.cross_check = cross_check(r.rows);
   return r;
+}
+
+std::size_t MemoryReport::fullest() const {
+  if (devices.empty()) throw Error("MemoryReport::fullest: no memory timeline (" + unavailable + ")");
+  std::size_t best = 0;
+  for (std::size_t d = 1; d < devices.size(); ++d)
+    if (devices[d].peak_bytes > devices[best].peak_bytes) best = d;
+  return best;
+}
+
+void add_memory_timeline(Report& report, const memory::MemoryTimeline& timeline, const program::Program& program,
+                         const program::Evaluation& simulated, const std::vector<std::string>& device_names,
+                         const std::vector<double>& capacities_bytes) {
+  report.memory = {};
+  report.memory.unavailable.clear();
+  for (const memory::DeviceMemoryTimeline& d : timeline.devices) {
+    const auto i = static_cast<std::size_t>(d.device);
+    report.memory.devices.push_back({device_names.at(i), d.peak_bytes, d.peak_time_s, d.resident_bytes,
+                                     capacities_bytes.at(i)});
+  }
+  // A row's peak: the largest use over the simulated spans of its pass, or of every pass ("all").
+  std::map<std::pair<std::string, std::string>, double> peaks;
+  for (const auto& s : program::layer_pass_spans(program, simulated)) {
+    const std::string& layer = program.layer_names()[static_cast<std::size_t>(s.layer)];
+    const double peak = timeline.peak_between(s.start, s.finish);
+    for (const std::string& pass : {plan::to_string(s.pass), std::string("all")}) {
+      double& p = peaks.try_emplace({layer, pass}, 0.0).first->second;
+      p = std::max(p, peak);
+    }
+  }
+  for (Row& row : report.rows) {
+    const auto it = peaks.find({row.layer, row.pass});
+    row.memory_peak_bytes = it == peaks.end() ? 0.0 : it->second;
+  }
 }
 
 nlohmann::ordered_json report_json(const Report& report) {
@@ -177,7 +242,9 @@ nlohmann::ordered_json report_json(const Report& report) {
                     {"exposed_s", row.exposed_s},
                     {"exposed_communication_s", row.exposed_communication_s()},
                     {"exposed_memory_s", row.exposed_memory_s},
-                    {"rel_error", row.rel_error()}});
+                    {"rel_error", row.rel_error()},
+                    {"memory_peak_bytes", row.memory_peak_bytes < 0 ? nlohmann::ordered_json(nullptr)
+                                                                    : nlohmann::ordered_json(row.memory_peak_bytes)}});
   // Diagnosed rows (diagnosis.hpp) carry their cause; the others have no "diagnosis" key.
   for (size_t i = 0; i < report.rows.size(); ++i)
     if (!report.diagnosis(i).empty()) rows[i]["diagnosis"] = report.diagnosis(i);
@@ -198,6 +265,7 @@ nlohmann::ordered_json report_json(const Report& report) {
                      {"busy_fraction", l->busy_fraction},
                      {"utilization", l->utilization}});
   j["links"] = links;
+  j["memory_timeline"] = memory_json(report.memory);
   j["cross_check"] = {{"mean_abs_rel_error", report.cross_check.mean_abs_rel_error},
                       {"weighted_abs_rel_error", report.cross_check.weighted_abs_rel_error},
                       {"max_abs_rel_error", report.cross_check.max_abs_rel_error},
@@ -212,17 +280,26 @@ std::string report_table(const Report& report, size_t worst_rows) {
   for (const auto& row : report.rows) name_width = std::max(name_width, row.layer.size());
   out << pad("layer", name_width, true) << "  pass  " << pad("predicted", 11) << pad("closed", 11)
       << pad("simulated", 11) << pad("error", 9) << pad("compute", 11) << pad("exp. comm", 11) << pad("exp. mem", 11)
-      << "\n";
+      << pad("mem peak", 11) << "\n";
   out << pad("", name_width, true) << "        " << pad("[ms]", 11) << pad("[ms]", 11) << pad("[ms]", 11)
-      << pad("[%]", 9) << pad("[ms]", 11) << pad("[ms]", 11) << pad("[ms]", 11) << "\n";
+      << pad("[%]", 9) << pad("[ms]", 11) << pad("[ms]", 11) << pad("[ms]", 11)
+      << pad("[GiB]", 11) << "\n";
   for (const auto& row : report.rows) {
     out << pad(row.layer, name_width, true) << "  " << pad(row.pass, 4, true) << "  " << pad(ms(row.predicted_s), 11)
         << pad(ms(row.closed_form_s), 11) << pad(ms(row.simulated_s), 11) << pad(fixed(row.rel_error() * 100, 1), 9)
         << pad(ms(row.compute_s), 11) << pad(ms(row.exposed_communication_s()), 11)
-        << pad(ms(row.exposed_memory_s), 11) << "\n";
+        << pad(ms(row.exposed_memory_s), 11) << pad(gib(row.memory_peak_bytes), 11) << "\n";
   }
   out << "\niteration: predicted " << ms(report.predicted_iteration_s) << " ms, closed form "
       << ms(report.closed_form_iteration_s) << " ms, simulated " << ms(report.simulated_iteration_s) << " ms\n";
+  if (report.memory.devices.empty()) {
+    out << "memory timeline: none (" << report.memory.unavailable << ")\n";
+  } else {
+    const DeviceMemoryPeak& m = report.memory.devices[report.memory.fullest()];
+    out << "memory peak " << gib(m.peak_bytes) << " GiB on " << m.device << " at " << ms(m.peak_time_s) << " ms (capacity "
+        << gib(m.capacity_bytes) << " GiB; resident weights, gradients and optimizer " << gib(m.resident_bytes)
+        << " GiB)\n";
+  }
   out << "utilization " << fixed(report.utilization, 3) << "; " << report.activities << " activities in "
       << fixed(report.wall_s, 3) << " s wall\n";
   // The time-weighted error first: the plain mean over rows is dominated by rows predicted near 0
@@ -263,11 +340,14 @@ std::string report_csv(const Report& report) {
   std::ostringstream out;
   out.precision(9);
   out << "layer,pass,predicted_s,closed_form_s,simulated_s,compute_s,exposed_s,exposed_communication_s,"
-         "exposed_memory_s,rel_error\n";
-  for (const auto& row : report.rows)
+         "exposed_memory_s,rel_error,memory_peak_bytes\n";
+  for (const auto& row : report.rows) {
     out << row.layer << "," << row.pass << "," << row.predicted_s << "," << row.closed_form_s << "," << row.simulated_s
         << "," << row.compute_s << "," << row.exposed_s << "," << row.exposed_communication_s() << ","
-        << row.exposed_memory_s << "," << row.rel_error() << "\n";
+        << row.exposed_memory_s << "," << row.rel_error() << ",";
+    if (row.memory_peak_bytes >= 0) out << fixed(row.memory_peak_bytes, 0);  // whole bytes, not 9 digits
+    out << "\n";
+  }
   return out.str();
 }
 

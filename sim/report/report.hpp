@@ -9,10 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "sim/memory/memory_timeline.hpp"
 #include "sim/plan/plan.hpp"
 #include "sim/program/evaluation.hpp"
 
@@ -31,6 +33,9 @@ struct Row {
   double exposed_memory_s = 0;
   /// exposed_s - exposed_memory_s: chip-to-chip and on-chip transfers, latencies and waiting.
   double exposed_communication_s() const { return exposed_s - exposed_memory_s; }
+  /// The largest memory use of any device during the row's simulated span(s), in bytes (the
+  /// replay's memory timeline); < 0 when the plan has no timeline (MemoryReport::unavailable).
+  double memory_peak_bytes = -1;
   /// (simulated - predicted) / predicted; 0 when both are 0.
   double rel_error() const;
 };
@@ -59,6 +64,24 @@ struct LinkUsage {
   double utilization = 0;    // bytes / (bandwidth x iteration time)
 };
 
+/// One device's peak in the replay's memory timeline (sim/memory/memory_timeline.hpp).
+struct DeviceMemoryPeak {
+  std::string device;         // the platform's name for it
+  double peak_bytes = 0;
+  double peak_time_s = 0;     // when the peak is first reached, from the start of the iteration
+  double resident_bytes = 0;  // weights + gradients + optimizer, held throughout
+  double capacity_bytes = 0;  // the device type's memory
+};
+
+/// The replay's memory timeline as results.json reports it: every device's peak, or why there is
+/// no timeline.
+struct MemoryReport {
+  std::string unavailable = "no memory timeline was computed";  // why there is none; "" when there is one
+  std::vector<DeviceMemoryPeak> devices;  // device order; empty when unavailable
+  /// Index of the device with the largest peak (the lowest on a tie); devices must not be empty.
+  std::size_t fullest() const;
+};
+
 struct Report {
   std::string strategy;
   std::string config;
@@ -85,6 +108,7 @@ struct Report {
   std::vector<Row> rows;
   std::vector<LinkUsage> links;
   CrossCheck cross_check;
+  MemoryReport memory;  // filled by add_memory_timeline; unavailable until then
   /// The cause of a row's disagreement (diagnosis.hpp), same index as rows; "" for a row not
   /// diagnosed; may be shorter than rows (or empty) when nothing was diagnosed.
   std::vector<std::string> diagnoses;
@@ -102,12 +126,19 @@ CrossCheck cross_check(const std::vector<Row>& rows);
 Report build_report(const plan::Plan& plan, const program::Program& program, const program::Evaluation& closed_form,
                     const program::Evaluation& simulated, double useful_flops, double peak_flops);
 
+/// Puts the simulated memory timeline in the report: every device's peak (named by `device_names`,
+/// against `capacities_bytes`, both in device order) and each row's memory_peak_bytes over the
+/// simulated spans of its layer's passes.
+void add_memory_timeline(Report& report, const memory::MemoryTimeline& timeline, const program::Program& program,
+                         const program::Evaluation& simulated, const std::vector<std::string>& device_names,
+                         const std::vector<double>& capacities_bytes);
+
 /// results.json (schema in docs/results-format.md).
 nlohmann::ordered_json report_json(const Report& report);
 /// The per-layer table and the totals, as simrun prints them.
 std::string report_table(const Report& report, size_t worst_rows = 5);
 /// One line per row: layer,pass,predicted_s,closed_form_s,simulated_s,compute_s,exposed_s,
-/// exposed_communication_s,exposed_memory_s,rel_error.
+/// exposed_communication_s,exposed_memory_s,rel_error,memory_peak_bytes (empty without a timeline).
 std::string report_csv(const Report& report);
 
 }  // namespace partsim::report

@@ -170,7 +170,7 @@ class Writer {
     for (int d = 0; d < device_count_; ++d) memory_names_.push_back(quoted(device_name(graph, d) + ":memory"));
   }
 
-  TimelineStats write(const TimelineOptions& options) {
+  TimelineStats write(const TimelineOptions& options, const memory::MemoryTimeline* memory) {
     const auto& tasks = program_.tasks();
     const size_t n = tasks.size();
     infer_delay_devices();
@@ -260,6 +260,7 @@ class Writer {
       tid += lane_count;
       events = {};  // written: free it
     }
+    if (memory != nullptr) write_memory_counters(*memory, stats);
     int link_tid = 0;
     for (size_t l = 0; l < link_flows_.size(); ++l) {
       bool named = false;
@@ -282,7 +283,7 @@ class Writer {
 
     out_ << "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{";
     out_ << "\"generator\":\"partsim\",\"time_unit\":\"us\",\"makespan_s\":" << number(evaluation_.makespan_s)
-         << ",\"tasks\":" << n << ",\"events\":" << stats.events << ",\"link_events\":" << stats.link_events
+         << ",\"tasks\":" << n << ",\"events\":" << stats.events << ",\"counter_events\":" << stats.counter_events << ",\"link_events\":" << stats.link_events
          << ",\"max_events\":" << options.max_events << ",\"link_events_dropped\":" << stats.link_events_dropped
          << ",\"links_shown_until_us\":";
     if (cut_bin == kTimeBins) {
@@ -493,6 +494,34 @@ class Writer {
     return node_names_[static_cast<size_t>(program::node_of(graph_, e))];
   }
 
+  // One counter track "memory in use" per shown device (Perfetto draws "C" events as a graph): a
+  // sample at every step of the device's use, in bytes. Steps closer than the trace's nanosecond
+  // resolution keep the last (the use after every change at that instant).
+  void write_memory_counters(const memory::MemoryTimeline& memory, TimelineStats& stats) {
+    for (const memory::DeviceMemoryTimeline& device : memory.devices) {
+      if (!device_selected(device.device)) continue;
+      if (!names_written_.count(device.device)) write_process_name(device.device);
+      const auto& steps = device.steps;
+      for (size_t k = 0; k < steps.size(); ++k) {
+        const long long ns = to_ns(steps[k].time_s);
+        if (k + 1 < steps.size() && to_ns(steps[k + 1].time_s) == ns) continue;
+        std::string& b = buffer_;
+        b.clear();
+        if (!first_) b += ",\n";
+        first_ = false;
+        b += "{\"name\":\"memory in use\",\"ph\":\"C\",\"ts\":";
+        append_micros(b, ns);
+        b += ",\"pid\":";
+        append_number(b, static_cast<long long>(device.device));
+        b += ",\"args\":{\"bytes\":";
+        append_number(b, steps[k].bytes);
+        b += "}}";
+        out_ << b;
+        ++stats.counter_events;
+      }
+    }
+  }
+
   void separator() {
     if (!first_) out_ << ",\n";
     first_ = false;
@@ -619,11 +648,12 @@ TimelineStats write_timeline(std::ostream& out, const program::Program& program,
 
 TimelineStats write_timeline(std::ostream& out, const program::Program& program,
                              const program::Evaluation& evaluation, const topology::TopologyGraph& graph,
-                             const TransferRoutes& routes, const TimelineOptions& options) {
+                             const TransferRoutes& routes, const TimelineOptions& options,
+                             const memory::MemoryTimeline* memory) {
   if (evaluation.tasks.size() != program.size())
     throw Error("timeline: the evaluation has " + std::to_string(evaluation.tasks.size()) + " task timings for " +
                 std::to_string(program.size()) + " tasks");
-  return Writer(out, program, evaluation, graph, routes).write(options);
+  return Writer(out, program, evaluation, graph, routes).write(options, memory);
 }
 
 }  // namespace partsim::report

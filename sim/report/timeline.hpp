@@ -34,6 +34,10 @@
 //   bin of 1/65536 of the iteration; otherData.links_shown_until_us, null when nothing was cut);
 //   the dropped counts are in "otherData" and in TimelineStats. The cap counts events after the
 //   filters.
+// - With a memory timeline (sim/memory/memory_timeline.hpp), a counter track "memory in use" in
+//   each shown device's process: one "C" event at every change of its use (args bytes), which
+//   Perfetto draws as a graph. Counter events are not capped (a few per layer and device) and do not
+//   count towards max_events; otherData.counter_events gives their number.
 //   Deterministic output.
 
 #include <cstddef>
@@ -41,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/memory/memory_timeline.hpp"
 #include "sim/program/evaluation.hpp"
 #include "sim/report/link_usage.hpp"
 #include "topology/topology_graph.hpp"
@@ -67,6 +72,7 @@ struct TimelineStats {
   size_t link_events = 0;           // of which link segments on the "links" process
   size_t link_events_dropped = 0;   // link segments left out by the cap
   size_t other_events_dropped = 0;  // device events left out by the cap (only once no link events are left)
+  size_t counter_events = 0;        // memory counter samples (not in `events`, not capped)
   size_t threads = 0;               // threads (tracks and their lanes) named in the trace
   /// Link segments are shown when they start before this time (s); < 0 when the cap cut none.
   double links_shown_until_s = -1;
@@ -85,9 +91,11 @@ std::string cap_note(const TimelineStats& stats, size_t max_events);
 TimelineStats write_timeline(std::ostream& out, const program::Program& program,
                              const program::Evaluation& evaluation, const topology::TopologyGraph& graph,
                              const TimelineOptions& options = {});
-/// Same, with routes already computed.
+/// Same, with routes already computed, and a counter track per device from `memory` when given
+/// (the memory timeline of the same evaluation).
 TimelineStats write_timeline(std::ostream& out, const program::Program& program,
                              const program::Evaluation& evaluation, const topology::TopologyGraph& graph,
-                             const TransferRoutes& routes, const TimelineOptions& options = {});
+                             const TransferRoutes& routes, const TimelineOptions& options = {},
+                             const memory::MemoryTimeline* memory = nullptr);
 
 }  // namespace partsim::report

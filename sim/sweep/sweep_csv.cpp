@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +12,13 @@
 
 namespace partsim::sweep {
 namespace {
+
+// Bytes as a whole number ("121291481088"), not 9 significant digits.
+std::string whole_bytes(double bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f", bytes);
+  return buf;
+}
 
 std::string number(double v) {
   std::ostringstream os;
@@ -54,7 +62,7 @@ std::string csv_field(std::string_view text) {
 std::string csv_header(const std::vector<SweepAxis>& axes) {
   std::string header;
   for (const auto& axis : axes) header += csv_field(axis.key) + "," + csv_field(axis.key + "_si") + ",";
-  return header + "status,predicted_s,closed_form_s,simulated_s,utilization,error,warnings\n";
+  return header + "status,predicted_s,closed_form_s,simulated_s,utilization,memory_peak_bytes,error,warnings\n";
 }
 
 std::string csv_axis_columns(const std::vector<SweepAxis>& axes, const SweepPoint& point) {
@@ -77,8 +85,12 @@ std::optional<Totals> results_totals(const std::filesystem::path& results_file) 
   if (!in) return std::nullopt;
   try {
     const auto j = nlohmann::json::parse(in);
+    // The memory timeline's peak (the fullest device's), absent when the strategy has none (dsm).
+    std::optional<double> memory_peak;
+    const auto memory = j.find("memory_timeline");
+    if (memory != j.end() && memory->value("available", false)) memory_peak = memory->at("peak_bytes").get<double>();
     return Totals{j.at("predicted_iteration_s").get<double>(), j.at("closed_form_iteration_s").get<double>(),
-                  j.at("simulated_iteration_s").get<double>(), j.at("utilization").get<double>()};
+                  j.at("simulated_iteration_s").get<double>(), j.at("utilization").get<double>(), memory_peak};
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
@@ -107,16 +119,18 @@ PointOutcome read_outcome(const std::filesystem::path& dir, int exit_code) {
   outcome.closed_form_s = totals->closed_form_s;
   outcome.simulated_s = totals->simulated_s;
   outcome.utilization = totals->utilization;
+  outcome.memory_peak_bytes = totals->memory_peak_bytes;
   return outcome;
 }
 
 std::string csv_row(const std::vector<SweepAxis>& axes, const SweepPoint& point, const PointOutcome& outcome) {
   std::string row = csv_axis_columns(axes, point) + outcome.status + ",";
   if (outcome.status == "failed")
-    row += ",,,,";
+    row += ",,,,,";
   else
     row += number(outcome.predicted_s) + "," + number(outcome.closed_form_s) + "," + number(outcome.simulated_s) + "," +
-           number(outcome.utilization) + ",";
+           number(outcome.utilization) + "," +
+           (outcome.memory_peak_bytes ? whole_bytes(*outcome.memory_peak_bytes) : std::string()) + ",";
   return row + csv_field(outcome.error) + "," + csv_field(join(outcome.warnings, [](const std::string& w) -> const std::string& { return w; }, "; ")) + "\n";
 }
 

@@ -2,7 +2,7 @@
 // The sweep CSV (README "Sweeps", the contract the plots rely on): for every axis `<axis>` (the
 // value as written) and `<axis>_si` (the value in SI base units; empty for workload and strategy
 // names and other values that are no number), then
-// status,predicted_s,closed_form_s,simulated_s,utilization,error,warnings; one row per point in the
+// status,predicted_s,closed_form_s,simulated_s,utilization,memory_peak_bytes,error,warnings; one row per point in the
 // sweep's order. status is `ok`, `warning` (ran, but a program printed a warning; the warnings
 // column lists them, "; "-separated) or `failed` (the error column holds the program's error line).
 
@@ -29,6 +29,8 @@ std::string csv_axis_columns(const std::vector<SweepAxis>& axes, const SweepPoin
 struct PointOutcome {
   std::string status;                     // ok | warning | failed
   double predicted_s = 0, closed_form_s = 0, simulated_s = 0, utilization = 0;  // when not failed
+  /// The replay's memory timeline peak (whole bytes), none when the strategy has no timeline (dsm).
+  std::optional<double> memory_peak_bytes;
   std::string error;                      // failed: the program's last line
   std::vector<std::string> warnings;      // the programs' warning lines, in order
 };
@@ -36,9 +38,10 @@ struct PointOutcome {
 /// The warning lines of a log: partsim's "PROGRAM: warning: ..." and SimGrid's "[...WARNING] ...".
 std::vector<std::string> warning_lines(std::string_view log);
 
-/// The four totals of a results.json text, or std::nullopt when it is missing or incomplete.
+/// The totals of a results.json text, or std::nullopt when it is missing or incomplete.
 struct Totals {
   double predicted_s, closed_form_s, simulated_s, utilization;
+  std::optional<double> memory_peak_bytes;  // results.json memory_timeline.peak_bytes; none without a timeline
 };
 std::optional<Totals> results_totals(const std::filesystem::path& results_file);
 

@@ -82,13 +82,13 @@ TEST(Simsweep, RunsEveryPointAndWritesTheCsv) {
   const std::string warned = "simplan: warning: the device model says 2 ms; simplan: warning: over memory";
   EXPECT_EQ(csv,
             "system.torus.bandwidth,system.torus.bandwidth_si,system.device_types.dsm_chip.core.scratchpad,"
-            "system.device_types.dsm_chip.core.scratchpad_si,status,predicted_s,closed_form_s,simulated_s,utilization,error,warnings\n"
-            "10GB/s,10000000000,1MiB,1048576,warning,10,10,20,0.5,," + warned + "\n"
-            "10GB/s,10000000000,2MiB,2097152,failed,,,,,simrun: error: scratchpad too small," + warned + "\n"
-            "20GB/s,20000000000,1MiB,1048576,warning,20,20,40,0.5,," + warned + "\n"
-            "20GB/s,20000000000,2MiB,2097152,failed,,,,,simrun: error: scratchpad too small," + warned + "\n"
-            "40GB/s,40000000000,1MiB,1048576,warning,40,40,80,0.5,," + warned + "\n"
-            "40GB/s,40000000000,2MiB,2097152,failed,,,,,simrun: error: scratchpad too small," + warned + "\n");
+            "system.device_types.dsm_chip.core.scratchpad_si,status,predicted_s,closed_form_s,simulated_s,utilization,memory_peak_bytes,error,warnings\n"
+            "10GB/s,10000000000,1MiB,1048576,warning,10,10,20,0.5,,," + warned + "\n"
+            "10GB/s,10000000000,2MiB,2097152,failed,,,,,,simrun: error: scratchpad too small," + warned + "\n"
+            "20GB/s,20000000000,1MiB,1048576,warning,20,20,40,0.5,,," + warned + "\n"
+            "20GB/s,20000000000,2MiB,2097152,failed,,,,,,simrun: error: scratchpad too small," + warned + "\n"
+            "40GB/s,40000000000,1MiB,1048576,warning,40,40,80,0.5,,," + warned + "\n"
+            "40GB/s,40000000000,2MiB,2097152,failed,,,,,,simrun: error: scratchpad too small," + warned + "\n");
   EXPECT_TRUE(fs::exists(dir / "sweep.csv.d" / "point-0" / "plan.json"));
   fs::remove_all(dir);
 }
@@ -230,8 +230,8 @@ TEST(Simsweep, ResumeRerunsOnlyMissingPoints) {
   ASSERT_EQ(run_command(cmd, &output), 0) << output;
   const std::string first = read(dir / "sweep.csv");
   EXPECT_EQ(first,
-            "batch,batch_si,status,predicted_s,closed_form_s,simulated_s,utilization,error,warnings\n"
-            "1,1,ok,1,1,2,0.5,,\n2,2,ok,2,1,2,0.5,,\n3,3,ok,3,1,2,0.5,,\n4,4,ok,4,1,2,0.5,,\n");
+            "batch,batch_si,status,predicted_s,closed_form_s,simulated_s,utilization,memory_peak_bytes,error,warnings\n"
+            "1,1,ok,1,1,2,0.5,,,\n2,2,ok,2,1,2,0.5,,,\n3,3,ok,3,1,2,0.5,,,\n4,4,ok,4,1,2,0.5,,,\n");
   const std::string all_runs = read(dir / "runs.txt");
   EXPECT_EQ(std::count(all_runs.begin(), all_runs.end(), '\n'), 4);
 
@@ -257,8 +257,8 @@ TEST(Simsweep, QuietPrintsNothing) {
       << output;
   EXPECT_EQ(output, "");
   EXPECT_EQ(read(dir / "sweep.csv"),
-            "batch,batch_si,status,predicted_s,closed_form_s,simulated_s,utilization,error,warnings\n"
-            "1,1,ok,1,1,2,0.5,,\n2,2,ok,2,1,2,0.5,,\n");
+            "batch,batch_si,status,predicted_s,closed_form_s,simulated_s,utilization,memory_peak_bytes,error,warnings\n"
+            "1,1,ok,1,1,2,0.5,,,\n2,2,ok,2,1,2,0.5,,,\n");
   fs::remove_all(dir);
 }
 
@@ -297,8 +297,8 @@ TEST(Simsweep, ShardsMergeIntoTheLocalCsv) {
   for (int s = 0; s < 2; ++s)
     ASSERT_EQ(run_command(sweep + " --shard " + std::to_string(s) + "/2 --out " + (dir / ("part" + std::to_string(s) + ".csv")).string(), &output), 0)
         << output;
-  EXPECT_EQ(read(dir / "part0.csv"), "batch,batch_si,status,predicted_s,closed_form_s,simulated_s,utilization,error,warnings\n"
-                                     "1,1,ok,1,1,2,0.5,,\n2,2,ok,2,1,2,0.5,,\n");
+  EXPECT_EQ(read(dir / "part0.csv"), "batch,batch_si,status,predicted_s,closed_form_s,simulated_s,utilization,memory_peak_bytes,error,warnings\n"
+                                     "1,1,ok,1,1,2,0.5,,,\n2,2,ok,2,1,2,0.5,,,\n");
   ASSERT_EQ(run_command(sweep + " --merge " + (dir / "part0.csv").string() + " " + (dir / "part1.csv").string() +
                             " --out " + (dir / "merged.csv").string(),
                         &output),

@@ -94,3 +94,93 @@ TEST(MemorySimplan, DescribeMemoryPrintsPerLayerAndTheTotalLine) {
   EXPECT_NE(out.find("weights    gradients    optimizer  activations      working"), std::string::npos) << out;
   EXPECT_NE(out.find("of its 32.00 GiB (34359738368 B): does not fit"), std::string::npos) << out;
 }
+
+// The replay's memory timeline through simplan and simrun (issue 39 item 4): the 4-layer chain of
+// tests/memory/test_memory_timeline.cpp (x -> fc1 -> fc2 -> fc3, 512 wide, batch 32, data parallel
+// over 4 bf16 devices, 18 B per parameter), replayed on SimGrid. By hand: resident 786,432 x 18 =
+// 14,155,776 B; four output boxes of 8 x 512 x 2 = 8,192 B held at the end of the forward pass
+// (14,188,544 B) and fc3's BWD working set dY + dX = 16,384 B from that instant: peak 14,204,928 B
+// on every device (d0 reported, the lowest index). The table's row peaks (the resident bytes plus):
+// fc1's spans reach 32,768 B in its UPD (x and fc1's outputs, 16,384, + its working set, 16,384; the
+// other layers' outputs freed by then); fc2's 40,960 B in its BWD (x, fc1, fc2 outputs 24,576 + its
+// working 16,384, fc3's output freed by fc3's backward); fc3's the peak.
+TEST(MemorySimplan, SimrunReportsTheMemoryTimelinePeak) {
+  const std::string data = std::string(PARTSIM_SOURCE_DIR) + "/tests/data/memory/";
+  const std::string plan = temp_path("chain4_plan.json"), results = temp_path("chain4_results.json"),
+                    csv = temp_path("chain4_layers.csv"), trace = temp_path("chain4_trace.json");
+  const std::string platform = " --config " + data + "four_bf16.yaml";
+  std::string out;
+  ASSERT_EQ(run_command(kBin + "simplan" + platform + " --workload " + data + "chain4.yaml --batch 32 --strategy dp -o " +
+                            plan + " --quiet",
+                        &out),
+            0)
+      << out;
+  ASSERT_EQ(run_command(kBin + "simrun" + platform + " --plan " + plan + " --out " + results + " --csv " + csv +
+                            " --timeline " + trace,
+                        &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("memory peak 0.013 GiB on d0"), std::string::npos) << out;
+  std::ifstream in(results);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  const nlohmann::json& m = j.at("memory_timeline");
+  EXPECT_EQ(m.at("available"), true);
+  EXPECT_EQ(m.at("evaluation"), "simulated");
+  EXPECT_EQ(m.at("peak_bytes").get<double>(), 14204928.0);
+  EXPECT_EQ(m.at("peak_device"), "d0");
+  EXPECT_GT(m.at("peak_time_s").get<double>(), 0.0);  // when fc3's FWD ends, after three layers' compute
+  EXPECT_LT(m.at("peak_time_s").get<double>(), j.at("simulated_iteration_s").get<double>());
+  EXPECT_EQ(m.at("capacity_bytes").get<double>(), 17179869184.0);  // 16 GiB
+  ASSERT_EQ(m.at("devices").size(), 4u);
+  for (const auto& d : m.at("devices")) {
+    EXPECT_EQ(d.at("peak_bytes").get<double>(), 14204928.0);
+    EXPECT_EQ(d.at("resident_bytes").get<double>(), 14155776.0);
+  }
+  const nlohmann::json& rows = j.at("layers");
+  ASSERT_EQ(rows.size(), 3u);  // fc1, fc2, fc3 (x has no tasks)
+  EXPECT_EQ(rows[0].at("memory_peak_bytes").get<double>(), 14188544.0);
+  EXPECT_EQ(rows[1].at("memory_peak_bytes").get<double>(), 14196736.0);
+  EXPECT_EQ(rows[2].at("memory_peak_bytes").get<double>(), 14204928.0);
+
+  std::ifstream csv_in(csv);
+  std::string header, fc1;
+  std::getline(csv_in, header);
+  std::getline(csv_in, fc1);
+  EXPECT_TRUE(header.ends_with(",rel_error,memory_peak_bytes")) << header;
+  EXPECT_TRUE(fc1.ends_with(",14188544")) << fc1;
+
+  // A counter track per device: Perfetto's "C" events, the first at 0 with the model states, the
+  // samples and fc1's output (its FWD starts at 0): 14,155,776 + 2 x 8,192 = 14,172,160 B.
+  std::ifstream trace_in(trace);
+  const nlohmann::json t = nlohmann::json::parse(trace_in);
+  std::size_t counters = 0;
+  bool first_on_d0 = true;
+  for (const auto& e : t.at("traceEvents")) {
+    if (e.at("ph") != "C") continue;
+    ++counters;
+    EXPECT_EQ(e.at("name"), "memory in use");
+    if (e.at("pid") == 0 && first_on_d0) {
+      EXPECT_EQ(e.at("ts").get<double>(), 0.0);
+      EXPECT_EQ(e.at("args").at("bytes").get<double>(), 14172160.0);
+      first_on_d0 = false;
+    }
+  }
+  EXPECT_EQ(counters, t.at("otherData").at("counter_events").get<std::size_t>());
+  EXPECT_GE(counters, 4u);
+}
+
+// A strategy with its own lowering (dsm) has no timeline, and says so instead of printing zeros.
+TEST(MemorySimplan, DsmPlansSayTheyHaveNoMemoryTimeline) {
+  const std::string plan = temp_path("dsm_plan.json"), results = temp_path("dsm_results.json");
+  const std::string platform = " --config " + kConfigs + "torus_8pf.yaml";
+  std::string out;
+  ASSERT_EQ(run_command(kBin + "simplan" + platform + " --workload alexnet --batch 64 --strategy dsm --quiet -o " + plan, &out), 0)
+      << out;
+  ASSERT_EQ(run_command(kBin + "simrun" + platform + " --plan " + plan + " --out " + results, &out), 0) << out;
+  EXPECT_NE(out.find("memory timeline: none (strategy dsm lowers its plans itself"), std::string::npos) << out;
+  std::ifstream in(results);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j.at("memory_timeline").at("available"), false);
+  EXPECT_NE(j.at("memory_timeline").at("reason").get<std::string>().find("dsm"), std::string::npos);
+  EXPECT_TRUE(j.at("layers").at(0).at("memory_peak_bytes").is_null());
+}

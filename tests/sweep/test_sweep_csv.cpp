@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "sim/common/error.hpp"
 #include "sim/sweep/sweep_csv.hpp"
 #include "tests/support/input_errors.hpp"
@@ -17,16 +20,33 @@ TEST(SweepCsv, HeaderAndRows) {
   const auto axes = two_axes();
   EXPECT_EQ(csv_header(axes),
             "system.device_types.c.core.scratchpad,system.device_types.c.core.scratchpad_si,strategy,strategy_si,"
-            "status,predicted_s,closed_form_s,simulated_s,utilization,error,warnings\n");
+            "status,predicted_s,closed_form_s,simulated_s,utilization,memory_peak_bytes,error,warnings\n");
   const auto points = sweep_points(axes);
-  PointOutcome ok{"ok", 0.5, 0.25, 0.125, 0.75, "", {}};
-  EXPECT_EQ(csv_row(axes, points[0], ok), "512KiB,524288,dsm,,ok,0.5,0.25,0.125,0.75,,\n");
+  // The memory peak in whole bytes (121,291,481,088 has 12 digits: not cut to 9); empty without one.
+  PointOutcome ok{"ok", 0.5, 0.25, 0.125, 0.75, 121291481088.0, "", {}};
+  EXPECT_EQ(csv_row(axes, points[0], ok), "512KiB,524288,dsm,,ok,0.5,0.25,0.125,0.75,121291481088,,\n");
   // Warnings: status warning, "; "-separated; a comma in them quotes the field (RFC 4180).
-  PointOutcome warned{"warning", 1, 1, 2, 0.5, "", {"simplan: warning: a", "simplan: warning: b, c"}};
+  PointOutcome warned{"warning", 1, 1, 2, 0.5, std::nullopt, "", {"simplan: warning: a", "simplan: warning: b, c"}};
   EXPECT_EQ(csv_row(axes, points[3], warned),
-            "1MiB,1048576,dp,,warning,1,1,2,0.5,,\"simplan: warning: a; simplan: warning: b, c\"\n");
-  PointOutcome failed{"failed", 0, 0, 0, 0, "simrun: error: \"x\"", {}};
-  EXPECT_EQ(csv_row(axes, points[1], failed), "512KiB,524288,dp,,failed,,,,,\"simrun: error: \"\"x\"\"\",\n");
+            "1MiB,1048576,dp,,warning,1,1,2,0.5,,,\"simplan: warning: a; simplan: warning: b, c\"\n");
+  PointOutcome failed{"failed", 0, 0, 0, 0, std::nullopt, "simrun: error: \"x\"", {}};
+  EXPECT_EQ(csv_row(axes, points[1], failed), "512KiB,524288,dp,,failed,,,,,,\"simrun: error: \"\"x\"\"\",\n");
+}
+
+// The memory column comes from results.json's memory_timeline: its peak when there is a timeline,
+// nothing when the strategy has none (dsm: "available": false).
+TEST(SweepCsv, MemoryPeakFromResults) {
+  const auto file = std::filesystem::temp_directory_path() / "partsim_sweep_csv_results.json";
+  const std::string totals = R"("predicted_iteration_s": 1, "closed_form_iteration_s": 2, "simulated_iteration_s": 3, "utilization": 0.5)";
+  std::ofstream(file) << "{" << totals << R"(, "memory_timeline": {"available": true, "peak_bytes": 14204928}})";
+  auto read = results_totals(file);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->memory_peak_bytes, 14204928.0);
+  std::ofstream(file) << "{" << totals << R"(, "memory_timeline": {"available": false, "reason": "dsm"}})";
+  read = results_totals(file);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_FALSE(read->memory_peak_bytes.has_value());
+  std::filesystem::remove(file);
 }
 
 TEST(SweepCsv, WarningLinesOfALog) {
@@ -44,7 +64,7 @@ TEST(SweepCsv, WarningLinesOfALog) {
 TEST(SweepCsv, MergesShardsInOrderAndChecksThem) {
   const auto axes = two_axes();
   const auto points = sweep_points(axes);
-  const PointOutcome ok{"ok", 1, 1, 1, 1, "", {}};
+  const PointOutcome ok{"ok", 1, 1, 1, 1, std::nullopt, "", {}};
   std::string rows[4];
   for (int i = 0; i < 4; ++i) rows[i] = csv_row(axes, points[static_cast<size_t>(i)], ok);
   const std::string header = csv_header(axes);
