@@ -374,7 +374,31 @@ def failure_text(why):
     return why
 
 
+# How simplan says a plan does not fit a device's memory (sim/plan/memory_use.hpp kPlanDoesNotFit).
+PLAN_DOES_NOT_FIT = "the plan does not fit"
+
+
+def over_memory(skipped):
+    """The refusals that are plans over a device's memory: plans that could not run, not errors."""
+    return [s for s in skipped if PLAN_DOES_NOT_FIT in s["why"]]
+
+
 def not_run(skipped, failed):
+    too_big = over_memory(skipped)
+    skipped = [s for s in skipped if s not in too_big]
+    if too_big:
+        print("## Over memory (refused)\n")
+        print("These plans do not fit a device's memory by the footprint model (docs/model.md, \"Memory")
+        print("footprint\": weights, gradients and Adam states at 18 B per parameter, activations kept for the")
+        print("backward pass, working buffers), so simplan refused them and they are not timed as if they could")
+        print("run. The papers' planners do not model memory; `simplan --allow-over-memory` replays such a plan")
+        print("all the same.\n")
+        print("| platform | strategy | workload | view | device, capacity and footprint |")
+        print("| --- | --- | --- | --- | --- |")
+        for s in too_big:
+            why = s["why"].split(PLAN_DOES_NOT_FIT + ": ", 1)[-1].split("; model states:")[0]
+            print(f"| {s['config']} | {s['strategy']} | {s['model']} | {s['variant']} | {why} |")
+        print()
     if skipped:
         print("## Not accepted (skipped)\n")
         print("simplan refused these (exit 2); the reason, one line per strategy and reason (numbers that differ "
@@ -462,7 +486,9 @@ def main():
     versions = os.path.join(work, "VERSIONS")
     if os.path.exists(versions):
         print(f"Built from: {open(versions).read().strip()}.\n")
-    print(f"**{len(runs)} runs replayed, {len(skipped)} not accepted, {len(failed)} failed.**\n")
+    too_big = len(over_memory(skipped))
+    print(f"**{len(runs)} runs replayed, {too_big} over memory (refused), {len(skipped) - too_big} not accepted "
+          f"otherwise, {len(failed)} failed.**\n")
     if not runs:
         not_run(skipped, failed)
         return

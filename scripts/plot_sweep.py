@@ -11,8 +11,9 @@ e.g.   scripts/plot_sweep.py replanned.csv:re-planned fixed.csv:"fixed plan" -o 
 - x: the `<axis>_si` column (SI units) when the CSV has it, else the written value read with its
   unit (old CSVs; 512KiB, 1MiB, 2MiB become one unit), shown in a readable unit and labelled with
   what the key means (a table in plot_common.py), e.g. "Y-link bandwidth per direction [GB/s]".
-- Points whose status is `failed` are left out, with a note on stderr and in the title; `warning`
-  points are plotted.
+- Points whose status is `failed` or `over_memory` (the plan does not fit a device's memory: it could
+  not run, even where it was replayed anyway) are left out, with a note on stderr and in the title;
+  `warning` points are plotted.
 - Lines: colour and marker per series and metric, line style per metric (prediction dashed,
   closed form dotted, simulated solid and drawn on top), y from zero (--y-zoom to fit the data).
 - --dump-data prints what would be plotted as JSON on stdout (tests and other tools use it).
@@ -81,8 +82,8 @@ def load(path, label, x_axis):
     series, skipped, dimension, categorical = {}, [], None, False
     for n, row in enumerate(rows, start=2):  # line numbers: the header is line 1
         point = ", ".join(f"{a}={row[a]}" for a in axes)
-        if row["status"] == "failed":
-            skipped.append(f"line {n} ({point})")
+        if row["status"] in ("failed", "over_memory"):
+            skipped.append(f"line {n} ({point}{', over memory' if row['status'] == 'over_memory' else ''})")
             continue
         value, dim = x_value(row, x)
         categorical = categorical or value is None  # names (workload, strategy): one tick each
@@ -181,7 +182,7 @@ def plot(data, args):
         ax2.set_ylim(0, 1)
     title = args.title or f"sweep of {plot_common.axis_meaning(data['x_key'])}"
     if data["skipped"]:
-        title += f" ({len(data['skipped'])} failed point{'s' if len(data['skipped']) > 1 else ''} left out)"
+        title += f" ({len(data['skipped'])} failed or over-memory point{'s' if len(data['skipped']) > 1 else ''} left out)"
     ax.set_title(plot_common.wrapped(title, 70))
     ax.grid(True, alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
@@ -215,7 +216,7 @@ def main():
     def extract_and_note():
         data = extract([split_source(a) for a in args.csv], args.x, metrics, args.utilization)
         for note in data["skipped"]:
-            print(f"{PROGRAM}: note: failed point left out: {note}", file=sys.stderr)
+            print(f"{PROGRAM}: note: failed or over-memory point left out: {note}", file=sys.stderr)
         return data
 
     plot_common.run(args, PROGRAM, extract_and_note, plot)

@@ -162,7 +162,7 @@ int plan_mode(const Options& o) {
     for (const auto& w : planner::prediction_warnings(p, planner::configured_platform(p, spec), graph)) std::cerr << "simplan: warning: " << w << "\n";
   // Written over memory only when asked (--allow-over-memory): said again, so a sweep marks the point.
   if (p.memory && !p.memory->fits())
-    std::cerr << "simplan: warning: the plan does not fit, written as --allow-over-memory asks: "
+    std::cerr << "simplan: warning: " << plan::kPlanDoesNotFit << ", written as --allow-over-memory asks: "
               << (p.memory->device.empty() ? std::string("every device") : "device " + p.memory->device) << " needs "
               << memory::human_bytes(p.memory->per_device_bytes) << " (" << memory::kinds_text(*p.memory) << ") but has "
               << memory::human_bytes(p.memory->capacity_bytes) << "\n";

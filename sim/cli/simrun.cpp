@@ -332,10 +332,10 @@ void warn_if_over_memory(const plan::Plan& plan, const topology::SystemSpec& spe
   const std::string device = m.device.empty() ? std::string("every device") : "device " + m.device;
   if (!m.fits()) {
     std::fprintf(stderr,
-                 "simrun: warning: the plan does not fit (made with simplan --allow-over-memory): %s needs %.4g GiB "
+                 "simrun: warning: %s (made with simplan --allow-over-memory): %s needs %.4g GiB "
                  "(weights %.4g, gradients %.4g, optimizer %.4g, activations %.4g, working %.4g GiB) but has %.4g GiB; "
                  "replayed as if it fitted\n",
-                 device.c_str(), m.per_device_bytes / kGiB, m.weights_bytes / kGiB, m.gradients_bytes / kGiB,
+                 std::string(plan::kPlanDoesNotFit).c_str(), device.c_str(), m.per_device_bytes / kGiB, m.weights_bytes / kGiB, m.gradients_bytes / kGiB,
                  m.optimizer_bytes / kGiB, m.activations_bytes / kGiB, m.working_bytes / kGiB, m.capacity_bytes / kGiB);
     return;
   }
@@ -343,8 +343,9 @@ void warn_if_over_memory(const plan::Plan& plan, const topology::SystemSpec& spe
   for (int d = 1; d < static_cast<int>(spec.device_type_of.size()); ++d)
     smallest = std::min(smallest, spec.device_type(d).memory_bytes());
   if (smallest <= 0 || m.per_device_bytes <= smallest) return;
-  std::fprintf(stderr, "simrun: warning: the plan needs %.3g GB of external memory per device but %s has %.3g GB\n",
-               m.per_device_bytes / 1e9, spec.name.c_str(), smallest / 1e9);
+  std::fprintf(stderr, "simrun: warning: %s on %s: it needs %.3g GB of external memory per device but %s has %.3g GB\n",
+               std::string(plan::kPlanDoesNotFit).c_str(), spec.name.c_str(), m.per_device_bytes / 1e9, spec.name.c_str(),
+               smallest / 1e9);
 }
 
 // The replay's memory timeline (sim/memory/memory_timeline.hpp): the footprint model's boxes placed

@@ -77,23 +77,27 @@ class Progress {
  public:
   Progress(size_t total, std::string who, bool quiet)
       : total_(total), who_(std::move(who)), tty_(::isatty(STDERR_FILENO) != 0), quiet_(quiet) {}
-  void step(bool failed) {
+  // `status`: the point's (sweep::PointOutcome::status).
+  void step(const std::string& status) {
     ++done_;
+    const bool failed = status == "failed", over_memory = status == "over_memory";
     failed_ += failed ? 1 : 0;
+    over_memory_ += over_memory ? 1 : 0;
     if (quiet_) return;
     if (tty_) {
       const size_t width = 30, filled = total_ ? done_ * width / total_ : width;
       std::cerr << "\r" << who_ << "[" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << done_
-                << "/" << total_ << " points" << (failed_ ? ", " + std::to_string(failed_) + " failed" : "") << std::flush;
+                << "/" << total_ << " points" << (failed_ ? ", " + std::to_string(failed_) + " failed" : "")
+                << (over_memory_ ? ", " + std::to_string(over_memory_) + " over memory" : "") << std::flush;
       if (done_ == total_) std::cerr << "\n";
     } else {
       std::cerr << "simsweep" << who_ << ": " << done_ << "/" << total_ << " points done"
-                << (failed ? " (this one failed)" : "") << "\n";
+                << (failed ? " (this one failed)" : over_memory ? " (this one does not fit memory)" : "") << "\n";
     }
   }
 
  private:
-  size_t total_, done_ = 0, failed_ = 0;
+  size_t total_, done_ = 0, failed_ = 0, over_memory_ = 0;
   std::string who_;
   bool tty_;
   bool quiet_;
@@ -268,6 +272,7 @@ int merge_mode(const Options& o, const std::vector<sweep::SweepAxis>& axes, cons
 struct RankRows {
   std::vector<std::string> rows;
   size_t failed = 0;
+  size_t over_memory = 0;  // plans that do not fit a device's memory (status over_memory)
 };
 
 RankRows run_points(const Options& o, const std::vector<sweep::SweepAxis>& axes,
@@ -282,7 +287,7 @@ RankRows run_points(const Options& o, const std::vector<sweep::SweepAxis>& axes,
 
   std::vector<std::vector<sweep::Command>> chains;
   std::vector<size_t> chain_of(mine.size(), SIZE_MAX);  // my k-th point -> its chain, SIZE_MAX: results reused
-  std::vector<fs::path> dirs;
+  std::vector<fs::path> dirs, chain_dirs;
   for (size_t k = 0; k < mine.size(); ++k) {
     const size_t i = mine[k];
     const fs::path dir = work / ("point-" + std::to_string(i));
@@ -299,14 +304,15 @@ RankRows run_points(const Options& o, const std::vector<sweep::SweepAxis>& axes,
     point_file.commit();
     chain_of[k] = chains.size();
     chains.push_back(std::move(commands));
+    chain_dirs.push_back(dir);
   }
   const std::string who = world.size() > 1 ? "[rank " + std::to_string(world.rank()) + "]" : "";
   if (o.resume && !o.quiet)
     std::cerr << "simsweep" << who << ": --resume: " << mine.size() - chains.size() << " of " << mine.size()
               << " points already done, running " << chains.size() << "\n";
   Progress progress(chains.size(), who, o.quiet);
-  const auto results = sweep::run_chains(chains, jobs, [&](size_t, const sweep::ChainResult& r) {
-    progress.step(r.exit_code != 0);
+  const auto results = sweep::run_chains(chains, jobs, [&](size_t chain, const sweep::ChainResult& r) {
+    progress.step(sweep::read_outcome(chain_dirs[chain], r.exit_code).status);
   });
 
   RankRows out;
@@ -314,6 +320,7 @@ RankRows run_points(const Options& o, const std::vector<sweep::SweepAxis>& axes,
     const int exit_code = chain_of[k] == SIZE_MAX ? 0 : results[chain_of[k]].exit_code;
     const sweep::PointOutcome outcome = sweep::read_outcome(dirs[k], exit_code);
     out.failed += outcome.status == "failed" ? 1 : 0;
+    out.over_memory += outcome.status == "over_memory" ? 1 : 0;
     out.rows.push_back(sweep::csv_row(axes, points[mine[k]], outcome));
   }
   return out;
@@ -390,6 +397,7 @@ int run(int argc, char** argv) {
   const RankRows rows = run_points(o, axes, points, hashes, mine, world);
   const auto gathered = world.gather_to_root(rows.rows);
   const long long failed = world.sum_over_ranks(static_cast<long long>(rows.failed));
+  const long long over_memory = world.sum_over_ranks(static_cast<long long>(rows.over_memory));
   if (world.rank() != 0) return failed == 0 ? 0 : 1;
 
   // Rank r's k-th row is the point rank_points(range, r, size)[k]: back into the sweep's order.
@@ -404,7 +412,9 @@ int run(int argc, char** argv) {
   outputs.commit();
   if (!o.quiet)
     std::cerr << "simsweep: wrote " << o.out << " (" << range.size() << " points"
-              << (shard.count > 1 ? " of shard " + o.shard : std::string()) << ", " << failed << " failed; work in "
+              << (shard.count > 1 ? " of shard " + o.shard : std::string()) << ", " << failed << " failed"
+              << (over_memory ? ", " + std::to_string(over_memory) + " over memory (status over_memory)" : std::string())
+              << "; work in "
               << (o.work_dir.empty() ? o.out + ".d" : o.work_dir) << ")\n";
   return failed == 0 ? 0 : 1;
 }

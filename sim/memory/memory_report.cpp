@@ -70,7 +70,7 @@ std::string memory_table(const std::vector<LayerMemory>& rows, const plan::Memor
 
 std::string over_memory_message(const plan::MemoryUse& use, const std::string& device_type,
                                 const std::string& settings_text) {
-  return "the plan does not fit: " + device_text(use, device_type) + " has " + human_bytes(use.capacity_bytes) +
+  return std::string(plan::kPlanDoesNotFit) + ": " + device_text(use, device_type) + " has " + human_bytes(use.capacity_bytes) +
          " of memory but the plan needs " + human_bytes(use.per_device_bytes) + " on it (" + kinds_text(use) + ")" +
          (settings_text.empty() ? std::string() : "; model states: " + settings_text) +
          "; give --allow-over-memory to write it anyway";

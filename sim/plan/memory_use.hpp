@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace partsim::plan {
@@ -57,5 +58,9 @@ struct MemoryUse {
   std::vector<MemoryUse> devices;
   bool fits() const { return per_device_bytes <= capacity_bytes; }
 };
+
+/// How every program says a plan does not fit (simplan's refusal and warning, simrun's warning);
+/// simsweep and the cross-check report find over-memory points by it (docs/sweeps.md "status").
+inline constexpr std::string_view kPlanDoesNotFit = "the plan does not fit";
 
 }  // namespace partsim::plan

@@ -8,6 +8,7 @@
 
 #include "sim/common/error.hpp"
 #include "sim/common/text.hpp"
+#include "sim/plan/memory_use.hpp"
 #include "sim/sweep/si_quantity.hpp"
 
 namespace partsim::sweep {
@@ -48,6 +49,13 @@ std::vector<std::string_view> lines_of(std::string_view text) {
 // The axis's SI value: none for names (a workload called "8" is still a name).
 std::string si_column(AxisKind kind, const std::string& value) {
   return kind == AxisKind::workload || kind == AxisKind::strategy ? std::string() : si_text(value);
+}
+
+// The first line saying the plan does not fit memory (plan::kPlanDoesNotFit), or "".
+std::string does_not_fit_line(std::string_view log) {
+  for (const auto line : lines_of(log))
+    if (line.find(plan::kPlanDoesNotFit) != std::string_view::npos) return std::string(line);
+  return {};
 }
 
 }  // namespace
@@ -100,12 +108,15 @@ PointOutcome read_outcome(const std::filesystem::path& dir, int exit_code) {
   PointOutcome outcome;
   const std::string log = read_file(dir / "log.txt");
   outcome.warnings = warning_lines(log);
+  const std::string over_memory = does_not_fit_line(log);
   if (exit_code != 0) {
     outcome.status = "failed";
     // The last non-empty line of the log: the one-line error the program printed.
     for (const auto line : lines_of(log))
       if (!line.empty()) outcome.error = std::string(line);
     if (outcome.error.empty()) outcome.error = "exit code " + std::to_string(exit_code) + ", nothing printed";
+    // simplan refused the plan for its memory: not a failure of the sweep but a point that cannot run.
+    if (!over_memory.empty() && outcome.error == over_memory) outcome.status = "over_memory";
     return outcome;
   }
   const auto totals = results_totals(dir / "results.json");
@@ -114,18 +125,22 @@ PointOutcome read_outcome(const std::filesystem::path& dir, int exit_code) {
     outcome.error = "no complete results.json in " + dir.string();
     return outcome;
   }
-  outcome.status = outcome.warnings.empty() ? "ok" : "warning";
+  // Replayed although it does not fit (--simplan-arg=--allow-over-memory, or a --fixed-plan on less
+  // memory than it was made for): timed, but marked, with the line that says so.
+  outcome.status = !over_memory.empty() ? "over_memory" : outcome.warnings.empty() ? "ok" : "warning";
+  if (!over_memory.empty()) outcome.error = over_memory;
   outcome.predicted_s = totals->predicted_s;
   outcome.closed_form_s = totals->closed_form_s;
   outcome.simulated_s = totals->simulated_s;
   outcome.utilization = totals->utilization;
   outcome.memory_peak_bytes = totals->memory_peak_bytes;
+  outcome.timed = true;
   return outcome;
 }
 
 std::string csv_row(const std::vector<SweepAxis>& axes, const SweepPoint& point, const PointOutcome& outcome) {
   std::string row = csv_axis_columns(axes, point) + outcome.status + ",";
-  if (outcome.status == "failed")
+  if (!outcome.timed)
     row += ",,,,,";
   else
     row += number(outcome.predicted_s) + "," + number(outcome.closed_form_s) + "," + number(outcome.simulated_s) + "," +

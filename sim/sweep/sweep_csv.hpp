@@ -4,7 +4,10 @@
 // names and other values that are no number), then
 // status,predicted_s,closed_form_s,simulated_s,utilization,memory_peak_bytes,error,warnings; one row per point in the
 // sweep's order. status is `ok`, `warning` (ran, but a program printed a warning; the warnings
-// column lists them, "; "-separated) or `failed` (the error column holds the program's error line).
+// column lists them, "; "-separated), `over_memory` (the plan does not fit a device's memory; the
+// error column says by how much; times only when it was replayed all the same: simplan
+// --allow-over-memory, or a --fixed-plan on less memory) or `failed` (the error column holds the
+// program's error line).
 
 #include <filesystem>
 #include <optional>
@@ -27,12 +30,13 @@ std::string csv_axis_columns(const std::vector<SweepAxis>& axes, const SweepPoin
 
 /// What a point's run left in its folder.
 struct PointOutcome {
-  std::string status;                     // ok | warning | failed
-  double predicted_s = 0, closed_form_s = 0, simulated_s = 0, utilization = 0;  // when not failed
+  std::string status;                     // ok | warning | over_memory | failed
+  double predicted_s = 0, closed_form_s = 0, simulated_s = 0, utilization = 0;  // when `timed`
   /// The replay's memory timeline peak (whole bytes), none when the strategy has no timeline (dsm).
   std::optional<double> memory_peak_bytes;
-  std::string error;                      // failed: the program's last line
+  std::string error;                      // failed: the program's last line; over_memory: the line saying so
   std::vector<std::string> warnings;      // the programs' warning lines, in order
+  bool timed = false;                     // the point was replayed: the times above are its results.json's
 };
 
 /// The warning lines of a log: partsim's "PROGRAM: warning: ..." and SimGrid's "[...WARNING] ...".

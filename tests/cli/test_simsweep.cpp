@@ -356,10 +356,10 @@ TEST(Simsweep, MpiTwoRanksGiveTheLocalCsv) { expect_mpi_csv_matches_local(2, "")
 TEST(Simsweep, MpiFourRanksOversubscribedGiveTheLocalCsv) { expect_mpi_csv_matches_local(4, "--oversubscribe"); }
 
 // A fixed plan replayed on a platform with less memory than it needs: simrun warns as simplan
-// would, and the sweep's status says `warning` instead of `ok` (the issue's "the CSV says ok").
-// lenet's 61.7 k weights in fp16 alone are 123 kB per chip (the plan keeps them whole), far over
-// 1 KiB and far under 8 GiB.
-TEST(Simsweep, FixedPlanOverMemoryIsAWarning) {
+// would, and the sweep's status says `over_memory` instead of `ok`, with simrun's line in the error
+// column and the times of the replay. lenet's 61.7 k weights in fp16 alone are 123 kB per chip (the
+// plan keeps them whole), far over 1 KiB and far under 8 GiB.
+TEST(Simsweep, FixedPlanOverMemoryIsMarked) {
   const fs::path dir = test_dir("simsweep_memory");
   const std::string plan = (dir / "lenet.json").string();
   std::string output;
@@ -375,9 +375,32 @@ TEST(Simsweep, FixedPlanOverMemoryIsAWarning) {
             0)
       << output;
   const std::string csv = read(dir / "sweep.csv");
-  EXPECT_NE(csv.find("\n1KiB,1024,warning,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",,simrun: warning: the plan needs "), std::string::npos) << csv;
+  const std::string over = "\n1KiB,1024,over_memory,";
+  ASSERT_NE(csv.find(over), std::string::npos) << csv;
+  EXPECT_NE(csv[csv.find(over) + over.size()], ',') << csv;  // timed: its predicted time follows
+  EXPECT_NE(csv.find(",simrun: warning: the plan does not fit on "), std::string::npos) << csv;
   EXPECT_NE(csv.find("\n8GiB,8589934592,ok,"), std::string::npos) << csv;
+  fs::remove_all(dir);
+}
+
+// Re-planned at every point, a plan that does not fit is refused by simplan: the point is
+// `over_memory` with simplan's line and no times, not `failed`, and the sweep succeeds. The chain's
+// 786,432 parameters need 14.2 MB per device in data parallelism (18 B each,
+// tests/memory/test_memory_timeline.cpp), over 1 MiB and under 16 GiB.
+TEST(Simsweep, PlansOverMemoryAreListedAsSuchNotTimed) {
+  const fs::path dir = test_dir("simsweep_refused");
+  const fs::path data = fs::path(PARTSIM_TEST_DATA_DIR) / "memory";
+  std::string output;
+  ASSERT_EQ(run_command(kSimsweep + " --config " + (data / "four_bf16.yaml").string() + " --workload " +
+                            (data / "chain4.yaml").string() + " --batch 32 --strategy dp" +
+                            " --vary system.device_types.dev.memory=1MiB,16GiB --out " + (dir / "sweep.csv").string(),
+                        &output),
+            0)
+      << output;
+  EXPECT_NE(output.find("1 over memory"), std::string::npos) << output;
+  const std::string csv = read(dir / "sweep.csv");
+  EXPECT_NE(csv.find("\n1MiB,1048576,over_memory,,,,,,\"simplan: error: the plan does not fit: "), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n16GiB,17179869184,ok,"), std::string::npos) << csv;
   fs::remove_all(dir);
 }
 

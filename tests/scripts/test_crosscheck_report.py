@@ -77,6 +77,22 @@ class CrosscheckReport(unittest.TestCase):
         self.assertRegex(out, r"\| as planned \| 6 \| [^\n]* \| 0 of 2 \| 1 of 2 \|")
         self.assertIn("near tie: less than 5 % apart in the replay | 2 | 0 |", out)
 
+    def test_plans_over_memory_are_listed_as_such_not_as_other_refusals(self):
+        # simplan's refusal over memory (exit 2) and another refusal, as crosscheck.sh leaves them.
+        with open(os.path.join(self.work, "torus__g__gnmt__planned.skipped"), "w") as f:
+            f.write("simplan: error: the plan does not fit: every device (chip) has 32.00 GiB of memory but the "
+                    "plan needs 130.29 GiB on it (weights 12.55 GiB); model states: adam\n")
+        with open(os.path.join(self.work, "torus__h__gnmt__planned.skipped"), "w") as f:
+            f.write("simplan: error: strategy h: the platform has no torus\n")
+        out = self.report()
+        self.assertIn("**6 runs replayed, 1 over memory (refused), 1 not accepted otherwise, 1 failed.**", out)
+        self.assertIn("## Over memory (refused)", out)
+        self.assertIn("| torus | g | gnmt | planned | every device (chip) has 32.00 GiB of memory but the plan needs "
+                      "130.29 GiB on it (weights 12.55 GiB) |", out)
+        not_accepted = out.split("## Not accepted (skipped)")[1]
+        self.assertIn("**h**", not_accepted)
+        self.assertNotIn("**g**", not_accepted)
+
     def test_a_timeout_is_said_as_one(self):
         self.assertIn("torus e gnmt (planned): `simrun did not finish within PARTSIM_CROSSCHECK_TIMEOUT (timeout, exit 124)`",
                       self.report())

@@ -123,7 +123,16 @@ class SweepData(unittest.TestCase):
         self.assertEqual([round(y, 9) for y in fixed["y_ms"]], [16, 11, 8.1])
         self.assertEqual(len(d["skipped"]), 1)
         self.assertIn("line 5 (system.torus.bandwidth[1]=160GB/s)", d["skipped"][0])
-        self.assertIn("failed point left out", stderr)
+        self.assertIn("failed or over-memory point left out", stderr)
+
+    def test_points_over_memory_are_left_out(self):
+        # A plan that does not fit could not run: refused (no times) or replayed anyway (times), it
+        # is left out either way; only 16 GiB is plotted.
+        d, stderr = dump("plot_sweep.py", data("sweep_over_memory.csv"), "--metrics", "simulated")
+        self.assertEqual(line(d["lines"], "", "simulated")["y_ms"], [2.4])
+        self.assertEqual(len(d["skipped"]), 2)
+        self.assertIn("line 3 (system.device_types.dev.memory=4MiB, over memory)", d["skipped"][1])
+        self.assertIn("over-memory point left out", stderr)
 
     def test_old_csv_mixed_units_become_one_unit(self):
         d, _ = dump("plot_sweep.py", data("sweep_old_mixed_units.csv"), "--metrics", "simulated")
