@@ -16,6 +16,17 @@ void check_element_bytes(int element_bytes) {
   if (element_bytes < 1) throw InputError("element bytes: must be >= 1 (got " + std::to_string(element_bytes) + ")");
 }
 
+// The papers' per-iteration form: lead B L s h^2 (1 + s/(k_s h) + V/(k_v h L)).
+double per_iteration_form(const TransformerShape& shape, double batch, double lead, double k_s, double k_v) {
+  check_shape(shape);
+  check_batch(batch);
+  const double L = shape.layers;
+  const double s = shape.sequence;
+  const double h = shape.hidden;
+  const double V = shape.vocabulary;
+  return lead * batch * L * s * h * h * (1.0 + s / (k_s * h) + V / (k_v * h * L));
+}
+
 }  // namespace
 
 double layer_forward_flops(const TransformerShape& shape, double batch) {
@@ -51,27 +62,14 @@ double layer_training_flops(const TransformerShape& shape, double batch, Recompu
 }
 
 double model_flops_per_iteration(const TransformerShape& shape, double batch) {
-  check_shape(shape);
-  check_batch(batch);
-  const double L = shape.layers;
-  const double s = shape.sequence;
-  const double h = shape.hidden;
-  const double V = shape.vocabulary;
-  return 72.0 * batch * L * s * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * h * L));  // K22 eq. 7
+  return per_iteration_form(shape, batch, 72.0, 6.0, 12.0);  // K22 eq. 7
 }
 
 double paper_hardware_flops_per_iteration(const TransformerShape& shape, double batch, Recompute recompute) {
-  check_shape(shape);
-  check_batch(batch);
-  const double L = shape.layers;
-  const double s = shape.sequence;
-  const double h = shape.hidden;
-  const double V = shape.vocabulary;
   switch (recompute) {
     case Recompute::none: return model_flops_per_iteration(shape, batch);
-    case Recompute::full: return 96.0 * batch * L * s * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * h * L));  // N21 eq. 3
-    case Recompute::selective:
-      return 72.0 * batch * L * s * h * h * (1.0 + s / (3.0 * h) + V / (12.0 * h * L));  // K22 eq. 8
+    case Recompute::full: return per_iteration_form(shape, batch, 96.0, 6.0, 16.0);       // N21 eq. 3
+    case Recompute::selective: return per_iteration_form(shape, batch, 72.0, 3.0, 12.0);  // K22 eq. 8
   }
   return model_flops_per_iteration(shape, batch);  // unreachable: every enumerator is handled above
 }
