@@ -547,13 +547,13 @@ SystemSpec parse_system(const ConfigNode& root, const std::string& base_director
   }
   r.finish();
   if (!chosen) system_node.fail("missing topology: give one of torus, graph, star, cluster");
-  if (chosen_key == "cluster") return spec;  // expanded above
   if (chosen_key == "torus")
     spec.topology = read_torus(*chosen, spec);
   else if (chosen_key == "graph")
     spec.topology = read_graph(*chosen, spec);
-  else
-    spec.topology = read_star(*chosen, spec);
+  else if (chosen_key == "star")
+    spec.topology = read_star(*chosen, spec);  // a cluster was expanded above
+  spec.warnings = *root.source().warnings;
   return spec;
 }
 

@@ -310,6 +310,9 @@ struct SystemSpec {
   std::string source_file;  // path it was read from ("" when built in code)
   std::string description;  // where the numbers come from
   Precision precision = Precision::fp16;
+  /// What the file says that is probably a mistake ("file:line:col: key: message"): the programs
+  /// print each as a warning. Not part of the machine (not written by system_to_yaml, not hashed).
+  std::vector<std::string> warnings;
 
   std::map<std::string, DeviceType> device_types;
   /// Device i is of type device_types.at(device_type_of[i]). For a torus, devices are the torus

@@ -16,7 +16,12 @@
 
 namespace partsim::cli {
 
+namespace {
+std::string running_program = "partsim";  // set by run_main
+}  // namespace
+
 int run_main(std::string_view program, const std::function<int(int, char**)>& body, int argc, char** argv) {
+  running_program = std::string(program);
   try {
     return body(argc, argv);
   } catch (const ExitRequest& request) {
@@ -33,6 +38,8 @@ int run_main(std::string_view program, const std::function<int(int, char**)>& bo
 void print_error(std::string_view program, std::string_view what) {
   std::cerr << program << ": error: " << what << std::endl;
 }
+
+void print_warning(std::string_view what) { std::cerr << running_program << ": warning: " << what << "\n"; }
 
 std::string version_string() {
   std::string version = PARTSIM_VERSION;
@@ -217,6 +224,10 @@ topology::SystemSpec load_platform(const PlatformOptions& options, OutputSet& ou
   topology::SystemSpec spec = topology::load_system(options.config_file, options.overrides);
   if (!options.dump_config_file.empty()) outputs.add(options.dump_config_file, topology::system_to_yaml(spec));
   return spec;
+}
+
+void print_platform_warnings(const topology::SystemSpec& spec) {
+  for (const std::string& w : spec.warnings) print_warning(w);
 }
 
 }  // namespace partsim::cli

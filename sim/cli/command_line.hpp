@@ -28,6 +28,8 @@ int run_main(std::string_view program, const std::function<int(int, char**)>& bo
 /// The line run_main() prints for an error, "PROGRAM: error: WHAT", written and flushed now (for a
 /// program that must print it before it can end, such as one rank of an MPI job).
 void print_error(std::string_view program, std::string_view what);
+/// Prints "<program>: warning: <what>" on stderr, the program being the one run_main() runs.
+void print_warning(std::string_view what);
 
 /// Parses the command line. --help prints the help and ends the program with 0; --version (added
 /// here, so every program has it) prints "<program> <version_string()>" and ends with 0; a bad
@@ -99,5 +101,7 @@ void add_platform_options(CLI::App& app, PlatformOptions& options);
 /// Loads and validates the platform (with its overrides) and, if --dump-config was given, stages the
 /// fully resolved platform in `outputs` (written when the run's other outputs are).
 topology::SystemSpec load_platform(const PlatformOptions& options, OutputSet& outputs);
+/// Prints the platform file's warnings (SystemSpec::warnings: a size in bits, ...), one line each.
+void print_platform_warnings(const topology::SystemSpec& spec);
 
 }  // namespace partsim::cli

@@ -17,6 +17,7 @@ PlanningInputs load_planning_inputs(const PlatformOptions& platform, const std::
   if (workload.empty()) throw InputError("--strategy needs --workload NAME|FILE (see simplan --list)");
   if (platform.config_file.empty()) throw InputError("--strategy needs --config FILE (a platform, see configs/)");
   topology::SystemSpec spec = load_platform(platform, outputs);
+  print_platform_warnings(spec);
   workloads::Graph graph = workloads::load_workload(workload, batch);
   registry.resolve_options(strategy, options);  // a bad option fails before the platform is planned
   return {std::move(spec), std::move(graph), options};
@@ -27,6 +28,7 @@ ReplayInputs load_replay_inputs(const PlatformOptions& platform, const std::stri
   if (platform.config_file.empty()) throw InputError("--plan needs --config FILE (the platform the plan was made for)");
   plan::Plan plan = plan::load_plan(plan_file);
   topology::SystemSpec spec = load_platform(platform, outputs);
+  print_platform_warnings(spec);
   workloads::Graph graph = workloads::load_workload(plan.workload.name, plan.workload.batch);
   planner::check_plan(plan, spec, graph, planner::builtin_strategies(), plan_file, allow_config_change);
   std::vector<std::string> changes = config_changes(plan, spec);

@@ -125,6 +125,7 @@ int collective_mode(const Options& o) {
   cli::OutputSet outputs;
   outputs.check(output_files(o, {o.json_file}));
   const topology::SystemSpec spec = cli::load_platform(o.platform, outputs);
+  cli::print_platform_warnings(spec);
   const topology::TopologyGraph graph(spec, topology::parse_granularity(o.granularity));
 
   collectives::Request request;

@@ -131,7 +131,9 @@ std::vector<std::string> named_algorithms(const std::string& name, const std::st
 struct Choice {
   const Algorithm* algorithm = nullptr;
   topology::CollectiveProtocol protocol;  // name "" when the platform lists no protocols
-  double formula_s = 0;                   // the choice's closed form (formula_time)
+  /// The choice's closed form (formula_time) when several (algorithm, protocol) pairs were weighed;
+  /// 0 when only one could run (nothing to weigh, and the fabric is not read): call formula_time.
+  double formula_s = 0;
 };
 
 /// What a collective runs with. The algorithm: `requested` when given, else the platform's default

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <algorithm>
 #include <limits>
@@ -220,6 +221,12 @@ std::optional<double> parse(std::string_view text, Dimension dimension, std::str
     return std::nullopt;
   }
   return si;
+}
+
+bool written_in_bits(std::string_view text, Dimension dimension) {
+  if (dimension != Dimension::bytes) return false;
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return text.ends_with("bits") || text.ends_with('b');
 }
 
 std::string format(double value, Dimension dimension) {

@@ -43,6 +43,10 @@ Range range(Dimension dimension);
 /// in range are returned; the caller decides whether a sign makes sense.
 std::optional<double> parse(std::string_view text, Dimension dimension, std::string* error = nullptr);
 
+/// True when `text` is a size (Dimension::bytes) written in bits: a unit ending in a lower-case b
+/// ("80Gb", "512b") or "bits". Sizes are usually bytes, so callers warn.
+bool written_in_bits(std::string_view text, Dimension dimension);
+
 /// Formats an SI value with the largest decimal prefix that keeps the mantissa >= 1 (binary prefixes
 /// for sizes that are whole multiples of 1024^k): 8e10 bandwidth -> "80GB/s", 5e-7 time -> "500ns",
 /// 1048576 bytes -> "1MiB". The digits are the shortest that read back exactly:

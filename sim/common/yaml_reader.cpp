@@ -1,5 +1,6 @@
 #include "sim/common/yaml_reader.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -108,18 +109,22 @@ std::string index_path(std::string_view parent, size_t index) {
 ConfigNode::ConfigNode(YAML::Node node, std::string path, std::shared_ptr<const Source> source)
     : node_(std::move(node)), path_(std::move(path)), source_(std::move(source)) {}
 
-void ConfigNode::fail(const std::string& message) const {
+ParseError ConfigNode::located(const std::string& message) const {
   // A value written by --set is reported at the assignment, not at a line of the file.
   for (const auto& [written, assignment] : source_->overrides) {
     if (path_ == written || path_.starts_with(written + ".") || path_.starts_with(written + "[")) {
-      throw ParseError("--set " + assignment, 0, 0, path_, message);
+      return ParseError("--set " + assignment, 0, 0, path_, message);
     }
   }
   const YAML::Mark mark = node_.Mark();
   const int line = mark.line >= 0 ? mark.line + 1 : 0;
   const int column = mark.column >= 0 ? mark.column + 1 : 0;
-  throw ParseError(source_->file, line, column, path_, message);
+  return ParseError(source_->file, line, column, path_, message);
 }
+
+void ConfigNode::fail(const std::string& message) const { throw located(message); }
+
+void ConfigNode::warn(const std::string& message) const { source_->warnings->push_back(located(message).what()); }
 
 std::string ConfigNode::as_string() const {
   if (!node_.IsScalar()) fail("expected a string (got " + scalar_text(node_) + ")");
@@ -178,6 +183,9 @@ double ConfigNode::as_quantity(units::Dimension dimension, bool positive) const 
   if (!v) fail(error);
   if (positive && *v <= 0.0) fail("must be > 0 (got " + node_.Scalar() + ")");
   if (!positive && *v < 0.0) fail("must be >= 0 (got " + node_.Scalar() + ")");
+  if (units::written_in_bits(node_.Scalar(), dimension))
+    warn("'" + node_.Scalar() + "' is read as bits (lower-case b), " + units::format(*v, dimension) +
+         "; sizes are usually bytes, written with B (" + units::format(*v * 8, dimension) + ")");
   return *v;
 }
 
@@ -220,12 +228,44 @@ std::optional<ConfigNode> MapReader::optional(std::string_view key) {
   return ConfigNode(child, join_path(map_.path(), key), map_.source_ptr());
 }
 
+namespace {
+
+// Single-character insertions, deletions and substitutions that turn `a` into `b` (Levenshtein),
+// for "did you mean" hints on short keys.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
 ConfigNode MapReader::required(std::string_view key) {
   auto child = optional(key);
   if (!child) {
     ConfigNode at(map_.node(), join_path(map_.path(), key), map_.source_ptr());
+    // A key of the map that nobody asked for and is spelt nearly as the missing one (at most 2
+    // edits, and fewer than a third of its letters: not 'b' for 'c'): most likely the missing key
+    // misspelt, so say so instead of only "missing" (memory_bandwith).
+    std::string misspelt;
+    for (const auto& kv : map_.node()) {
+      const std::string present = kv.first.Scalar();
+      const std::size_t edits = edit_distance(present, key);
+      if (asked_.find(present) == asked_.end() && edits <= 2 && 3 * edits < std::min(present.size(), key.size()))
+        misspelt = present;
+    }
     // Point at the map that lacks the key (its line), but name the missing key's path.
-    at.fail("missing required key");
+    at.fail(misspelt.empty() ? std::string("missing required key")
+                             : "missing required key (the map has '" + misspelt + "', not a key here: misspelt?)");
   }
   return *child;
 }

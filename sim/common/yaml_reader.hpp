@@ -27,6 +27,9 @@ namespace partsim::yaml {
 struct Source {
   std::string file;                                    // path as the user gave it
   std::map<std::string, std::string> overrides;        // key path -> the --set text that wrote it
+  /// What was read but looks like a mistake ("file:line:col: path: message"), in reading order;
+  /// the spec parsers pass them on and the programs print them as warnings.
+  std::shared_ptr<std::vector<std::string>> warnings = std::make_shared<std::vector<std::string>>();
 };
 
 class ConfigNode {
@@ -40,6 +43,8 @@ class ConfigNode {
 
   /// Throws ParseError at this node: "file:line:col: path: message" (or "--set a.b=v: path: message").
   [[noreturn]] void fail(const std::string& message) const;
+  /// Records a warning at this node in the source's `warnings`, located as fail() locates errors.
+  void warn(const std::string& message) const;
 
   bool is_map() const { return node_.IsMap(); }
   bool is_sequence() const { return node_.IsSequence(); }
@@ -55,7 +60,8 @@ class ConfigNode {
   /// A whole number in [1, kMaxPositiveInt].
   static constexpr long long kMaxPositiveInt = 1'000'000'000;
   int as_positive_int() const;
-  /// A quantity with its unit, in SI (see units.hpp); `positive` rejects 0 and negatives.
+  /// A quantity with its unit, in SI (see units.hpp); `positive` rejects 0 and negatives. A size
+  /// written in bits ("80Gb", 10 GB) is read as written, with a warning: sizes are usually bytes.
   double as_quantity(units::Dimension dimension, bool positive = true) const;
   /// One of `allowed`; otherwise fails listing them.
   std::string as_enum(const std::vector<std::string>& allowed) const;
@@ -66,6 +72,7 @@ class ConfigNode {
   std::vector<ConfigNode> elements(size_t expected, const std::string& what) const;
 
  private:
+  ParseError located(const std::string& message) const;
   YAML::Node node_;
   std::string path_;
   std::shared_ptr<const Source> source_;

@@ -28,10 +28,16 @@ std::string signed_us(double seconds) {
   return text.front() == '-' ? text : "+" + text;
 }
 
+// A right-aligned column always keeps one space before its text, so wide numbers never run into
+// the column before them ("0.0602073805.4").
 std::string pad(const std::string& s, size_t width, bool left = false) {
-  if (s.size() >= width) return s;
+  if (s.size() >= width) return left ? s : " " + s;
   return left ? s + std::string(width - s.size(), ' ') : std::string(width - s.size(), ' ') + s;
 }
+
+// Rows predicted below this share of the iteration get "n/a" for their relative error in the
+// terminal table: an error of 500,000 % on a 0.001 ms ReLU says nothing (results.json keeps it).
+constexpr double kErrorShownFromShare = 1e-3;
 
 // results.json's "memory_timeline": the fullest device's peak and every device's, or why there is none.
 nlohmann::ordered_json memory_json(const MemoryReport& memory) {
@@ -284,12 +290,19 @@ std::string report_table(const Report& report, size_t worst_rows) {
   out << pad("", name_width, true) << "        " << pad("[ms]", 11) << pad("[ms]", 11) << pad("[ms]", 11)
       << pad("[%]", 9) << pad("[ms]", 11) << pad("[ms]", 11) << pad("[ms]", 11)
       << pad("[GiB]", 11) << "\n";
+  size_t not_shown = 0;
   for (const auto& row : report.rows) {
+    const bool tiny = row.predicted_s < kErrorShownFromShare * report.predicted_iteration_s;
+    not_shown += tiny ? 1 : 0;
     out << pad(row.layer, name_width, true) << "  " << pad(row.pass, 4, true) << "  " << pad(ms(row.predicted_s), 11)
-        << pad(ms(row.closed_form_s), 11) << pad(ms(row.simulated_s), 11) << pad(fixed(row.rel_error() * 100, 1), 9)
+        << pad(ms(row.closed_form_s), 11) << pad(ms(row.simulated_s), 11)
+        << pad(tiny ? std::string("n/a") : fixed(row.rel_error() * 100, 1), 9)
         << pad(ms(row.compute_s), 11) << pad(ms(row.exposed_communication_s()), 11)
         << pad(ms(row.exposed_memory_s), 11) << pad(gib(row.memory_peak_bytes), 11) << "\n";
   }
+  if (not_shown > 0)
+    out << "error n/a: " << not_shown << " row" << (not_shown > 1 ? "s" : "")
+        << " predicted below 0.1 % of the iteration (results.json keeps their rel_error)\n";
   out << "\niteration: predicted " << ms(report.predicted_iteration_s) << " ms, closed form "
       << ms(report.closed_form_iteration_s) << " ms, simulated " << ms(report.simulated_iteration_s) << " ms\n";
   if (report.memory.devices.empty()) {

@@ -61,6 +61,40 @@ TEST(YamlReader, MissingKeyAndSyntaxError) {
   EXPECT_NE(error_of([] { yaml::load_string("a: [1, 2\n", "s.yaml"); }).find("s.yaml:"), std::string::npos);
 }
 
+// Issue 41 item 5: a misspelt required key is named beside the missing one (edit distance <= 2),
+// not left for finish() to find after the "missing" error has ended the reading.
+TEST(YamlReader, MissingKeyNamesTheMisspeltOneBesideIt) {
+  auto root = yaml::load_string("dev:\n  memory: 16GiB\n  memory_bandwith: 1TB/s\n", "m.yaml");
+  EXPECT_EQ(error_of([&] {
+              yaml::MapReader top(root);
+              yaml::MapReader dev(top.required("dev"));
+              dev.required("memory");
+              dev.required("memory_bandwidth");
+            }),
+            "m.yaml:2:3: dev.memory_bandwidth: missing required key (the map has 'memory_bandwith', not a key "
+            "here: misspelt?)");
+  // A key far from the missing one is not blamed.
+  auto other = yaml::load_string("dev:\n  colour: red\n", "n.yaml");
+  EXPECT_EQ(error_of([&] {
+              yaml::MapReader top(other);
+              yaml::MapReader(top.required("dev")).required("memory");
+            }),
+            "n.yaml:2:3: dev.memory: missing required key");
+}
+
+// Issue 41 item 5: "80Gb" is 10 GB (bits, as units.hpp reads a lower-case b), which is what the
+// value becomes, but a size in bits is unusual: a warning at the key says so; "80GB" gives none.
+TEST(YamlReader, SizesInBitsAreReadWithAWarning) {
+  auto root = yaml::load_string("memory: 80Gb\nsram: 80GB\nlink: 80Gb/s\n", "b.yaml");
+  yaml::MapReader top(root);
+  EXPECT_EQ(top.required("memory").as_quantity(Dimension::bytes), 1e10);
+  EXPECT_EQ(top.required("sram").as_quantity(Dimension::bytes), 8e10);
+  EXPECT_EQ(top.required("link").as_quantity(Dimension::bandwidth), 1e10);  // bits per second are usual
+  EXPECT_EQ(*root.source().warnings,
+            std::vector<std::string>{"b.yaml:1:9: memory: '80Gb' is read as bits (lower-case b), 10GB; sizes are "
+                                     "usually bytes, written with B (80GB)"});
+}
+
 TEST(YamlReader, OverridesReplaceValuesAndAreNamedInErrors) {
   auto root = yaml::load_string("system:\n  torus:\n    bandwidth: [80GB/s, 80GB/s]\n", "o.yaml",
                                 {"system.torus.bandwidth[1]=40GB/s", "system.torus.latency=[1us, 2us]"});

@@ -123,3 +123,21 @@ TEST(Report, ExposedTimeSplitsIntoMemoryAndCommunication) {
     EXPECT_NEAR(j["layers"][0]["exposed_communication_s"].get<double>(), 1e-3, 1e-15);
   }
 }
+
+// Issue 41 item 4: the terminal table never runs two columns together, and a row predicted below
+// 0.1 % of the iteration shows "n/a" for its error instead of a meaningless +9,999,900 %.
+TEST(Report, TableColumnsStaySeparatedAndTinyRowsShowNoError) {
+  report::Report r;
+  r.predicted_iteration_s = 1.0;
+  r.memory.unavailable = "test";
+  // "big": 123456.789 s predicted = 123456789.000 ms, wider than its 11-character column.
+  r.rows.push_back({"big", "all", 123456.789, 123456.789, 123456.789, 0, 0});
+  // "relu": 1e-6 s predicted (0.0001 % of the iteration), simulated 0.1 s: +9999900 %.
+  r.rows.push_back({"relu", "all", 1e-6, 0.1, 0.1, 0, 0});
+  const std::string table = report::report_table(r, 0);
+  EXPECT_NE(table.find(" 123456789.000 123456789.000"), std::string::npos) << table;
+  const std::string relu = table.substr(table.find("relu"), table.find('\n', table.find("relu")) - table.find("relu"));
+  EXPECT_NE(relu.find(" n/a "), std::string::npos) << relu;
+  EXPECT_EQ(relu.find("9999900"), std::string::npos) << relu;
+  EXPECT_NE(table.find("error n/a: 1 row predicted below 0.1 % of the iteration"), std::string::npos) << table;
+}
