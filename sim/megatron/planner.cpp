@@ -176,7 +176,12 @@ LayerTimes layer_times(const topology::DeviceType& device, const workloads::Laye
 double collective_s(const std::string& collective, double bytes, const std::vector<int>& devices,
                     const topology::TopologyGraph& topology) {
   if (devices.size() < 2 || bytes <= 0) return 0;
-  return collectives::choose(collective, bytes, "", collectives::participants_of(devices, topology), topology).formula_s;
+  // The platform's algorithm and protocol for the collective (choose), timed by its closed form on
+  // the participants' fabric (choose leaves formula_s at 0 when it had nothing to weigh).
+  const collectives::Participants who = collectives::participants_of(devices, topology);
+  const collectives::Choice choice = collectives::choose(collective, bytes, "", who, topology);
+  return collectives::formula_time(*choice.algorithm, choice.protocol, collective, bytes,
+                                   collectives::with_protocol(collectives::fabric_of(who, topology), choice.protocol));
 }
 
 double send_s(int from, int to, double bytes, const topology::TopologyGraph& topology) {
