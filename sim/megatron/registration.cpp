@@ -139,10 +139,13 @@ plan::Plan make_megatron_plan(const planner::PlanInputs& in) {
 
 void check_megatron_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph&,
                          const std::string& file) {
-  if (!plan.family.is_object() || !plan.family.contains("tp") || !plan.family.contains("pp") || !plan.family.contains("dp"))
-    throw InputError(file + ": /family: a megatron plan needs tp, pp and dp (re-run simplan)");
-  const long long devices = plan.family["tp"].get<long long>() * plan.family["pp"].get<long long>() *
-                            plan.family["dp"].get<long long>();
+  long long devices = 1;
+  for (const char* key : {"tp", "pp", "dp"}) {
+    if (!plan.family.is_object() || !plan.family.contains(key) || !plan.family[key].is_number_integer() ||
+        plan.family[key].get<long long>() < 1)
+      throw InputError(file + ": /family/" + key + ": a megatron plan needs a whole number >= 1 (re-run simplan)");
+    devices *= plan.family[key].get<long long>();
+  }
   if (devices != spec.device_count())
     throw InputError(file + ": /family: tp x pp x dp = " + std::to_string(devices) + " devices, platform '" + spec.name +
                      "' has " + std::to_string(spec.device_count()));
