@@ -98,8 +98,13 @@ TEST(MegatronPlanner, TensorParallelAllReducesOnTheTpGroup) {
   // Full recomputation repeats the forward's two all-reduces inside the backward: 6 per block.
   const auto full = s.predict({.tp = 2, .microbatch = 4, .recompute = megatron::Recompute::full});
   EXPECT_NEAR(full.tp_backward_s, 2 * 4 * 8.192e-6, 1e-12);
-  EXPECT_NEAR(full.recompute_s, full.forward_compute_s - (full.forward_compute_s - full.recompute_s), 1e-15);
+  // Its compute: the backward grows by exactly the recomputed forward of the 2 blocks, which is less
+  // than the whole forward (the embeddings and the LM head are not recomputed).
+  const auto none = s.predict({.tp = 2, .microbatch = 4});
+  EXPECT_NEAR(full.backward_compute_s - none.backward_compute_s, full.recompute_s, 1e-15);
   EXPECT_GT(full.recompute_s, 0);
+  EXPECT_LT(full.recompute_s, full.forward_compute_s);
+  EXPECT_DOUBLE_EQ(none.recompute_s, 0);
 }
 
 TEST(MegatronPlanner, PipelineSendsAndTheOneFOneBBubble) {
@@ -170,4 +175,19 @@ TEST(MegatronPlanner, SearchPicksAFittingConfigurationAndNeverAnOverMemoryOne) {
   EXPECT_NE(message_of([&] { megatron::search(tiny.spec, tiny.topology, tiny.graph, tiny.model, {}); })
                 .find("megatron: no configuration fits"),
             std::string::npos);
+}
+
+TEST(MegatronPlanner, ComputeOfTheOutputProjectionFromTheDeviceModel) {
+  // lm_head (fc 64 -> 128, no bias) for one micro-batch of b = 4 (m = 1), AccPar Table 6's 2P - 1
+  // FLOP per output: FWD 4 x 16 x 128 = 8,192 outputs x (2 x 64 - 1) = 1,040,384; BWD 4 x 16 x 64 =
+  // 4,096 outputs x (2 x 128 - 1) = 1,044,480; UPD 128 x 64 = 8,192 outputs x (2 x 64 - 1) =
+  // 1,040,384; together 3,125,248 FLOP at 1 TFLOP/s = 3.125248 us (compute-bound: the FWD's bytes,
+  // (4,096 + 8,192 + 8,192) x 2 B = 40,960 B, take 41 ns at 1000 GB/s).
+  const Tiny one(1, 4);
+  const auto p = one.predict({.microbatch = 4});
+  EXPECT_NEAR(p.tail_layer_compute_s.back(), 3.125248e-6, 1e-15);
+  // tp = 2: vocabulary-parallel, each rank half of the layer's work: 1.562624 us.
+  const Tiny two(2, 4);
+  const auto q = two.predict({.tp = 2, .microbatch = 4});
+  EXPECT_NEAR(q.tail_layer_compute_s.back(), 1.562624e-6, 1e-15);
 }
