@@ -33,13 +33,13 @@ struct Tiny {
   topology::TopologyGraph topology;
   workloads::Graph graph;
   megatron::RecognisedModel model;
-  Tiny(int devices, long long batch, const std::string& memory = "16GiB")
+  Tiny(int devices, long long batch, const std::string& memory = "16GiB", const std::string& workload = kTiny)
       : spec(test::platform_from_yaml("system:\n  name: star\n  precision: bf16\n  device_types:\n"
                                       "    dev: {kind: roofline, peak: 1TFLOP/s, memory: " + memory +
                                       ", memory_bandwidth: 1000GB/s, network_bandwidth: 1GB/s}\n"
                                       "  devices:\n    - {type: dev, count: " + std::to_string(devices) +
                                       "}\n  star:\n    latency: 0s\n")),
-        topology(spec), graph(workloads::load_workload(kTiny, batch)), model(megatron::recognise(graph)) {}
+        topology(spec), graph(workloads::load_workload(workload, batch)), model(megatron::recognise(graph)) {}
   megatron::Prediction predict(Configuration c) const {
     c = megatron::complete(c, spec.device_count(), graph.batch(), model.shape);
     return megatron::predict(spec, topology, graph, model, c);
@@ -190,4 +190,20 @@ TEST(MegatronPlanner, ComputeOfTheOutputProjectionFromTheDeviceModel) {
   const Tiny two(2, 4);
   const auto q = two.predict({.tp = 2, .microbatch = 4});
   EXPECT_NEAR(q.tail_layer_compute_s.back(), 1.562624e-6, 1e-15);
+}
+
+TEST(MegatronPlanner, InterleavedSendsEachChunkAndShrinksTheBubble) {
+  // gpt with 4 layers, pp = 2, v = 2 (one layer per chunk), microbatch 1: m = 4 (a multiple of p).
+  // A micro-batch crosses v = 2 boundaries per device and direction: 2 x 2.048 us = 4.096 us.
+  // Iteration (m + (p - 1)/v)(t_f + t_b) = 4.5 (t_f + t_b) (N21 §2.2.2); bubble 0.5 (t_f + t_b).
+  const Tiny s(2, 4, "16GiB", "gpt:layers=4,width=64,heads=2,sequence=16,vocab=128");
+  const auto p = s.predict({.pp = 2, .schedule = Schedule::interleaved, .virtual_stages = 2});
+  EXPECT_NEAR(p.send_s, 4.096e-6, 1e-12);
+  EXPECT_NEAR(p.pipeline_s, 4.5 * (p.forward_s + p.backward_s), 1e-12);
+  EXPECT_NEAR(p.bubble_s, 0.5 * (p.forward_s + p.backward_s), 1e-12);
+  EXPECT_EQ(message_of([&] { s.predict({.pp = 2, .virtual_stages = 2}); }),
+            "megatron: option virtual_stages=2 needs schedule=interleaved (got 1f1b)");
+  // pp x v = 2 x 4 = 8 does not divide 4 layers.
+  EXPECT_EQ(message_of([&] { s.predict({.pp = 2, .schedule = Schedule::interleaved, .virtual_stages = 4}); }),
+            "megatron: pp x virtual_stages = 2 x 4 must divide the 4 layers (uniform stages)");
 }
