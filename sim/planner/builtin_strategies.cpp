@@ -5,6 +5,7 @@
 #include "sim/mars/registration.hpp"
 #include "sim/deepa/registration.hpp"
 #include "sim/mcm/registration.hpp"
+#include "sim/megatron/registration.hpp"
 #include "sim/mcm/rl/registration.hpp"
 
 namespace partsim::planner {
@@ -18,6 +19,7 @@ const StrategyRegistry& builtin_strategies() {
     deepa::register_strategies(r);   // deepa (seed 001)
     mcm::register_strategies(r);     // mcm_greedy, mcm_random, mcm_sa (seed 002)
     mcm::rl::register_strategies(r); // mcm_rl (seed 002 §4; its own library: libtorch)
+    megatron::register_strategies(r); // megatron (issue 40: Narayanan 2021, Korthikanti 2022, ZeRO)
     return r;
   }();
   return registry;

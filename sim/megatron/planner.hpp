@@ -1,0 +1,126 @@
+#pragma once
+// The planner of the `megatron` strategy family (issue 40 items 1 and 2): which decoder transformer
+// the workload is, the configuration (TP x PP x DP, micro-batches, schedule, sequence parallelism,
+// recomputation, ZeRO), the analytic prediction of one iteration and the per-GPU memory of a
+// configuration, and the search over configurations. docs/model.md "The megatron planner".
+//
+// Rank order (Megatron-LM megatron/core/parallel_state.py, initialize_model_parallel: the default
+// order "tp-cp-ep-dp-pp", tensor fastest): rank = t + T (d + D p) for tensor rank t < T, data rank
+// d < D and pipeline stage p < P, and device i of the platform is rank i. On a DGX cluster (8 GPUs
+// per node, devices numbered node by node) a TP group of T <= 8 is then inside one node.
+//
+// Prediction (all times in seconds, per iteration unless said):
+//   per stage and micro-batch: t_f = compute of the stage's layers (forward, the device model) + the
+//   TP collectives of the forward (collective registry on the stage's TP group) + the pipeline send
+//   of the forward; t_b likewise for the backward (backward and weight-gradient passes, the
+//   recomputation's extra forward, the backward's TP collectives and send);
+//   pipeline: schedule.hpp iteration_time(m, p, v, max over stages of t_f, max of t_b) (N21 §2.2);
+//   data parallel: data_parallel_traffic (ZeRO §7) on the stage's DP group, exposed whole unless
+//   overlap_grad_reduce / overlap_param_gather hide it behind one micro-batch's backward / forward;
+//   the optimizer step is not modelled (left out, docs/model.md).
+//
+// Contract: pure functions of the spec, graph and configuration; throw InputError for bad input.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "sim/megatron/recompute.hpp"
+#include "sim/megatron/schedule.hpp"
+#include "sim/megatron/transformer_shape.hpp"
+#include "sim/plan/memory_use.hpp"
+#include "topology/system_spec.hpp"
+#include "topology/topology_graph.hpp"
+#include "workloads/graph.hpp"
+
+namespace partsim::megatron {
+
+/// The decoder transformer a workload graph is: L identical blocks between a head (inputs and
+/// embeddings) and a tail (final norm, output projection).
+struct RecognisedModel {
+  TransformerShape shape;
+  std::vector<std::vector<std::size_t>> blocks;  // graph layer indices of each block, in order
+  std::vector<std::size_t> head;                 // layers before the first block
+  std::vector<std::size_t> tail;                 // layers after the last block
+  double block_parameters = 0;                   // one block's trainable parameters
+  double head_parameters = 0;
+  double tail_parameters = 0;
+};
+
+/// Finds the block structure: every attention layer a self-attention of the same heads, width and
+/// sequence, L of them at a constant distance, the layers of every block of the same kinds; the
+/// vocabulary from the last layer (an fc, the output projection). Throws InputError with one line
+/// saying why the graph is not such a transformer (a conv, pool or lstm layer, no attention, blocks
+/// that differ, no output projection).
+RecognisedModel recognise(const workloads::Graph& graph);
+
+/// One Megatron-LM configuration (Megatron-LM's argument names in comments).
+struct Configuration {
+  int tp = 1;                  // --tensor-model-parallel-size
+  int pp = 1;                  // --pipeline-model-parallel-size
+  int dp = 1;                  // devices / (tp pp)
+  int microbatch = 1;          // --micro-batch-size
+  int micro_batches = 1;       // m = global batch / (microbatch dp)
+  Schedule schedule = Schedule::one_f_one_b;
+  int virtual_stages = 1;      // --num-layers-per-virtual-pipeline-stage gives L / (pp v)
+  bool sequence_parallel = false;
+  Recompute recompute = Recompute::none;
+  int zero = 0;                // 1 = --use-distributed-optimizer; 2, 3 as ZeRO §5
+  bool overlap_grad_reduce = false;
+  bool overlap_param_gather = false;
+};
+
+/// Fills dp and m and checks everything: tp pp divides `devices`, the batch is a whole number of
+/// micro-batches per replica, L a multiple of pp v, the schedule (check_pipeline), the layer's
+/// parallelism (check_parallelism), zero 0..3. Throws InputError naming the option and the values.
+Configuration complete(Configuration c, int devices, long long batch, const TransformerShape& shape);
+
+/// Device of tensor rank t, data rank d, pipeline stage p (the rank order above).
+int device_of(const Configuration& c, int t, int d, int p);
+
+/// The prediction's terms (seconds) and the memory of the fullest device.
+struct Prediction {
+  double iteration_s = 0;
+  double pipeline_s = 0;            // schedule.hpp iteration_time of the slowest stage's t_f, t_b
+  double bubble_s = 0;              // pipeline_s - m (t_f + t_b)
+  double forward_s = 0;             // t_f of the slowest stage (compute + TP + send)
+  double backward_s = 0;            // t_b of the slowest stage
+  double forward_compute_s = 0;     // compute parts of t_f and t_b, same stage
+  double backward_compute_s = 0;    // the recomputation included
+  double recompute_s = 0;           // the recomputation's part of backward_compute_s
+  double tp_forward_s = 0;          // TP collectives per micro-batch, same stage
+  double tp_backward_s = 0;
+  double send_s = 0;                // one pipeline send per micro-batch and direction (0 for pp = 1)
+  double dp_s = 0;                  // the data-parallel collectives, whole
+  double dp_exposed_s = 0;          // the part not hidden
+  int slowest_stage = 0;
+  // Per block and micro-batch on one device, for the plan's layers: compute per layer of a block
+  // (forward, backward incl. recompute), and the TP collectives of one block.
+  std::vector<double> block_layer_compute_s;
+  std::vector<double> head_layer_compute_s;
+  std::vector<double> tail_layer_compute_s;
+  double block_tp_s = 0;
+  plan::MemoryUse memory;           // the fullest stage's device
+};
+
+/// The prediction of `c` (already complete()d) for `model` on the platform.
+Prediction predict(const topology::SystemSpec& spec, const topology::TopologyGraph& topology,
+                   const workloads::Graph& graph, const RecognisedModel& model, const Configuration& c);
+
+/// The search (option search=true): every tp dividing the devices and at most one node's GPUs (the
+/// locality domain of the collectives registry), pp dividing L, microbatch dividing the batch per
+/// replica, schedule (interleaved with v = 2 where it applies), recompute and zero (only 0 when
+/// dp = 1); sequence parallelism and the overlaps as `base` gives them. Configurations that do not
+/// fit the devices' memory are skipped; the least predicted time wins (the first on a tie).
+struct SearchResult {
+  Configuration best;
+  Prediction prediction;
+  int candidates = 0;         // configurations predicted
+  int over_memory = 0;        // of those, skipped for memory
+  double seconds = 0;         // wall time of the search
+};
+/// Throws InputError "megatron: no configuration fits ..." when none fits.
+SearchResult search(const topology::SystemSpec& spec, const topology::TopologyGraph& topology,
+                    const workloads::Graph& graph, const RecognisedModel& model, const Configuration& base);
+
+}  // namespace partsim::megatron
