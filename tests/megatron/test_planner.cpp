@@ -162,6 +162,30 @@ TEST(MegatronPlanner, MemoryOfModelStatesAndActivations) {
   EXPECT_DOUBLE_EQ(z.memory.activations_bytes, 176128);
 }
 
+// Issue 39's acceptance: ZeRO stages 2 and 3 and the recomputation modes through the megatron family.
+// dp = 2, micro-batch 2 (s b h = 16 x 2 x 64 = 2,048), t = 1, p = 1 (one micro-batch in flight):
+//   model states (ZeRO §5.2-5.3 over 18 B): stage 2: 2 + (4 + 12)/2 = 10 B x 117,504 = 1,175,040 B;
+//     stage 3: 18/2 = 9 B x 117,504 = 1,057,536 B.
+//   activations (K22 Table 2 per layer, x 2 layers, + the first stage's extras of §4.3: embedding
+//     mask sbh = 2,048, and with p = 1 the final LayerNorm 2sbh, the output projection's input
+//     2sbh and the fp32 logits 4sbV = 4 x 16 x 2 x 128 = 16,384: 2,048 + 4,096 + 4,096 + 16,384 =
+//     26,624):
+//     full:      2sbh = 4,096 per layer:             8,192 + 26,624 =  34,816 B;
+//     selective: sbh (10 + 24/t) = 2,048 x 34 = 69,632: 139,264 + 26,624 = 165,888 B;
+//     none:      sbh (34 + 5as/h) = 2,048 x 36.5 = 74,752: 149,504 + 26,624 = 176,128 B (as above).
+TEST(MegatronPlanner, ZeroStagesAndRecomputationInTheMemory) {
+  const Tiny two(2, 4);
+  const auto model_states = [](const megatron::Prediction& p) {
+    return p.memory.weights_bytes + p.memory.gradients_bytes + p.memory.optimizer_bytes;
+  };
+  EXPECT_DOUBLE_EQ(model_states(two.predict({.microbatch = 2, .zero = 2})), 1175040);
+  EXPECT_DOUBLE_EQ(model_states(two.predict({.microbatch = 2, .zero = 3})), 1057536);
+  using megatron::Recompute;
+  EXPECT_DOUBLE_EQ(two.predict({.microbatch = 2, .recompute = Recompute::full}).memory.activations_bytes, 34816);
+  EXPECT_DOUBLE_EQ(two.predict({.microbatch = 2, .recompute = Recompute::selective}).memory.activations_bytes, 165888);
+  EXPECT_DOUBLE_EQ(two.predict({.microbatch = 2, .recompute = Recompute::none}).memory.activations_bytes, 176128);
+}
+
 TEST(MegatronPlanner, SearchPicksAFittingConfigurationAndNeverAnOverMemoryOne) {
   // 4 devices of 1.5 MiB = 1,572,864 B: dp = 4 without ZeRO needs 2,115,072 B of model states alone,
   // so only sharded configurations fit.
