@@ -20,7 +20,7 @@ Writes build/demo/plan.json, results.json, layers.csv, timeline.json and the fig
 (per-layer breakdown) and timeline.png.
 
   --granularity chip|core   chip: every chip is one SimGrid host (default, seconds);
-                            core: every core and memory a host (minutes, a large timeline)
+                            core: every core and memory a host (about a second, a larger timeline)
   -h, --help                this text
 EOF
 }

@@ -97,7 +97,7 @@ def plot(data, args):
 
 
 def main():
-    ap = argparse.ArgumentParser(prog=PROGRAM, description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog=PROGRAM, description=plot_common.summary(__doc__))
     ap.add_argument("results", help="simrun --out results.json")
     ap.add_argument("--percent", action="store_true", help="bars as shares of each row's simulated time")
     ap.add_argument("--layers", default=None, metavar="REGEX", help="only layers whose name matches")

@@ -187,3 +187,9 @@ def wrapped(text, width=80):
     """A title wrapped to lines of at most `width` characters, so it is never cut at the figure's edge."""
     import textwrap
     return "\n".join(textwrap.wrap(text, width)) if text else text
+
+
+def summary(doc):
+    """The first paragraph of a module docstring as one line, for --help (its first line alone stops
+    mid-sentence)."""
+    return " ".join(doc.split("\n\n")[0].split())

@@ -196,7 +196,7 @@ def plot(data, args):
 
 
 def main():
-    ap = argparse.ArgumentParser(prog=PROGRAM, description=__doc__.splitlines()[0],
+    ap = argparse.ArgumentParser(prog=PROGRAM, description=plot_common.summary(__doc__),
                                  epilog="Details: the module docstring (python3 -c 'import plot_sweep; help(plot_sweep)')")
     ap.add_argument("csv", nargs="+", metavar="CSV[:LABEL]", help="simsweep CSV, optionally with a legend label")
     ap.add_argument("--x", default=None, metavar="AXIS", help="the varied axis on x (default: the first one)")

@@ -115,7 +115,7 @@ def plot(data, args):
 
 
 def main():
-    ap = argparse.ArgumentParser(prog=PROGRAM, description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog=PROGRAM, description=plot_common.summary(__doc__))
     ap.add_argument("trace", help="simrun --timeline output (.json or .json.gz)")
     ap.add_argument("--rows", default=None, metavar="REGEX", help="only rows (process/thread) whose name matches")
     ap.add_argument("--max-rows", type=int, default=40, help="at most this many rows (default 40)")

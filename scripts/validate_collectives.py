@@ -343,7 +343,7 @@ ALGORITHM_SOURCE = ("platform file: as NCCL's tuner does (NCCL_ALGO's role), of 
 
 # ---- the document -------------------------------------------------------------------------------------
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--simrun", default=os.path.join(ROOT, "build", "bin", "simrun"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "collectives.md"))
     ap.add_argument("--data", default=os.path.join(ROOT, "docs", "data", "nccl_tests_published.yaml"))
