@@ -209,10 +209,37 @@ CommunicationCheck check_communication(const plan::Plan& plan, const topology::S
   return c;
 }
 
+std::string idle_devices_warning(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph) {
+  const int devices = spec.device_count();
+  std::vector<bool> busy(static_cast<std::size_t>(devices), false);
+  for (std::size_t v = 0; v < graph.size() && v < plan.layers.size(); ++v) {
+    const workloads::Layer& layer = graph.layer(v);
+    if (layer.kind == workloads::LayerKind::input) continue;
+    for (const auto& db : plan::shard_boxes(plan.layers[v].sharding, lowering::loop_extent(layer, graph.batch()), devices))
+      if (!db.box.empty()) busy[static_cast<std::size_t>(db.device)] = true;
+  }
+  std::vector<int> idle;
+  for (int d = 0; d < devices; ++d)
+    if (!busy[static_cast<std::size_t>(d)]) idle.push_back(d);
+  if (idle.empty() || static_cast<int>(idle.size()) == devices) return {};
+  // The first three idle devices by name, ".." when there are more.
+  std::string names;
+  for (std::size_t i = 0; i < idle.size() && i < 3; ++i)
+    names += (i ? ", " : "") + spec.device_names[static_cast<std::size_t>(idle[i])];
+  std::string text = std::to_string(idle.size()) + " of " + std::to_string(devices) +
+                     " devices get no layer of this plan and stay idle (" + names + (idle.size() > 3 ? ", .." : "") + ")";
+  if (graph.batch() < devices)
+    text += "; the batch (" + std::to_string(graph.batch()) + ") is smaller than the " + std::to_string(devices) +
+            " devices, so a split by samples cannot reach them all";
+  return text;
+}
+
 std::vector<std::string> prediction_warnings(const plan::Plan& plan, const topology::SystemSpec& spec,
                                              const workloads::Graph& graph, double threshold, std::size_t max_tasks) {
-  if (plan.predicted_iteration_s <= 0) return {};
-  std::vector<std::string> out = compute_warnings(plan, spec, graph, threshold);
+  std::vector<std::string> out;
+  if (std::string idle = idle_devices_warning(plan, spec, graph); !idle.empty()) out.push_back(std::move(idle));
+  if (plan.predicted_iteration_s <= 0) return out;
+  for (auto& w : compute_warnings(plan, spec, graph, threshold)) out.push_back(std::move(w));
   for (auto& w : communication_warnings(plan, spec, graph, threshold, max_tasks)) out.push_back(std::move(w));
   return out;
 }

@@ -69,7 +69,13 @@ inline constexpr std::size_t kCommunicationCheckTasks = 4'000'000;
 CommunicationCheck check_communication(const plan::Plan& plan, const topology::SystemSpec& spec,
                                        const workloads::Graph& graph, std::size_t max_tasks = kCommunicationCheckTasks);
 
-/// One line per term that changes the iteration by more than `threshold` of the prediction (empty
+/// "N of M devices get no layer of this plan and stay idle (first, .., last)", with "the batch (B)
+/// is smaller than the M devices ..." when it is; empty when every device (or none) has work. A
+/// plan is rarely meant to leave chips idle (issue 41: batch 512 data parallel on 1,024 chips).
+std::string idle_devices_warning(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph);
+
+/// The idle-devices line above first, if any; then one line per term that changes the iteration by
+/// more than `threshold` of the prediction (empty
 /// when the prediction can hold): compute (device model vs the plan's compute), link latency (the
 /// lowered program's critical path with and without it vs the plan's "latency_s"), contention (the
 /// busiest link's bytes / bandwidth vs the plan's communication). Each names the term, its size and

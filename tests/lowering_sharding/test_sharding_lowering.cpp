@@ -439,3 +439,24 @@ TEST(PredictionCheck, LinkLatencyOnTheCriticalPathByHand) {
   p.layers[2].predicted.breakdown["latency_s"] = 200e-6;
   EXPECT_TRUE(planner::prediction_warnings(p, spec, g).empty());
 }
+
+// Issue 41 item 5: a plan that leaves devices without work says so. two_fc at batch 64 split by
+// samples over devices 0-1 of a 4-device star: d2 and d3 get no layer. With every device used (a
+// 4-way split) or a plan on devices the platform has all of, nothing is said.
+TEST(ShardingLowering, IdleDevicesAreWarnedAbout) {
+  const auto g = fixtures::two_fc();
+  const auto spec = fixtures::star(4);
+  const plan::Sharding half = plan::mesh_sharding({0, 1}, {{ShardDim::batch, 2}});
+  EXPECT_EQ(planner::idle_devices_warning(plan_of(g, {half, half, half}), spec, g),
+            "2 of 4 devices get no layer of this plan and stay idle (d2, d3)");
+  const plan::Sharding all = plan::mesh_sharding({}, {{ShardDim::batch, 4}});
+  EXPECT_EQ(planner::idle_devices_warning(plan_of(g, {all, all, all}), spec, g), "");
+  // 128 devices, batch 64: a split by samples over devices 0-63 leaves 64 idle and says why.
+  const auto wide = fixtures::star(128);
+  std::vector<int> first_half(64);
+  for (int d = 0; d < 64; ++d) first_half[static_cast<std::size_t>(d)] = d;
+  const plan::Sharding by_sample = plan::mesh_sharding(first_half, {{ShardDim::batch, 64}});
+  EXPECT_EQ(planner::idle_devices_warning(plan_of(g, {by_sample, by_sample, by_sample}), wide, g),
+            "64 of 128 devices get no layer of this plan and stay idle (d64, d65, d66, ..); the batch (64) is smaller "
+            "than the 128 devices, so a split by samples cannot reach them all");
+}
