@@ -4,7 +4,7 @@
 // is worked out by hand from the stages' compute times (within 1e-10 s for the sends).
 //
 // Workload gpt:layers=4,width=64,heads=2,sequence=16,vocab=128 (block: ln1, attn, attn_res, ln2,
-// mlp_up, mlp_gelu, mlp_down, mlp_res; head: tokens, tok_embed, pos_embed, embed_add; tail: ln_f,
+// mlp_up, mlp_gelu, mlp_down, mlp_res; head: the input, tok_embed, pos_embed, embed; tail: ln_f,
 // lm_head). Devices: 1 TFLOP/s, 1000 GB/s memory, bf16.
 #include <gtest/gtest.h>
 
@@ -35,10 +35,10 @@ struct Fixture {
   topology::TopologyGraph topology;
   workloads::Graph graph;
   megatron::RecognisedModel model;
-  Fixture(int devices, long long batch)
+  Fixture(int devices, long long batch, const std::string& network = "1000000GB/s")
       : spec(test::platform_from_yaml("system:\n  name: star\n  precision: bf16\n  device_types:\n"
                                       "    dev: {kind: roofline, peak: 1TFLOP/s, memory: 16GiB, memory_bandwidth: 1000GB/s,"
-                                      " network_bandwidth: 1000000GB/s}\n"
+                                      " network_bandwidth: " + network + "}\n"
                                       "  devices:\n    - {type: dev, count: " + std::to_string(devices) +
                                       "}\n  star:\n    latency: 0s\n")),
         topology(spec), graph(workloads::load_workload(kTiny, batch)), model(megatron::recognise(graph)) {}
@@ -255,4 +255,40 @@ TEST(MegatronLowering, DataParallelReductionPerStage) {
     if (t.label == "dp gradient all_reduce step 1") sizes.push_back(t.bytes);
   std::sort(sizes.begin(), sizes.end());
   EXPECT_EQ(sizes, (std::vector<double>{216576, 216576, 218368, 218368}));
+}
+
+// overlap_grad_reduce: one reduction per model chunk, started when that chunk's last backward is
+// done. pp = 1 with v = 2 chunks on the one stage, dp = 2, microbatch 2 (m = 1), 1 GB/s links:
+// the stage runs F0.0 F0.1 B0.1 B0.0 (m = p: all warm-up). Chunk 1 (blocks 2, 3 and the tail,
+// 99,968 + 8,320 = 108,288 parameters, 433,152 B of fp32 gradients) is all-reduced by a ring of 2 in
+// 2 steps of 216,576 B: 433.152 us; chunk 0 (head and blocks 0, 1: 109,184, 436,736 B): 436.736 us.
+// Without overlap one all-reduce of the stage's 217,472 parameters (869,888 B, 869.888 us) waits for
+// the last compute C: C + 869.888 us. With it chunk 1's starts before C (it ends by C + 433.152 - b0)
+// and only chunk 0's, 436.736 us, follows C (the closed form has no contention): C + 436.736 us,
+// 433.152 us less.
+TEST(MegatronLowering, OverlappedGradientReductionStartsPerChunk) {
+  const Fixture s(2, 4, "1GB/s");
+  const Configuration base{.microbatch = 2, .schedule = Schedule::interleaved, .virtual_stages = 2};
+  Configuration overlapped = base;
+  overlapped.overlap_grad_reduce = true;
+  const double serial = s.closed_form(s.lower(base));
+  const double hidden = s.closed_form(s.lower(overlapped));
+  EXPECT_NEAR(serial - hidden, 433.152e-6, 1e-12);
+}
+
+// Every schedule lowers without the emission deadlocking (the lowering throws if it would), for
+// p = 1, 2, 4 and m = 1 .. 8 on the 4-layer model, with as many compute tasks as steps x layers.
+TEST(MegatronLowering, EveryScheduleLowersForSmallPipelines) {
+  for (int p : {1, 2, 4})
+    for (int m : {1, 2, 4, 8})
+      for (Schedule sc : {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved}) {
+        const int v = sc == Schedule::interleaved ? 2 : 1;
+        if (sc == Schedule::interleaved && (m % p != 0 || 4 % (p * v) != 0)) continue;
+        const Fixture s(p, m);
+        const program::Program prog = s.lower({.pp = p, .microbatch = 1, .schedule = sc, .virtual_stages = v});
+        int forwards = 0;
+        for (const program::Task& t : prog.tasks()) forwards += t.kind == program::TaskKind::compute && t.label == "forward";
+        // Every layer but the input runs once per micro-batch: 4 blocks x 8 + 3 (embeddings) + 2 (tail).
+        EXPECT_EQ(forwards, m * (4 * 8 + 3 + 2)) << "p " << p << " m " << m << " " << megatron::schedule_name(sc);
+      }
 }
