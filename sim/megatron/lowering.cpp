@@ -107,6 +107,10 @@ class MegatronLowerer {
     for (std::size_t i = 0; i < graph_.size(); ++i) representative_[i] = i;
     block_position_.assign(graph_.size(), -1);
     block_attention_.assign(graph_.size(), 0);
+    group_of_.assign(graph_.size(), -1);  // the head
+    for (std::size_t i : model_.tail) group_of_[i] = -2;
+    for (std::size_t b = 0; b < model_.blocks.size(); ++b)
+      for (std::size_t i : model_.blocks[b]) group_of_[i] = static_cast<int>(b);
     for (const auto& block : model_.blocks)
       for (std::size_t k = 0; k < block.size(); ++k) {
         for (std::size_t j : block)
@@ -140,7 +144,8 @@ class MegatronLowerer {
     backward_done_.assign(slots, false);
     forward_in_.assign(slots * static_cast<std::size_t>(c_.tp), {});
     backward_in_.assign(slots * static_cast<std::size_t>(c_.tp), {});
-    chunk_end_.assign(static_cast<std::size_t>(c_.dp * chunks_ * c_.tp), {});
+    layer_end_.assign(static_cast<std::size_t>(c_.dp) * graph_.size() * static_cast<std::size_t>(c_.tp), {});
+    stream_end_.assign(static_cast<std::size_t>(c_.pp * c_.tp), {});
     std::vector<std::vector<Step>> orders;
     for (int r = 0; r < c_.pp; ++r) orders.push_back(stage_order({c_.schedule, c_.pp, m, c_.virtual_stages}, r));
     // Emit each (replica, stage)'s steps in its order as soon as what they wait for is in the
@@ -167,6 +172,9 @@ class MegatronLowerer {
 
  private:
   int global_chunk(int r, const Step& s) const { return s.chunk * c_.pp + r; }
+  std::size_t layer_slot(int d, std::size_t i, int t) const {
+    return (static_cast<std::size_t>(d) * graph_.size() + i) * static_cast<std::size_t>(c_.tp) + static_cast<std::size_t>(t);
+  }
   std::size_t slot(int d, int g, int mb) const {
     return (static_cast<std::size_t>(d) * static_cast<std::size_t>(chunks_) + static_cast<std::size_t>(g)) *
                static_cast<std::size_t>(c_.micro_batches) + static_cast<std::size_t>(mb);
@@ -322,9 +330,9 @@ class MegatronLowerer {
         v = compute(dev, i, Pass::upd, "weight gradient", pt.upd, v);
       }
       if (k >= 0) tp_collectives(backward_collectives_[static_cast<std::size_t>(k)].after, d, r, i, Pass::bwd, cur);
+      if (s.micro_batch == c_.micro_batches - 1)  // the layer's gradients are complete (overlap_grad_reduce)
+        for (int t = 0; t < c_.tp; ++t) layer_end_[layer_slot(d, i, t)] = cur[static_cast<std::size_t>(t)];
     }
-    if (s.micro_batch == c_.micro_batches - 1)
-      for (int t = 0; t < c_.tp; ++t) chunk_end_[static_cast<std::size_t>((d * chunks_ + g) * c_.tp + t)] = cur[static_cast<std::size_t>(t)];
     if (g > 0) {
       const auto arrived = send(d, r, (r - 1 + c_.pp) % c_.pp, layers.front(), Pass::bwd, cur);
       for (int t = 0; t < c_.tp; ++t) backward_in_[slot(d, g - 1, s.micro_batch) * c_.tp + t] = arrived[static_cast<std::size_t>(t)];
@@ -334,17 +342,22 @@ class MegatronLowerer {
 
   /// ZeRO §7 over each DP group (the dp devices of one stage and tensor rank): gradients at 4 B (fp32
   /// main gradients), parameters at the element size, as transformer_costs.hpp sizes them.
+  /// The group's collectives run one after another (one NCCL communicator, one stream): each also
+  /// waits for the group's previous one.
   void reduce(int r, int t, double parameters, std::size_t layer, const std::vector<int>& after) {
     std::vector<int> group;
     for (int d = 0; d < c_.dp; ++d) group.push_back(device(t, d, r));
     const DataParallelTraffic dpt = data_parallel_traffic(parameters, c_.zero, c_.dp);
+    std::vector<int>& stream = stream_end_[static_cast<std::size_t>(r * c_.tp + t)];
     std::vector<int> end = after;
+    end.insert(end.end(), stream.begin(), stream.end());
     for (int n = 0; n < dpt.gradient_all_reduces; ++n)
       end = collective("all_reduce", group, dpt.elements * 4, layer, Pass::upd, "dp gradient all_reduce", end);
     for (int n = 0; n < dpt.gradient_reduce_scatters; ++n)
       end = collective("reduce_scatter", group, dpt.elements * 4, layer, Pass::upd, "dp gradient reduce_scatter", end);
     for (int n = 0; n < dpt.parameter_all_gathers; ++n)
       end = collective("all_gather", group, dpt.elements * bpe_, layer, Pass::upd, "dp parameter all_gather", end);
+    stream = end;
   }
 
   double chunk_parameters(int g) const {
@@ -358,16 +371,25 @@ class MegatronLowerer {
     for (int r = 0; r < c_.pp; ++r)
       for (int t = 0; t < c_.tp; ++t) {
         if (c_.overlap_grad_reduce) {
-          // Megatron-LM's buckets of a model chunk are ready once its last micro-batch's backward
-          // is done: one reduction per chunk, started then (in chunk order of completion).
+          // Megatron-LM's gradient buckets are reduced as soon as their layers' gradients of the
+          // last micro-batch are complete, during the rest of the backward. One bucket per block
+          // (and one for the head, one for the tail), in the order the backward completes them:
+          // chunks v - 1 .. 0, each from its last layer group to its first.
           for (int ch = c_.virtual_stages; ch-- > 0;) {
-            const int g = ch * c_.pp + r;
-            std::vector<int> after;
-            for (int d = 0; d < c_.dp; ++d) {
-              const auto& e = chunk_end_[static_cast<std::size_t>((d * chunks_ + g) * c_.tp + t)];
-              after.insert(after.end(), e.begin(), e.end());
+            const auto& layers = chunk_layers_[static_cast<std::size_t>(ch * c_.pp + r)];
+            for (std::size_t end = layers.size(); end > 0;) {
+              std::size_t begin = end - 1;
+              while (begin > 0 && group_of_[layers[begin - 1]] == group_of_[layers[end - 1]]) --begin;
+              double params = 0;
+              for (std::size_t k = begin; k < end; ++k) params += static_cast<double>(graph_.layer(layers[k]).q.params);
+              std::vector<int> after;  // the group's first layer's backward ends its gradients
+              for (int d = 0; d < c_.dp; ++d) {
+                const auto& e = layer_end_[layer_slot(d, layers[begin], t)];
+                after.insert(after.end(), e.begin(), e.end());
+              }
+              if (params > 0) reduce(r, t, params / c_.tp, layers[begin], after);
+              end = begin;
             }
-            reduce(r, t, chunk_parameters(g), chunk_layers_[static_cast<std::size_t>(g)].front(), after);
           }
         } else {
           std::vector<int> after;
@@ -398,7 +420,9 @@ class MegatronLowerer {
   std::vector<int> last_compute_;
   std::vector<bool> forward_done_, backward_done_;
   std::vector<std::vector<int>> forward_in_, backward_in_;  // by slot x tp: what a step waits for
-  std::vector<std::vector<int>> chunk_end_;                 // by (d, g, t): the last backward's end
+  std::vector<std::vector<int>> layer_end_;                 // by (d, layer, t): its last backward's end
+  std::vector<std::vector<int>> stream_end_;                // by (r, t): the DP group's last collective
+  std::vector<int> group_of_;                               // gradient bucket: block index, -1 head, -2 tail
   std::map<std::pair<const topology::DeviceType*, std::size_t>, PassTimes> times_;
   std::map<std::tuple<std::string, std::vector<int>, double>, collectives::Schedule> schedules_;
   std::unique_ptr<topology::TopologyGraph> chip_topology_;

@@ -20,7 +20,9 @@
 //   - the data-parallel reduction of each stage's gradients on its DP groups (one per TP rank):
 //     all-reduce (ZeRO 0), or reduce-scatter + all-gather of the updated parameters (ZeRO 1, 2; ZeRO
 //     3's two parameter all-gathers are placed there too), after the device's last backward, or with
-//     overlap_grad_reduce per model chunk as soon as that chunk's last backward is done;
+//     overlap_grad_reduce one bucket per block (and one for the head, one for the tail) as soon as
+//     the last micro-batch's backward has completed its gradients; a DP group's collectives run one
+//     after another (one communicator);
 //   - no optimizer step (not modelled, as in the planner).
 // The bubble is not written anywhere: it is the waiting the dependencies create. Nothing here reads
 // the plan's predicted times or the planner's prediction.

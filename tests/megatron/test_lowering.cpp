@@ -66,20 +66,20 @@ struct Fixture {
   double closed_form(const program::Program& program) const {
     return program::ClosedFormEvaluator(program::uncontended_transfer_time(topology)).evaluate(program).makespan_s;
   }
-  /// The device model's time of layer i for one sample (tp = 1: the whole layer), per pass.
-  double time(std::size_t i, plan::Pass pass) const {
+  /// The device model's time of layer i for `samples` samples (tp = 1: the whole layer), per pass.
+  double time(std::size_t i, plan::Pass pass, int samples = 1) const {
     const workloads::Layer& l = graph.layer(i);
     if (l.kind == workloads::LayerKind::input) return 0;
     const plan::LoopExtent e = lowering::loop_extent(l, graph.batch());
-    const plan::LoopBox box{{0, 1}, {0, e.out_channels}, {0, e.in_channels}, {0, e.height}, {0, e.width}};
+    const plan::LoopBox box{{0, samples}, {0, e.out_channels}, {0, e.in_channels}, {0, e.height}, {0, e.width}};
     return devices::shard_time(spec.device_type(0), lowering::shard_work(l, box, e, graph.batch(), pass, 2), pass).compute_s;
   }
-  /// Forward and backward (bwd + upd) of a list of layers for one sample.
-  std::pair<double, double> times(const std::vector<std::size_t>& layers) const {
+  /// Forward and backward (bwd + upd) of a list of layers for `samples` samples.
+  std::pair<double, double> times(const std::vector<std::size_t>& layers, int samples = 1) const {
     double f = 0, b = 0;
     for (std::size_t i : layers) {
-      f += time(i, plan::Pass::fwd);
-      b += time(i, plan::Pass::bwd) + time(i, plan::Pass::upd);
+      f += time(i, plan::Pass::fwd, samples);
+      b += time(i, plan::Pass::bwd, samples) + time(i, plan::Pass::upd, samples);
     }
     return {f, b};
   }
@@ -257,23 +257,33 @@ TEST(MegatronLowering, DataParallelReductionPerStage) {
   EXPECT_EQ(sizes, (std::vector<double>{216576, 216576, 218368, 218368}));
 }
 
-// overlap_grad_reduce: one reduction per model chunk, started when that chunk's last backward is
-// done. pp = 1 with v = 2 chunks on the one stage, dp = 2, microbatch 2 (m = 1), 1 GB/s links:
-// the stage runs F0.0 F0.1 B0.1 B0.0 (m = p: all warm-up). Chunk 1 (blocks 2, 3 and the tail,
-// 99,968 + 8,320 = 108,288 parameters, 433,152 B of fp32 gradients) is all-reduced by a ring of 2 in
-// 2 steps of 216,576 B: 433.152 us; chunk 0 (head and blocks 0, 1: 109,184, 436,736 B): 436.736 us.
-// Without overlap one all-reduce of the stage's 217,472 parameters (869,888 B, 869.888 us) waits for
-// the last compute C: C + 869.888 us. With it chunk 1's starts before C (it ends by C + 433.152 - b0)
-// and only chunk 0's, 436.736 us, follows C (the closed form has no contention): C + 436.736 us,
-// 433.152 us less.
-TEST(MegatronLowering, OverlappedGradientReductionStartsPerChunk) {
+// overlap_grad_reduce: Megatron-LM reduces a bucket of gradients as soon as the last micro-batch's
+// backward has completed them; here one bucket per block, one for the head and one for the tail,
+// reduced one after another on the DP group (one communicator). pp = 1, v = 2 chunks on the stage,
+// dp = 2, microbatch 2 (m = 1), 1 GB/s links: the stage runs F0.0 F0.1 B0.1 B0.0 (m = p: all
+// warm-up), so the backward completes the tail, block 3, 2, 1, 0, the head, in that order.
+// The stage's 4 x 49,984 + 9,216 + 8,320 = 217,472 parameters have 869,888 B of fp32 gradients; a
+// ring of 2 all-reduces S bytes in 2 steps of S/2 at 1 GB/s: S / 1e9 s, so every bucket together
+// takes 869.888 us whether reduced at once or one after another (no latency).
+//   without overlap: one all-reduce after the last compute C: C + 869.888 us;
+//   with it: the tail's (33,280 B: 33.28 us) starts when the tail's backward is done, at
+//     C - (4 B2 + h_b2) (the blocks' and the head's backward for 2 samples still to run), and every
+//     later bucket is ready before the previous one is reduced (a block's backward, 6.7 us, is
+//     shorter than a block's all-reduce, 199.936 us), so the chain ends 4 B2 + h_b2 earlier.
+//   B2 = 6.691328 us, h_b2 = 0.07808 us (the device model for 2 samples, checked below; not twice
+//   one sample's, the memory-bound layers read their weights once):
+//   4 x 6.691328 + 0.07808 = 26.765312 + 0.07808 = 26.843392 us hidden.
+TEST(MegatronLowering, OverlappedGradientReductionStartsPerBucket) {
   const Fixture s(2, 4, "1GB/s");
+  EXPECT_NEAR(s.times(s.model.blocks[0], 2).second, 6.691328e-6, 1e-15);
+  EXPECT_NEAR(s.times(s.model.head, 2).second, 0.07808e-6, 1e-15);
   const Configuration base{.microbatch = 2, .schedule = Schedule::interleaved, .virtual_stages = 2};
   Configuration overlapped = base;
   overlapped.overlap_grad_reduce = true;
-  const double serial = s.closed_form(s.lower(base));
-  const double hidden = s.closed_form(s.lower(overlapped));
-  EXPECT_NEAR(serial - hidden, 433.152e-6, 1e-12);
+  const program::Program serial = s.lower(base), hidden = s.lower(overlapped);
+  EXPECT_EQ(collectives(serial, "dp gradient all_reduce", plan::Pass::upd, 2), 1);
+  EXPECT_EQ(collectives(hidden, "dp gradient all_reduce", plan::Pass::upd, 2), 6);
+  EXPECT_NEAR(s.closed_form(serial) - s.closed_form(hidden), 26.843392e-6, 1e-12);
 }
 
 // Every schedule lowers without the emission deadlocking (the lowering throws if it would), for
