@@ -146,6 +146,8 @@ class MegatronLowerer {
     backward_in_.assign(slots * static_cast<std::size_t>(c_.tp), {});
     layer_end_.assign(static_cast<std::size_t>(c_.dp) * graph_.size() * static_cast<std::size_t>(c_.tp), {});
     stream_end_.assign(static_cast<std::size_t>(c_.pp * c_.tp), {});
+    gather_end_.assign(graph_.size() * static_cast<std::size_t>(c_.pp * c_.tp), {});
+    if (gathers_overlapped()) gather_parameters_first();
     std::vector<std::vector<Step>> orders;
     for (int r = 0; r < c_.pp; ++r) orders.push_back(stage_order({c_.schedule, c_.pp, m, c_.virtual_stages}, r));
     // Emit each (replica, stage)'s steps in its order as soon as what they wait for is in the
@@ -172,6 +174,10 @@ class MegatronLowerer {
 
  private:
   int global_chunk(int r, const Step& s) const { return s.chunk * c_.pp + r; }
+  std::size_t gather_slot(int r, int t, std::size_t i) const {
+    return (static_cast<std::size_t>(r * c_.tp + t)) * graph_.size() + i;
+  }
+  bool gathers_overlapped() const { return c_.overlap_param_gather && c_.zero >= 1 && c_.dp > 1; }
   std::size_t layer_slot(int d, std::size_t i, int t) const {
     return (static_cast<std::size_t>(d) * graph_.size() + i) * static_cast<std::size_t>(c_.tp) + static_cast<std::size_t>(t);
   }
@@ -263,11 +269,17 @@ class MegatronLowerer {
   }
 
   /// The forward of the chunk's layers (or, recomputing = true, of its blocks again inside the backward).
-  void forward_layers(int d, int r, int g, std::vector<std::vector<int>>& cur, bool recomputing) {
+  /// The first micro-batch's waits for each bucket's parameter all-gather (overlap_param_gather).
+  void forward_layers(int d, int r, int g, std::vector<std::vector<int>>& cur, bool recomputing, bool first = false) {
     const Pass pass = recomputing ? Pass::bwd : Pass::fwd;
     for (std::size_t i : chunk_layers_[static_cast<std::size_t>(g)]) {
       const int k = block_position_[i];
       if (recomputing && k < 0) continue;  // K22 §5: only the transformer layers are recomputed
+      if (first && !recomputing)
+        for (int t = 0; t < c_.tp; ++t) {
+          const auto& e = gather_end_[gather_slot(r, t, i)];
+          cur[static_cast<std::size_t>(t)].insert(cur[static_cast<std::size_t>(t)].end(), e.begin(), e.end());
+        }
       if (k >= 0) tp_collectives(forward_collectives_[static_cast<std::size_t>(k)].before, d, r, i, pass, cur);
       for (int t = 0; t < c_.tp; ++t) {
         const int dev = device(t, d, r);
@@ -302,7 +314,7 @@ class MegatronLowerer {
     const int g = global_chunk(r, s);
     std::vector<std::vector<int>> cur(static_cast<std::size_t>(c_.tp));
     for (int t = 0; t < c_.tp; ++t) cur[static_cast<std::size_t>(t)] = forward_in_[slot(d, g, s.micro_batch) * c_.tp + t];
-    forward_layers(d, r, g, cur, false);
+    forward_layers(d, r, g, cur, false, s.micro_batch == 0);
     if (g + 1 < chunks_) {
       const auto arrived = send(d, r, (r + 1) % c_.pp, chunk_layers_[static_cast<std::size_t>(g)].back(), Pass::fwd, cur);
       for (int t = 0; t < c_.tp; ++t) forward_in_[slot(d, g + 1, s.micro_batch) * c_.tp + t] = arrived[static_cast<std::size_t>(t)];
@@ -355,7 +367,8 @@ class MegatronLowerer {
       end = collective("all_reduce", group, dpt.elements * 4, layer, Pass::upd, "dp gradient all_reduce", end);
     for (int n = 0; n < dpt.gradient_reduce_scatters; ++n)
       end = collective("reduce_scatter", group, dpt.elements * 4, layer, Pass::upd, "dp gradient reduce_scatter", end);
-    for (int n = 0; n < dpt.parameter_all_gathers; ++n)
+    // overlap_param_gather: the first gather (the updated parameters) went to the iteration's start.
+    for (int n = gathers_overlapped() ? 1 : 0; n < dpt.parameter_all_gathers; ++n)
       end = collective("all_gather", group, dpt.elements * bpe_, layer, Pass::upd, "dp parameter all_gather", end);
     stream = end;
   }
@@ -364,6 +377,35 @@ class MegatronLowerer {
     double params = 0;
     for (std::size_t i : chunk_layers_[static_cast<std::size_t>(g)]) params += static_cast<double>(graph_.layer(i).q.params);
     return params / c_.tp;  // the rank's shard (N21 §3: every weight matrix split t ways)
+  }
+
+  /// overlap_param_gather (ZeRO >= 1): Megatron-LM all-gathers the updated parameters bucket by
+  /// bucket during the next iteration's forward, each bucket before its layers' first forward. In one
+  /// iteration's Program: every bucket's all-gather at the start, in forward order on the DP
+  /// group's stream, and the first micro-batch's forward of the bucket's first layer waits for it
+  /// (the steady state of consecutive iterations). Buckets as overlap_grad_reduce's.
+  void gather_parameters_first() {
+    for (int r = 0; r < c_.pp; ++r)
+      for (int t = 0; t < c_.tp; ++t) {
+        std::vector<int> group;
+        for (int d = 0; d < c_.dp; ++d) group.push_back(device(t, d, r));
+        std::vector<int>& stream = stream_end_[static_cast<std::size_t>(r * c_.tp + t)];
+        for (int ch = 0; ch < c_.virtual_stages; ++ch) {
+          const auto& layers = chunk_layers_[static_cast<std::size_t>(ch * c_.pp + r)];
+          for (std::size_t begin = 0; begin < layers.size();) {
+            std::size_t end = begin + 1;
+            while (end < layers.size() && group_of_[layers[end]] == group_of_[layers[begin]]) ++end;
+            double params = 0;
+            for (std::size_t k = begin; k < end; ++k) params += static_cast<double>(graph_.layer(layers[k]).q.params);
+            const double bytes = data_parallel_traffic(params / c_.tp, c_.zero, c_.dp).elements * bpe_;
+            if (params > 0) {
+              stream = collective("all_gather", group, bytes, layers[begin], Pass::fwd, "dp parameter all_gather (overlapped)", stream);
+              gather_end_[gather_slot(r, t, layers[begin])] = stream;
+            }
+            begin = end;
+          }
+        }
+      }
   }
 
   void data_parallel() {
@@ -422,6 +464,7 @@ class MegatronLowerer {
   std::vector<std::vector<int>> forward_in_, backward_in_;  // by slot x tp: what a step waits for
   std::vector<std::vector<int>> layer_end_;                 // by (d, layer, t): its last backward's end
   std::vector<std::vector<int>> stream_end_;                // by (r, t): the DP group's last collective
+  std::vector<std::vector<int>> gather_end_;                // by (r, t, layer): its bucket's all-gather
   std::vector<int> group_of_;                               // gradient bucket: block index, -1 head, -2 tail
   std::map<std::pair<const topology::DeviceType*, std::size_t>, PassTimes> times_;
   std::map<std::tuple<std::string, std::vector<int>, double>, collectives::Schedule> schedules_;

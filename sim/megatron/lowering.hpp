@@ -22,7 +22,9 @@
 //     3's two parameter all-gathers are placed there too), after the device's last backward, or with
 //     overlap_grad_reduce one bucket per block (and one for the head, one for the tail) as soon as
 //     the last micro-batch's backward has completed its gradients; a DP group's collectives run one
-//     after another (one communicator);
+//     after another (one communicator); with overlap_param_gather (ZeRO >= 1) the updated
+//     parameters' all-gather moves to the iteration's start, bucket by bucket, and the first
+//     micro-batch's forward of each bucket waits for it (the next iteration's gather, in steady state);
 //   - no optimizer step (not modelled, as in the planner).
 // The bubble is not written anywhere: it is the waiting the dependencies create. Nothing here reads
 // the plan's predicted times or the planner's prediction.
