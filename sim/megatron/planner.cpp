@@ -9,6 +9,7 @@
 #include "sim/devices/shard_compute.hpp"
 #include "sim/lowering/layer_geometry.hpp"
 #include "sim/megatron/activation_memory.hpp"
+#include "sim/megatron/tp_sharding.hpp"
 #include "sim/megatron/transformer_costs.hpp"
 #include "sim/memory/parameter_bytes.hpp"
 #include "sim/memory/zero.hpp"
@@ -128,29 +129,6 @@ int device_of(const Configuration& c, int t, int d, int p) { return t + c.tp * (
 
 namespace {
 
-// What one device of TP group computes of a graph layer for one micro-batch: its box. Megatron's
-// tensor parallelism (Shoeybi 2019 §3): attention split by heads (the output channels here), the
-// first MLP linear (and the gate) column-parallel (output channels), the second row-parallel (input
-// channels), the element-wise work between them on 4h/t, the output projection vocabulary-parallel;
-// norms, residual adds and embeddings run whole on every rank (split along the sequence by t with
-// sequence parallelism, K22 §4.2.2).
-plan::LoopBox tp_box(const workloads::Layer& l, const plan::LoopExtent& e, int microbatch, int tp, bool sp,
-                     bool row_parallel, bool on_ffn) {
-  plan::LoopBox b{{0, microbatch}, {0, e.out_channels}, {0, e.in_channels}, {0, e.height}, {0, e.width}};
-  const bool two = lowering::has_two_channel_axes(l);
-  if (l.kind == LayerKind::attention || (l.kind == LayerKind::fc && !row_parallel)) {
-    b.out_channels.hi = e.out_channels / tp;
-  } else if (l.kind == LayerKind::fc && row_parallel) {
-    b.in_channels.hi = e.in_channels / tp;
-  } else if (on_ffn && !two) {
-    b.out_channels.hi = e.out_channels / tp;
-    b.in_channels.hi = e.in_channels / tp;
-  } else if (sp) {
-    b.height.hi = e.height / tp;
-  }
-  return b;
-}
-
 struct LayerTimes {
   double forward_s = 0;
   double backward_s = 0;   // bwd + upd
@@ -160,10 +138,8 @@ struct LayerTimes {
 LayerTimes layer_times(const topology::DeviceType& device, const workloads::Layer& l, const workloads::Graph& g,
                        const Configuration& c, int hidden, double bpe) {
   const plan::LoopExtent e = lowering::loop_extent(l, g.batch());
-  // The MLP's inner width: a layer whose channels are not the model width (4h, or Llama's F).
-  const bool on_ffn = l.output_shape.c != hidden && l.kind != LayerKind::embedding && l.kind != LayerKind::fc;
-  const bool row_parallel = l.kind == LayerKind::fc && !l.input_shapes.empty() && l.input_shapes[0].c != hidden;
-  const plan::LoopBox box = tp_box(l, e, c.microbatch, c.tp, c.sequence_parallel, row_parallel, on_ffn);
+  // Tensor-parallel rank's share of the layer (tp_sharding.hpp, shared with the lowering).
+  const plan::LoopBox box = tensor_parallel_box(l, e, c.microbatch, c.tp, c.sequence_parallel, hidden);
   LayerTimes t;
   if (l.kind == LayerKind::input) return t;
   t.forward_s = devices::shard_time(device, lowering::shard_work(l, box, e, g.batch(), plan::Pass::fwd, bpe), plan::Pass::fwd).compute_s;

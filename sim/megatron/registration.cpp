@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "sim/common/error.hpp"
+#include "sim/megatron/lowering.hpp"
 #include "sim/megatron/planner.hpp"
 
 namespace partsim::megatron {
@@ -32,7 +33,7 @@ int stage_of_block(const Configuration& c, int layers, int block) {
 
 // Where a layer's work is, as plan.json's sharding says it (what the lowering will read): the stage's
 // devices in rank order, the batch over dp, then within each replica the tensor-parallel split
-// (planner.cpp tp_box: heads / columns as out_channels, rows as in_channels, the rest along the
+// (tp_sharding.hpp: heads / columns as out_channels, rows as in_channels, the rest along the
 // sequence).
 plan::Sharding sharding_of(const Configuration& c, int stage, const workloads::Layer& l, int hidden) {
   plan::Sharding s;
@@ -158,7 +159,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
   info.name = "megatron";
   info.description =
       "Megatron-LM: tensor (+sequence), pipeline and data parallelism with ZeRO and recomputation for decoder "
-      "transformers (Narayanan 2021, Korthikanti 2022, Rajbhandari 2020); planning only, not replayed yet";
+      "transformers (Narayanan 2021, Korthikanti 2022, Rajbhandari 2020)";
   const planner::OptionRange positive{1, 1'000'000};
   info.options = {
       {"tp", planner::OptionType::integer, "1", "tensor-parallel degree t (--tensor-model-parallel-size); ranks t fastest", {}, positive},
@@ -180,9 +181,10 @@ void register_strategies(planner::StrategyRegistry& registry) {
   };
   info.plan = make_megatron_plan;
   info.check = check_megatron_plan;
-  // Not the shared sharding lowering: a megatron plan's pipeline and collectives are not what that
-  // lowering reads, so the replay refuses until issue 40's lowering exists.
-  info.lower = [](const lowering::Context&) -> program::Program { throw InputError(kNoLoweringYet); };
+  // Not the shared sharding lowering: a megatron plan's pipeline schedule, TP collectives and
+  // pipeline sends are not what that lowering reads; lowering.hpp builds them from the same device
+  // model and collective registry.
+  info.lower = lower_megatron;
   registry.add(std::move(info));
 }
 

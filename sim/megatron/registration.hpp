@@ -2,8 +2,7 @@
 // The `megatron` strategy (issue 40): Megatron-LM's tensor, sequence, pipeline and data parallelism
 // with ZeRO and activation recomputation, for decoder transformers (gpt:/llama: presets, the zoo's
 // transformers, decoders with the same block structure). Planning only: the prediction and the
-// memory of planner.hpp. A plan cannot be replayed yet: its lowering refuses with one line (issue 40
-// item 3 will lower it).
+// memory of planner.hpp; the lowering of lowering.hpp (issue 40 item 3) replays it.
 // Plan fields (docs/plan-format.md "megatron"): plan family {tp, pp, dp, microbatch, micro_batches,
 // schedule, virtual_stages, sequence_parallel, recompute, zero, overlap_grad_reduce,
 // overlap_param_gather, rank_order, prediction {...}, search {...} with search=true}; per layer
@@ -14,8 +13,5 @@
 namespace partsim::megatron {
 
 void register_strategies(planner::StrategyRegistry& registry);
-
-/// What a megatron plan's lowering says: megatron plans are not replayed yet.
-inline constexpr const char* kNoLoweringYet = "megatron plans cannot be replayed yet (issue 40 lowering)";
 
 }  // namespace partsim::megatron

@@ -1,5 +1,5 @@
 // simplan --strategy megatron end to end: a plan with its family fields and memory; an over-memory
-// configuration refused with exit 2; simrun refuses to replay it with one line.
+// configuration refused with exit 2; simrun replays the plan.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -66,11 +66,14 @@ TEST_F(MegatronCli, WritesThePlanWithItsConfigurationAndMemory) {
   // 117,504 parameters / tp 2 = 58,752 per device at 2 B (tests/megatron/test_planner.cpp).
   EXPECT_DOUBLE_EQ(j.at("memory").at("weights_bytes").get<double>(), 117504.0);
   EXPECT_GT(j.at("predicted").at("iteration_s").get<double>(), 0);
-  // simrun refuses the replay with one line.
+  // simrun replays it (sim/megatron/lowering.hpp) and writes results.json with the iteration.
   const Outcome replay = run(std::string(PARTSIM_BIN_DIR) + "/simrun --plan " + plan.string() + " --config " +
-                             star_file(dir_, "16GiB").string() + " --out " + (dir_ / "out").string(), dir_);
-  EXPECT_EQ(replay.code, 2);
-  EXPECT_NE(replay.err.find("megatron plans cannot be replayed yet (issue 40 lowering)"), std::string::npos) << replay.err;
+                             star_file(dir_, "16GiB").string() + " --out " + (dir_ / "results.json").string(), dir_);
+  ASSERT_EQ(replay.code, 0) << replay.err;
+  const nlohmann::json results = nlohmann::json::parse(std::ifstream(dir_ / "results.json"));
+  EXPECT_EQ(results.at("strategy").get<std::string>(), "megatron");
+  EXPECT_GT(results.at("closed_form_iteration_s").get<double>(), 0);
+  EXPECT_GT(results.at("simulated_iteration_s").get<double>(), 0);
 }
 
 TEST_F(MegatronCli, RefusesAPlanOverMemoryWithExitTwo) {
