@@ -24,8 +24,13 @@ import os
 import sys
 import warnings
 
-import torch
-import torchvision
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_help import answer_help  # noqa: E402
+
+answer_help(__doc__)  # before torch's import (seconds): --help was read as OUT_DIR and exported every model into it
+
+import torch  # noqa: E402
+import torchvision  # noqa: E402
 
 OPSET = 16
 
