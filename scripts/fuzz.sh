@@ -50,12 +50,14 @@ cp configs/*.yaml tests/data/bad/platform_*.yaml "$platform_seeds"/
 workload_seeds=$(seed_dir workload)
 cp workloads/examples/*.yaml tests/data/bad/workload_*.yaml "$workload_seeds"/
 units_seeds=$(seed_dir units)
+# The first 500 (awk reads the rest: `head` would close the pipe under sort, whose SIGPIPE fails the
+# script under pipefail once sort writes more than one buffer).
 grep -ohE '[-+]?[0-9][0-9.eE+-]*[ ]?[A-Za-z/µ]*' configs/*.yaml workloads/examples/*.yaml tests/data/bad/*.yaml |
-  sort -u | head -500 | awk -v d="$units_seeds" '{ f = d "/q" NR; printf "%s", $0 > f; close(f) }'
+  sort -u | awk -v d="$units_seeds" 'NR <= 500 { f = d "/q" NR; printf "%s", $0 > f; close(f) }'
 vary_seeds=$(seed_dir vary)
 # The --vary arguments the README, docs and tests write (one file each).
 grep -ohE -- "--vary [^ '\"]+" README.md docs/*.md tests/cli/*.cpp tests/sweep/*.cpp scripts/*.sh 2>/dev/null |
-  sed 's/^--vary //' | sort -u | head -300 | awk -v d="$vary_seeds" '{ f = d "/v" NR; printf "%s", $0 > f; close(f) }'
+  sed 's/^--vary //' | sort -u | awk -v d="$vary_seeds" 'NR <= 300 { f = d "/v" NR; printf "%s", $0 > f; close(f) }'
 plan_seeds=$(seed_dir plan)
 cp fuzz/seeds/plan/*.json "$plan_seeds"/
 set_seeds=$(seed_dir set)
@@ -109,7 +111,7 @@ for h in "${harnesses[@]}"; do
   echo "fuzz.sh: $h: ${runs:-?} executions in ${took}s, corpus $(ls "$corpus" | wc -l) inputs, $found new artifact(s), exit $rc (log: $log)"
   if [[ $rc -ne 0 || $found -gt 0 ]]; then
     status=1
-    grep -E 'FINDING|ERROR: |SUMMARY|runtime error' "$log" | head -5 | sed 's/^/    /'
+    grep -E 'FINDING|ERROR: |SUMMARY|runtime error' "$log" | awk 'NR <= 5 { print "    " $0 }'
   fi
 done
 echo "fuzz.sh: done in $(( $(date +%s) - start ))s"
