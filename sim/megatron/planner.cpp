@@ -125,7 +125,42 @@ Configuration complete(Configuration c, int devices, long long batch, const Tran
   return c;
 }
 
-int device_of(const Configuration& c, int t, int d, int p) { return t + c.tp * (d + c.dp * p); }
+RankOrder parse_rank_order(std::string_view name) {
+  for (const std::string& valid : rank_order_names())
+    if (name == valid) {
+      RankOrder order{};
+      for (std::size_t k = 0; k < 3; ++k) {
+        const std::string_view axis = std::string_view(valid).substr(3 * k, 2);
+        order[k] = axis == "tp" ? Axis::tensor : axis == "dp" ? Axis::data : Axis::pipeline;
+      }
+      return order;
+    }
+  std::string list;
+  for (const std::string& valid : rank_order_names()) list += (list.empty() ? "" : ", ") + valid;
+  throw InputError("rank_order: unknown value '" + std::string(name) + "'; valid values are: " + list);
+}
+
+std::string rank_order_name(const RankOrder& order) {
+  std::string name;
+  for (Axis a : order) name += std::string(name.empty() ? "" : "-") + (a == Axis::tensor ? "tp" : a == Axis::data ? "dp" : "pp");
+  return name;
+}
+
+std::vector<std::string> rank_order_names() {
+  return {"tp-dp-pp", "tp-pp-dp", "dp-tp-pp", "dp-pp-tp", "pp-tp-dp", "pp-dp-tp"};
+}
+
+int device_of(const Configuration& c, int t, int d, int p) {
+  // Mixed radix, the first axis of the order fastest (Megatron-LM's RankGenerator).
+  int device = 0, stride = 1;
+  for (Axis a : c.rank_order) {
+    const int index = a == Axis::tensor ? t : a == Axis::data ? d : p;
+    const int size = a == Axis::tensor ? c.tp : a == Axis::data ? c.dp : c.pp;
+    device += index * stride;
+    stride *= size;
+  }
+  return device;
+}
 
 namespace {
 

@@ -7,7 +7,10 @@
 // Rank order (Megatron-LM megatron/core/parallel_state.py, initialize_model_parallel: the default
 // order "tp-cp-ep-dp-pp", tensor fastest): rank = t + T (d + D p) for tensor rank t < T, data rank
 // d < D and pipeline stage p < P, and device i of the platform is rank i. On a DGX cluster (8 GPUs
-// per node, devices numbered node by node) a TP group of T <= 8 is then inside one node.
+// per node, devices numbered node by node) a TP group of T <= 8 is then inside one node. Option
+// rank_order changes it: "tp-pp-dp" is Megatron-LM's --use-tp-pp-dp-mapping (rank = t + T (p + P d):
+// a replica's stages on neighbouring nodes), and any other order of the three axes, fastest first,
+// may be asked for (e.g. "dp-tp-pp" puts the DP group inside a node and TP across nodes).
 //
 // Prediction (all times in seconds, per iteration unless said):
 //   per stage and micro-batch: t_f = compute of the stage's layers (forward, the device model) + the
@@ -21,8 +24,10 @@
 //
 // Contract: pure functions of the spec, graph and configuration; throw InputError for bad input.
 
+#include <array>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/megatron/recompute.hpp"
@@ -54,6 +59,16 @@ struct RecognisedModel {
 /// that differ, no output projection).
 RecognisedModel recognise(const workloads::Graph& graph);
 
+/// The three parallel axes, in the order of a rank: the first varies fastest.
+enum class Axis { tensor, data, pipeline };
+using RankOrder = std::array<Axis, 3>;
+constexpr RankOrder kMegatronRankOrder{Axis::tensor, Axis::data, Axis::pipeline};  // "tp-dp-pp"
+/// "tp-dp-pp", "tp-pp-dp", ...: each of tp, dp, pp once, fastest first; InputError otherwise.
+RankOrder parse_rank_order(std::string_view name);
+std::string rank_order_name(const RankOrder& order);
+/// Every order parse_rank_order accepts, the default first.
+std::vector<std::string> rank_order_names();
+
 /// One Megatron-LM configuration (Megatron-LM's argument names in comments).
 struct Configuration {
   int tp = 1;                  // --tensor-model-parallel-size
@@ -68,6 +83,7 @@ struct Configuration {
   int zero = 0;                // 1 = --use-distributed-optimizer; 2, 3 as ZeRO §5
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;
+  RankOrder rank_order = kMegatronRankOrder;  // default, or --use-tp-pp-dp-mapping's "tp-pp-dp"
 };
 
 /// Fills dp and m and checks everything: tp pp divides `devices`, the batch is a whole number of
@@ -75,7 +91,7 @@ struct Configuration {
 /// parallelism (check_parallelism), zero 0..3. Throws InputError naming the option and the values.
 Configuration complete(Configuration c, int devices, long long batch, const TransformerShape& shape);
 
-/// Device of tensor rank t, data rank d, pipeline stage p (the rank order above).
+/// Device of tensor rank t, data rank d, pipeline stage p (c.rank_order, above).
 int device_of(const Configuration& c, int t, int d, int p);
 
 /// The prediction's terms (seconds) and the memory of the fullest device.

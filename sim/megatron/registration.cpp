@@ -21,6 +21,7 @@ Configuration configuration_from(const planner::StrategyOptions& o) {
   c.zero = static_cast<int>(o.integer("zero"));
   c.overlap_grad_reduce = o.flag("overlap_grad_reduce");
   c.overlap_param_gather = o.flag("overlap_param_gather");
+  c.rank_order = parse_rank_order(o.text("rank_order"));
   return c;
 }
 
@@ -111,7 +112,7 @@ plan::Plan make_megatron_plan(const planner::PlanInputs& in) {
               {"zero", c.zero},
               {"overlap_grad_reduce", c.overlap_grad_reduce},
               {"overlap_param_gather", c.overlap_param_gather},
-              {"rank_order", "tensor, data, pipeline (Megatron-LM): device = t + tp (d + dp p)"},
+              {"rank_order", rank_order_name(c.rank_order)},
               {"shape",
                {{"layers", model.shape.layers},
                 {"hidden", model.shape.hidden},
@@ -175,6 +176,10 @@ void register_strategies(planner::StrategyRegistry& registry) {
        "ZeRO stage over dp: 0 none, 1 optimizer states (--use-distributed-optimizer), 2 + gradients, 3 + parameters", {}, {0, 3}},
       {"overlap_grad_reduce", planner::OptionType::boolean, "false", "overlap the DP gradient reduction with the backward", {}},
       {"overlap_param_gather", planner::OptionType::boolean, "false", "overlap ZeRO's parameter all-gather with the forward", {}},
+      {"rank_order", planner::OptionType::choice, rank_order_name(kMegatronRankOrder),
+       "how ranks map to devices, fastest axis first: tp-dp-pp is Megatron-LM's default (TP groups inside a node), "
+       "tp-pp-dp its --use-tp-pp-dp-mapping; device i is rank i",
+       rank_order_names()},
       {"search", planner::OptionType::boolean, "false",
        "choose tp, pp, microbatch, schedule, recompute and zero that fit memory with the least predicted time "
        "(the options given for those are then ignored)", {}},

@@ -231,3 +231,32 @@ TEST(MegatronPlanner, InterleavedSendsEachChunkAndShrinksTheBubble) {
   EXPECT_EQ(message_of([&] { s.predict({.pp = 2, .schedule = Schedule::interleaved, .virtual_stages = 4}); }),
             "megatron: pp x virtual_stages = 2 x 4 must divide the 4 layers (uniform stages)");
 }
+
+// Rank order, fastest axis first (mixed radix): tp = 2, dp = 2, pp = 2 on 8 devices.
+//   tp-dp-pp (Megatron-LM's default): device = t + 2 (d + 2 p): (1, 1, 1) -> 1 + 2 x 3 = 7,
+//     (0, 1, 0) -> 2, (0, 0, 1) -> 4;
+//   tp-pp-dp (--use-tp-pp-dp-mapping): device = t + 2 (p + 2 d): (0, 1, 0) -> 4, (0, 0, 1) -> 2;
+//   dp-tp-pp: device = d + 2 (t + 2 p): (1, 0, 0) -> 2, (0, 1, 0) -> 1, (1, 1, 1) -> 1 + 2 x 3 = 7.
+TEST(MegatronPlanner, RankOrdersPlaceRanksByMixedRadix) {
+  Configuration c;
+  c.tp = c.dp = c.pp = 2;
+  EXPECT_EQ(megatron::rank_order_name(c.rank_order), "tp-dp-pp");
+  EXPECT_EQ(megatron::device_of(c, 1, 1, 1), 7);
+  EXPECT_EQ(megatron::device_of(c, 0, 1, 0), 2);
+  EXPECT_EQ(megatron::device_of(c, 0, 0, 1), 4);
+  c.rank_order = megatron::parse_rank_order("tp-pp-dp");
+  EXPECT_EQ(megatron::device_of(c, 0, 1, 0), 4);
+  EXPECT_EQ(megatron::device_of(c, 0, 0, 1), 2);
+  c.rank_order = megatron::parse_rank_order("dp-tp-pp");
+  EXPECT_EQ(megatron::device_of(c, 1, 0, 0), 2);
+  EXPECT_EQ(megatron::device_of(c, 0, 1, 0), 1);
+  EXPECT_EQ(megatron::device_of(c, 1, 1, 1), 7);
+  for (const std::string& name : megatron::rank_order_names())
+    EXPECT_EQ(megatron::rank_order_name(megatron::parse_rank_order(name)), name);
+  try {
+    megatron::parse_rank_order("tp-tp-pp");
+    FAIL() << "a repeated axis was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("valid values are: tp-dp-pp, tp-pp-dp"), std::string::npos) << e.what();
+  }
+}
