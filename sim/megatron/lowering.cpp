@@ -66,6 +66,14 @@ Configuration configuration_of(const plan::Plan& plan) {
     c.zero = field("zero").get<int>();
     c.overlap_grad_reduce = field("overlap_grad_reduce").get<bool>();
     c.overlap_param_gather = field("overlap_param_gather").get<bool>();
+    // Plans written before the option existed used Megatron-LM's default order.
+    if (f.contains("rank_order")) {
+      try {
+        c.rank_order = parse_rank_order(field("rank_order").get<std::string>());
+      } catch (const InputError& e) {
+        throw InputError(std::string("megatron plan: /family/") + e.what() + " (re-run simplan)");
+      }
+    }
   } catch (const nlohmann::json::exception& e) {
     throw InputError(std::string("megatron plan: /family: ") + e.what());
   }
@@ -99,10 +107,7 @@ class MegatronLowerer {
     if (ctx.plan.layers.size() != graph_.size())
       throw InputError("megatron plan: " + std::to_string(ctx.plan.layers.size()) + " layers, workload '" + graph_.name() +
                        "' has " + std::to_string(graph_.size()));
-    const LayerParallelism par{c_.tp, c_.sequence_parallel, c_.recompute};
-    tpt_ = tensor_parallel_traffic(model_.shape, c_.microbatch, par, bpe_);
-    // Megatron-LM scatters / gathers pipeline tensors over the TP group by default (N21 §4.1).
-    transfer_ = pipeline_transfer(model_.shape, c_.microbatch, par, /*scatter_gather=*/true, bpe_);
+    check_parallelism(model_.shape, {c_.tp, c_.sequence_parallel, c_.recompute});
     representative_.resize(graph_.size());
     for (std::size_t i = 0; i < graph_.size(); ++i) representative_[i] = i;
     block_position_.assign(graph_.size(), -1);
@@ -260,10 +265,18 @@ class MegatronLowerer {
   /// block's attention layer, where the plan charges a block's TP collectives (registration.cpp),
   /// so that simrun's rows compare like with like.
   void tp_collectives(const std::vector<std::string>& kinds, int d, int r, std::size_t i, Pass pass,
-                      std::vector<std::vector<int>>& cur) {
+                      std::vector<std::vector<int>>& cur, bool of_output = false) {
+    // The payload is the graph's tensor at that point, for the micro-batch: the layer's input (its
+    // gradient in the backward), or with of_output its output (the residual add's gradient).
+    // Whole, as the registry sizes collectives: the all-reduce's input, the all-gather's output,
+    // the reduce-scatter's input.
+    const workloads::Layer& l = graph_.layer(i);
+    const double elements = static_cast<double>(of_output || l.input_shapes.empty() ? l.output_shape.elements()
+                                                                                    : l.input_shapes[0].elements());
+    const double bytes = elements * c_.microbatch * bpe_;
     for (const std::string& kind : kinds) {
       const std::vector<int> end =
-          collective(kind, tp_group(d, r), tpt_.bytes, block_attention_[i], pass, "tp " + kind, all_of(cur));
+          collective(kind, tp_group(d, r), bytes, block_attention_[i], pass, "tp " + kind, all_of(cur));
       for (auto& v : cur) v = end;
     }
   }
@@ -294,16 +307,29 @@ class MegatronLowerer {
   /// sequence parallelism, the all-gather on arrival (N21 §4.1). Returns what the receivers wait for.
   std::vector<std::vector<int>> send(int d, int r, int to, std::size_t layer, Pass pass, const std::vector<std::vector<int>>& cur) {
     std::vector<std::vector<int>> arrived(static_cast<std::size_t>(c_.tp));
+    // What crosses the boundary: the graph's output of the chunk's last layer forward (the
+    // activation), the gradient of the next chunk's first layer's input backward, both the tensor
+    // between the two chunks, for the micro-batch. With tp > 1 each rank sends a 1/tp slice: with
+    // sequence parallelism the tensor is already split along s; without, Megatron-LM's default
+    // scatter/gather (N21 §4.1) sends slices and all-gathers them on arrival.
+    // `layer`: forward the sending chunk's last layer, backward the sending chunk's first layer
+    // (its input's gradient goes back).
+    const workloads::Layer& l = graph_.layer(layer);
+    const double elements = static_cast<double>(pass == Pass::fwd || l.input_shapes.empty() ? l.output_shape.elements()
+                                                                                          : l.input_shapes[0].elements());
+    const double whole = elements * c_.microbatch * bpe_;
+    const double bytes_per_rank = whole / c_.tp;
+    const bool all_gather_after = c_.tp > 1 && !c_.sequence_parallel;
     const char* label = pass == Pass::fwd ? "pipeline send (activation)" : "pipeline send (gradient)";
     for (int t = 0; t < c_.tp; ++t) {
       const int src = device(t, d, r), dst = device(t, d, to);
       arrived[static_cast<std::size_t>(t)] =
           src == dst ? cur[static_cast<std::size_t>(t)]
                      : std::vector<int>{program_.add_transfer(static_cast<int>(layer), pass, label, at(src), at(dst),
-                                                              transfer_.bytes_per_rank, cur[static_cast<std::size_t>(t)])};
+                                                              bytes_per_rank, cur[static_cast<std::size_t>(t)])};
     }
-    if (transfer_.all_gather_after && r != to) {
-      const std::vector<int> end = collective("all_gather", tp_group(d, to), transfer_.bytes_per_rank * c_.tp, layer, pass,
+    if (all_gather_after && r != to) {
+      const std::vector<int> end = collective("all_gather", tp_group(d, to), whole, layer, pass,
                                               "pipeline all-gather", all_of(arrived));
       for (auto& v : arrived) v = end;
     }
@@ -341,7 +367,11 @@ class MegatronLowerer {
         v = compute(dev, i, Pass::bwd, "backward", pt.bwd, v);
         v = compute(dev, i, Pass::upd, "weight gradient", pt.upd, v);
       }
-      if (k >= 0) tp_collectives(backward_collectives_[static_cast<std::size_t>(k)].after, d, r, i, Pass::bwd, cur);
+      // After a layer's backward: the residual add's all-gather (g-bar's conjugate) moves the add's
+      // output gradient; the reduce-scatter / all-reduce after the layer behind a norm its input's.
+      if (k >= 0)
+        tp_collectives(backward_collectives_[static_cast<std::size_t>(k)].after, d, r, i, Pass::bwd, cur,
+                       graph_.layer(i).kind == LayerKind::add);
       if (s.micro_batch == c_.micro_batches - 1)  // the layer's gradients are complete (overlap_grad_reduce)
         for (int t = 0; t < c_.tp; ++t) layer_end_[layer_slot(d, i, t)] = cur[static_cast<std::size_t>(t)];
     }
@@ -452,8 +482,6 @@ class MegatronLowerer {
   Configuration c_;
   int chunks_;  // p v global chunks
   int bpe_;
-  TensorParallelTraffic tpt_;
-  PipelineTransfer transfer_;
   std::vector<std::size_t> representative_;  // block layers: the same layer of block 0
   std::vector<int> block_position_;          // position in its block, -1 for head and tail
   std::vector<std::size_t> block_attention_;  // block layers: their block's attention layer

@@ -13,10 +13,12 @@
 //     their TP collectives; selective: each attention's core, attention_core_share of its forward);
 //   - the TP collectives of each block (block_collectives below) on the TP group's devices, built by
 //     the collective registry (collectives::collective_schedule) and added with
-//     lowering::add_collective: every rank's next layer waits for them;
+//     lowering::add_collective: every rank's next layer waits for them; each moves the graph's
+//     tensor at its place (the layer's input, or its output gradient) for the micro-batch;
 //   - point-to-point sends between consecutive global chunks: the activation forward, its gradient
-//     backward, each rank to the rank of the same index (pipeline_transfer: a b s h / t slice, then
-//     an all-gather over the receiving TP group without sequence parallelism, N21 §4.1);
+//     backward, each rank to the rank of the same index (a 1/t slice of the graph's tensor between
+//     the chunks for the micro-batch, then an all-gather over the receiving TP group without
+//     sequence parallelism, N21 §4.1);
 //   - the data-parallel reduction of each stage's gradients on its DP groups (one per TP rank):
 //     all-reduce (ZeRO 0), or reduce-scatter + all-gather of the updated parameters (ZeRO 1, 2; ZeRO
 //     3's two parameter all-gathers are placed there too), after the device's last backward, or with

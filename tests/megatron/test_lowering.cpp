@@ -56,7 +56,8 @@ struct Fixture {
                 {"schedule", megatron::schedule_name(c.schedule)}, {"virtual_stages", c.virtual_stages},
                 {"sequence_parallel", c.sequence_parallel}, {"recompute", megatron::recompute_name(c.recompute)},
                 {"zero", c.zero}, {"overlap_grad_reduce", c.overlap_grad_reduce},
-                {"overlap_param_gather", c.overlap_param_gather}};
+                {"overlap_param_gather", c.overlap_param_gather},
+                {"rank_order", megatron::rank_order_name(c.rank_order)}};
     return p;
   }
   program::Program lower(const Configuration& c) const {
@@ -325,4 +326,34 @@ TEST(MegatronLowering, OverlappedParameterGatherHidesTheForward) {
   EXPECT_EQ(collectives(hidden, "dp parameter all_gather", plan::Pass::upd, 2), 0);
   EXPECT_EQ(collectives(hidden, "dp parameter all_gather (overlapped)", plan::Pass::fwd, 2), 6);
   EXPECT_NEAR(s.closed_form(serial) - s.closed_form(hidden), 13.461632e-6, 1e-12);
+}
+
+// The rank order moves the groups: tp = 2, dp = 2 on 4 devices. Megatron-LM's tp-dp-pp puts the TP
+// pairs on devices {0, 1} and {2, 3} and the DP pairs on {0, 2}, {1, 3}; dp-tp-pp swaps them. Every
+// transfer of a TP collective stays inside its TP pair, every DP one inside its DP pair.
+TEST(MegatronLowering, RankOrderPlacesTheTensorAndDataParallelGroups) {
+  const Fixture s(4, 4);
+  for (const std::string order : {"tp-dp-pp", "dp-tp-pp"}) {
+    Configuration c;
+    c.tp = 2;
+    c.rank_order = megatron::parse_rank_order(order);
+    const program::Program p = s.lower(c);
+    const auto pair_of = [&](int device, bool tensor) {
+      // tp-dp-pp: TP pairs differ in bit 0, DP pairs in bit 1; dp-tp-pp the other way round.
+      const int bit = (order == "tp-dp-pp") == tensor ? 1 : 2;
+      return device & ~bit;
+    };
+    int tp_transfers = 0, dp_transfers = 0;
+    for (const program::Task& t : p.tasks()) {
+      if (t.kind != program::TaskKind::transfer) continue;
+      const std::string& label = t.label;
+      const bool tensor = label.rfind("tp ", 0) == 0, data = label.rfind("dp ", 0) == 0;
+      if (!tensor && !data) continue;
+      (tensor ? tp_transfers : dp_transfers)++;
+      EXPECT_EQ(pair_of(t.src.device, tensor), pair_of(t.dst.device, tensor)) << order << ": " << label << " "
+                                                                             << t.src.device << " -> " << t.dst.device;
+    }
+    EXPECT_GT(tp_transfers, 0) << order;
+    EXPECT_GT(dp_transfers, 0) << order;
+  }
 }
