@@ -46,8 +46,9 @@ def device_types(reading, kinds):
         out += (f"    tpu_{k}_chip:\n      kind: roofline\n"
                 f"      description: \"TPU{k} chip (Jouppi et al. CACM 2020 Table 3)\"\n"
                 f"      peak: {c['peak']}\n      memory: {c['memory']}\n"
-                f"      memory_bandwidth: {c['memory_bandwidth']}\n"
-                f"      network_bandwidth: {fmt_gbit(4 * c['link_gbit'])}   # 4 ICI links\n")
+                f"      memory_bandwidth: {c['memory_bandwidth']}\n")
+    # No network_bandwidth: the links below are the one source of a chip's bandwidth (4 ICI links;
+    # fewer at full rate on the v2/v3 boundary), which planners and the replay both read.
     return out
 
 

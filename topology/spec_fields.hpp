@@ -257,8 +257,9 @@ inline constexpr std::tuple kRooflineFields{
     // 0 stands for "not given": only the star topology needs it.
     Field{"network_bandwidth", &RooflineDevice::network_bandwidth, as_quantity(units::Dimension::bandwidth),
           Need::optional,
-          "the device's network bandwidth per direction (AccPar's b_i, seed 000 eq. 7); required by `star` "
-          "unless `star.bandwidth` is given",
+          "the bandwidth per direction of the device's link on a `star` (required there unless `star.bandwidth` "
+          "is given); on other topologies the links' own bandwidths count (AccPar's b_i too) and a different "
+          "value here is warned about",
           "none (0 = not given)"},
 };
 
@@ -287,7 +288,9 @@ inline constexpr std::tuple kDesignFields{
     Field{"memory_bandwidth", &FpgaDesign::memory_bandwidth, as_quantity(units::Dimension::bandwidth),
           Need::required, "off-chip DRAM bandwidth (tiles are double-buffered: overlapped with compute)"},
     Field{"network_bandwidth", &FpgaDesign::network_bandwidth, as_quantity(units::Dimension::bandwidth),
-          Need::optional, "per direction; required by `star` unless `star.bandwidth` is given",
+          Need::optional,
+          "per direction: the device's link on a `star` (required there unless `star.bandwidth` is given); "
+          "elsewhere the links count and a different value here is warned about",
           "none (0 = not given)"},
 };
 

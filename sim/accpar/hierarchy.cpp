@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "sim/common/error.hpp"
+#include "topology/link_bandwidth.hpp"
 
 namespace partsim::accpar {
 
@@ -27,21 +28,9 @@ double Hierarchy::device_share(const Group& g) const {
 }
 
 double device_bandwidth(const topology::SystemSpec& spec, int device) {
-  const auto& type = spec.device_type(device);
-  if (const auto* r = std::get_if<topology::RooflineDevice>(&type.model); r && r->network_bandwidth > 0)
-    return r->network_bandwidth;
-  double total = 0;
-  if (spec.is_torus()) {
-    const auto& t = spec.torus();
-    for (size_t d = 0; d < t.dims.size(); ++d) {
-      const int links = t.dims[d] <= 1 ? 0 : (t.dims[d] == 2 || !t.bidirectional ? 1 : 2);
-      total += links * t.bandwidth.at(d);
-    }
-  } else {
-    const auto& name = spec.device_names.at(static_cast<size_t>(device));
-    for (const auto& l : spec.graph().links)
-      if (l.a == name || l.b == name) total += l.bandwidth;
-  }
+  // The platform's links, as the replay reads them (topology/link_bandwidth.hpp): a star's links
+  // are its devices' network_bandwidth, a torus's or graph's their own bandwidths.
+  const double total = topology::device_link_bandwidth(spec, device);
   if (total <= 0)
     throw InputError("device '" + spec.device_names.at(static_cast<size_t>(device)) +
                      "' has no network bandwidth (AccPar needs b_i > 0)");

@@ -47,8 +47,9 @@ struct Hierarchy {
   double device_share(const Group& g) const;
 };
 
-/// b_i of device i: a roofline device's network_bandwidth; otherwise the bandwidth of the device's
-/// own links (torus: every link it has, graph: every link touching it), bytes/s per direction.
+/// b_i of device i: the bandwidth of the device's own links, as the replay has them (torus: every
+/// link it has, graph and star: every link touching it; topology/link_bandwidth.hpp), bytes/s per
+/// direction. A device type's network_bandwidth counts only through a star's links.
 double device_bandwidth(const topology::SystemSpec& spec, int device);
 
 /// The full binary hierarchy down to single devices.

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "topology/device_presets.hpp"
+#include "topology/link_bandwidth.hpp"
 #include "topology/system_parser.hpp"
 #include "topology/system_writer.hpp"
 
@@ -171,3 +172,34 @@ TEST(PlatformDump, HashIsFnv1aOfTheDump) {
 }
 
 }  // namespace
+
+// Issue 41 item 1: one source per physical parameter. A TPU-v3 chip on a 2 x 4 bidirectional torus
+// of 100 GB/s links has 1 + 2 = 3 links (the dimension of size 2 has one neighbour, size 4 two):
+// 300 GB/s, which is what planners read (AccPar's b_i) and the replay uses. A network_bandwidth of
+// 400 GB/s beside it is ignored, with a warning naming both keys; 300 GB/s gives none, and a star
+// takes its links from network_bandwidth, so it never disagrees.
+TEST(PlatformNetworkBandwidth, TheLinksAreTheOneSourceAndADifferentDeviceValueIsNamed) {
+  const auto torus = [](const std::string& network, const std::string& link) {
+    return platform_from_yaml("system:\n  name: t\n  device_types:\n    chip: {kind: roofline, peak: 1TFLOP/s, memory: 1GiB,"
+                              " memory_bandwidth: 1TB/s, network_bandwidth: " + network + "}\n"
+                              "  devices: [{type: chip, count: 8}]\n"
+                              "  torus: {dims: [2, 4], bandwidth: " + link + ", latency: 0s}\n");
+  };
+  const SystemSpec agree = torus("300GB/s", "100GB/s");
+  EXPECT_DOUBLE_EQ(device_link_bandwidth(agree, 5), 3e11);
+  EXPECT_TRUE(agree.warnings.empty());
+  const SystemSpec differ = torus("400GB/s", "100GB/s");
+  EXPECT_DOUBLE_EQ(device_link_bandwidth(differ, 5), 3e11);
+  ASSERT_EQ(differ.warnings.size(), 1u);
+  EXPECT_NE(differ.warnings[0].find("device_types.chip.network_bandwidth is 400GB/s but the platform's links "
+                                    "(torus.bandwidth) give a chip device 300GB/s"),
+            std::string::npos)
+      << differ.warnings[0];
+  // A sweep of the link moves the one number (here 50 GB/s per link: 150 GB/s).
+  EXPECT_DOUBLE_EQ(device_link_bandwidth(torus("300GB/s", "50GB/s"), 0), 1.5e11);
+  const SystemSpec star = platform_from_yaml(
+      "system:\n  name: s\n  device_types:\n    chip: {kind: roofline, peak: 1TFLOP/s, memory: 1GiB,"
+      " memory_bandwidth: 1TB/s, network_bandwidth: 40GB/s}\n  devices: [{type: chip, count: 3}]\n  star: {latency: 0s}\n");
+  EXPECT_DOUBLE_EQ(device_link_bandwidth(star, 2), 4e10);
+  EXPECT_TRUE(star.warnings.empty());
+}
