@@ -351,29 +351,36 @@ void warn_if_over_memory(const plan::Plan& plan, const topology::SystemSpec& spe
 
 // The replay's memory timeline (sim/memory/memory_timeline.hpp): the footprint model's boxes placed
 // in time by the simulated evaluation, or the reason there is none. Only Programs of the shared
-// sharding lowering are described by the footprint's boxes; a strategy with its own lowering (dsm)
-// reckons its own memory, which no task of its Program maps to.
+// sharding lowering are described by the footprint's boxes; a strategy with its own lowering sizes
+// its memory itself: its Program's holdings (megatron) are placed in time instead, and one without
+// holdings (dsm) has no timeline.
 std::optional<memory::MemoryTimeline> replay_memory_timeline(report::Report& report, const cli::ReplayInputs& loaded,
                                                              const program::Program& program,
                                                              const program::Evaluation& simulated) {
   const plan::Plan& plan = loaded.plan;
+  const topology::SystemSpec& spec = loaded.spec;
+  std::vector<double> capacities;
+  for (int d = 0; d < spec.device_count(); ++d) capacities.push_back(spec.device_type(d).memory_bytes());
   if (planner::builtin_strategies().find(plan.strategy).lower) {
-    report.memory.unavailable = "strategy " + plan.strategy +
-                                " lowers its plans itself; the footprint model's per-layer boxes do not describe its Program";
-    return std::nullopt;
+    if (program.holdings().empty()) {
+      report.memory.unavailable = "strategy " + plan.strategy +
+                                  " lowers its plans itself and declares no memory in its Program; the footprint "
+                                  "model's per-layer boxes do not describe its Program";
+      return std::nullopt;
+    }
+    memory::MemoryTimeline timeline = memory::holding_timeline(program, simulated, spec.device_count());
+    report::add_memory_timeline(report, timeline, program, simulated, spec.device_names, capacities);
+    return timeline;
   }
   if (!plan.memory || !plan.memory->settings) {
     report.memory.unavailable = "the plan records no memory settings (plan.json's memory.settings): make it again with simplan";
     return std::nullopt;
   }
-  const topology::SystemSpec& spec = loaded.spec;
   std::vector<std::vector<std::size_t>> consumers(loaded.graph.size());
   for (std::size_t v = 0; v < consumers.size(); ++v) consumers[v] = loaded.graph.successors(v);
   memory::MemoryTimeline timeline = memory::memory_timeline(
       program, simulated, memory::box_memory(plan, spec, loaded.graph, *plan.memory->settings), consumers,
       plan.workload.mode, spec.device_count());
-  std::vector<double> capacities;
-  for (int d = 0; d < spec.device_count(); ++d) capacities.push_back(spec.device_type(d).memory_bytes());
   report::add_memory_timeline(report, timeline, program, simulated, spec.device_names, capacities);
   return timeline;
 }

@@ -54,6 +54,23 @@ double output_layer_activation_bytes(const TransformerShape& shape, int micro_ba
   return norm_and_projection + logits;
 }
 
+double chunk_activation_bytes(const TransformerShape& shape, int micro_batch, const LayerParallelism& par,
+                              const PipelineShape& pipeline, int chunk) {
+  check(shape, micro_batch, par);
+  check_pipeline(pipeline);
+  const int chunks = pipeline.stages * pipeline.virtual_stages;
+  if (shape.layers % chunks != 0)
+    throw InputError("layers L = " + std::to_string(shape.layers) + " must be a multiple of p v = " +
+                     std::to_string(pipeline.stages) + " x " + std::to_string(pipeline.virtual_stages) +
+                     " (uniform pipeline stages and chunks)");
+  if (chunk < 0 || chunk >= chunks)
+    throw InputError("chunk " + std::to_string(chunk) + " of a pipeline of p v = " + std::to_string(chunks) + " chunks");
+  double bytes = static_cast<double>(shape.layers / chunks) * layer_activation_bytes(shape, micro_batch, par);
+  if (chunk == 0) bytes += embedding_activation_bytes(shape, micro_batch, par);
+  if (chunk == chunks - 1) bytes += output_layer_activation_bytes(shape, micro_batch, par);
+  return bytes;
+}
+
 double stage_activation_bytes(const TransformerShape& shape, int micro_batch, const LayerParallelism& par,
                               const PipelineShape& pipeline, int stage) {
   check(shape, micro_batch, par);

@@ -39,6 +39,16 @@ double embedding_activation_bytes(const TransformerShape& shape, int micro_batch
 double output_layer_activation_bytes(const TransformerShape& shape, int micro_batch,
                                      const LayerParallelism& parallelism);
 
+/// What global chunk `chunk` (0-based, < p v; chunk c of stage r is c p + r, N21 §2.2.2) keeps for
+/// one micro-batch on each of its devices, from its forward until its backward:
+///   (L/(p v)) x layer_activation_bytes
+///   + on chunk 0: embedding_activation_bytes (the embedding runs before the first block)
+///   + on chunk p v - 1: output_layer_activation_bytes (the tail runs after the last block).
+/// stage_activation_bytes is this times the micro-batches in flight, summed over a stage's chunks.
+/// Throws InputError as stage_activation_bytes does, and for a chunk outside 0 .. p v - 1.
+double chunk_activation_bytes(const TransformerShape& shape, int micro_batch, const LayerParallelism& parallelism,
+                              const PipelineShape& pipeline, int chunk);
+
 /// Everything pipeline stage `stage` (0-based) of `pipeline` keeps at its peak, per device:
 ///   in_flight_micro_batches(stage) x (L/p) x layer_activation_bytes
 ///   + on stage 0: in_flight_micro_batches(0) x embedding_activation_bytes

@@ -12,6 +12,7 @@
 #include "sim/devices/shard_compute.hpp"
 #include "sim/lowering/layer_geometry.hpp"
 #include "sim/lowering/task_builders.hpp"
+#include "sim/megatron/activation_memory.hpp"
 #include "sim/megatron/tp_sharding.hpp"
 #include "sim/megatron/transformer_costs.hpp"
 
@@ -138,6 +139,11 @@ class MegatronLowerer {
         for (std::size_t i : model_.blocks[static_cast<std::size_t>(b)]) layers.push_back(i);
       if (g == chunks_ - 1) layers.insert(layers.end(), model_.tail.begin(), model_.tail.end());
     }
+    // What each global chunk keeps per micro-batch and device (activation_memory.hpp, the planner's
+    // Korthikanti terms): its layers', plus the embedding's on chunk 0 and the output layer's on the last.
+    for (int g = 0; g < chunks_; ++g)
+      chunk_activations_.push_back(
+          chunk_activation_bytes(model_.shape, c_.microbatch, par, {c_.schedule, c_.pp, c_.micro_batches, c_.virtual_stages}, g));
   }
 
   program::Program run() {
@@ -148,6 +154,8 @@ class MegatronLowerer {
     forward_done_.assign(slots, false);
     backward_done_.assign(slots, false);
     forward_in_.assign(slots * static_cast<std::size_t>(c_.tp), {});
+    first_forward_.assign(slots * static_cast<std::size_t>(c_.tp), -1);
+    hold_model_states();
     backward_in_.assign(slots * static_cast<std::size_t>(c_.tp), {});
     layer_end_.assign(static_cast<std::size_t>(c_.dp) * graph_.size() * static_cast<std::size_t>(c_.tp), {});
     stream_end_.assign(static_cast<std::size_t>(c_.pp * c_.tp), {});
@@ -340,7 +348,11 @@ class MegatronLowerer {
     const int g = global_chunk(r, s);
     std::vector<std::vector<int>> cur(static_cast<std::size_t>(c_.tp));
     for (int t = 0; t < c_.tp; ++t) cur[static_cast<std::size_t>(t)] = forward_in_[slot(d, g, s.micro_batch) * c_.tp + t];
+    const int begin = static_cast<int>(program_.size());
     forward_layers(d, r, g, cur, false, s.micro_batch == 0);
+    // The chunk's activations for this micro-batch are made from its first forward compute on.
+    for (int t = 0; t < c_.tp; ++t)
+      first_forward_[slot(d, g, s.micro_batch) * c_.tp + t] = compute_task(begin, device(t, d, r), /*first=*/true);
     if (g + 1 < chunks_) {
       const auto arrived = send(d, r, (r + 1) % c_.pp, chunk_layers_[static_cast<std::size_t>(g)].back(), Pass::fwd, cur);
       for (int t = 0; t < c_.tp; ++t) forward_in_[slot(d, g + 1, s.micro_batch) * c_.tp + t] = arrived[static_cast<std::size_t>(t)];
@@ -352,6 +364,7 @@ class MegatronLowerer {
     const int g = global_chunk(r, s);
     std::vector<std::vector<int>> cur(static_cast<std::size_t>(c_.tp));
     for (int t = 0; t < c_.tp; ++t) cur[static_cast<std::size_t>(t)] = backward_in_[slot(d, g, s.micro_batch) * c_.tp + t];
+    const int begin = static_cast<int>(program_.size());
     if (c_.recompute == Recompute::full) forward_layers(d, r, g, cur, true);
     const auto& layers = chunk_layers_[static_cast<std::size_t>(g)];
     for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
@@ -375,11 +388,47 @@ class MegatronLowerer {
       if (s.micro_batch == c_.micro_batches - 1)  // the layer's gradients are complete (overlap_grad_reduce)
         for (int t = 0; t < c_.tp; ++t) layer_end_[layer_slot(d, i, t)] = cur[static_cast<std::size_t>(t)];
     }
+    // ... and freed when its last backward compute (the chunk's first layer's weight gradient) ends.
+    for (int t = 0; t < c_.tp; ++t) {
+      const int dev = device(t, d, r);
+      const int first = first_forward_[slot(d, g, s.micro_batch) * c_.tp + t];
+      const int last = compute_task(begin, dev, /*first=*/false);
+      if (first >= 0 && last >= 0)  // a chunk without compute holds nothing (never, for a real model)
+        program_.add_holding(dev, chunk_activations_[static_cast<std::size_t>(g)], first, last, "activations");
+    }
     if (g > 0) {
       const auto arrived = send(d, r, (r - 1 + c_.pp) % c_.pp, layers.front(), Pass::bwd, cur);
       for (int t = 0; t < c_.tp; ++t) backward_in_[slot(d, g - 1, s.micro_batch) * c_.tp + t] = arrived[static_cast<std::size_t>(t)];
     }
     backward_done_[slot(d, g, s.micro_batch)] = true;
+  }
+
+  /// The first (or last) compute task on `dev` among the tasks from `begin` on: those of the step
+  /// being lowered. -1 when there is none.
+  int compute_task(int begin, int dev, bool first) const {
+    int found = -1;
+    for (int i = begin; i < static_cast<int>(program_.size()); ++i) {
+      const program::Task& task = program_.tasks()[static_cast<std::size_t>(i)];
+      if (task.kind != program::TaskKind::compute || task.at.device != dev) continue;
+      found = i;
+      if (first) break;
+    }
+    return found;
+  }
+
+  /// Every device's model states for the whole iteration: its stage's weights, gradients and
+  /// optimizer states under the plan's ZeRO stage, as the planner sizes them (stage_model_states).
+  void hold_model_states() {
+    for (int r = 0; r < c_.pp; ++r) {
+      const memory::ModelStateBytes states = stage_model_states(ctx_.spec, model_, c_, r);
+      for (int d = 0; d < c_.dp; ++d)
+        for (int t = 0; t < c_.tp; ++t) {
+          const int dev = device(t, d, r);
+          program_.add_resident(dev, states.weights_bytes, "weights");
+          program_.add_resident(dev, states.gradients_bytes, "gradients");
+          program_.add_resident(dev, states.optimizer_bytes, "optimizer states");
+        }
+    }
   }
 
   /// ZeRO §7 over each DP group (the dp devices of one stage and tensor rank): gradients at 4 B (fp32
@@ -487,6 +536,8 @@ class MegatronLowerer {
   std::vector<std::size_t> block_attention_;  // block layers: their block's attention layer
   std::vector<LayerCollectives> forward_collectives_, backward_collectives_;
   std::vector<std::vector<std::size_t>> chunk_layers_;
+  std::vector<double> chunk_activations_;  // by global chunk: bytes per micro-batch and device
+  std::vector<int> first_forward_;         // by slot x tp: the (chunk, micro-batch)'s first forward compute task
   std::vector<int> last_compute_;
   std::vector<bool> forward_done_, backward_done_;
   std::vector<std::vector<int>> forward_in_, backward_in_;  // by slot x tp: what a step waits for

@@ -27,7 +27,15 @@
 //     after another (one communicator); with overlap_param_gather (ZeRO >= 1) the updated
 //     parameters' all-gather moves to the iteration's start, bucket by bucket, and the first
 //     micro-batch's forward of each bucket waits for it (the next iteration's gather, in steady state);
-//   - no optimizer step (not modelled, as in the planner).
+//   - no optimizer step (not modelled, as in the planner);
+//   - the memory each device holds (program::Holding, placed in time by memory_timeline.hpp
+//     holding_timeline): its stage's weights, gradients and optimizer states for the whole iteration
+//     (planner.hpp stage_model_states, the plan's ZeRO stage), and per global chunk and micro-batch
+//     the chunk's activations (activation_memory.hpp chunk_activation_bytes: Korthikanti's terms
+//     with the plan's recomputation and sequence parallelism) from the start of the first forward
+//     compute task of that chunk and micro-batch on the device to the finish of its last backward
+//     compute task. How many micro-batches a stage holds at once is not written anywhere either: it
+//     is what the schedule's order and the dependencies leave in flight.
 // The bubble is not written anywhere: it is the waiting the dependencies create. Nothing here reads
 // the plan's predicted times or the planner's prediction.
 //

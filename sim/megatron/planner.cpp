@@ -162,6 +162,19 @@ int device_of(const Configuration& c, int t, int d, int p) {
   return device;
 }
 
+double stage_parameters(const RecognisedModel& model, const Configuration& c, int stage) {
+  const int blocks_per_stage = model.shape.layers / c.pp;
+  return (blocks_per_stage * model.block_parameters + (stage == 0 ? model.head_parameters : 0) +
+          (stage == c.pp - 1 ? model.tail_parameters : 0)) / c.tp;
+}
+
+memory::ModelStateBytes stage_model_states(const topology::SystemSpec& spec, const RecognisedModel& model,
+                                           const Configuration& c, int stage) {
+  const memory::ModelStateBytes per_param = memory::bytes_per_parameter(
+      memory::default_memory_settings(spec.precision), plan::Mode::training, topology::bytes_per_element(spec.precision));
+  return memory::zero_partition(per_param.times(stage_parameters(model, c, stage)), c.zero, c.dp);
+}
+
 namespace {
 
 struct LayerTimes {
@@ -222,9 +235,6 @@ Prediction predict(const topology::SystemSpec& spec, const topology::TopologyGra
   // Megatron-LM scatters/gathers pipeline tensors over the TP group by default (N21 §4.1).
   const PipelineTransfer transfer = pipeline_transfer(shape, c.microbatch, par, /*scatter_gather=*/true, bpe);
 
-  const memory::ModelStateBytes per_param =
-      memory::bytes_per_parameter(memory::default_memory_settings(spec.precision), plan::Mode::training, bpe);
-
   double worst_f = -1, worst_b = -1, worst_total = -1;
   for (int p = 0; p < c.pp; ++p) {
     const int first = device_of(c, 0, 0, p);
@@ -281,8 +291,7 @@ Prediction predict(const topology::SystemSpec& spec, const topology::TopologyGra
 
     // Data parallelism over this stage's shard of the parameters (ZeRO §7, transformer_costs.hpp):
     // gradients at 4 B (fp32 main gradients), parameters at the element size.
-    const double params = (blocks_per_stage * model.block_parameters + (p == 0 ? model.head_parameters : 0) +
-                           (p == c.pp - 1 ? model.tail_parameters : 0)) / c.tp;
+    const double params = stage_parameters(model, c, p);
     const DataParallelTraffic dpt = data_parallel_traffic(params, c.zero, c.dp);
     const double grad_s = dpt.gradient_all_reduces * collective_s("all_reduce", dpt.elements * 4, dp_group, topology) +
                           dpt.gradient_reduce_scatters * collective_s("reduce_scatter", dpt.elements * 4, dp_group, topology);
@@ -318,7 +327,7 @@ Prediction predict(const topology::SystemSpec& spec, const topology::TopologyGra
 
     // Memory of one device of this stage: model states by ZeRO over dp (zero.hpp), activations by
     // Korthikanti (activation_memory.hpp) with the schedule's in-flight micro-batches.
-    const memory::ModelStateBytes states = memory::zero_partition(per_param.times(params), c.zero, c.dp);
+    const memory::ModelStateBytes states = stage_model_states(spec, model, c, p);
     plan::MemoryUse use;
     use.weights_bytes = states.weights_bytes;
     use.gradients_bytes = states.gradients_bytes;

@@ -33,6 +33,7 @@
 #include "sim/megatron/recompute.hpp"
 #include "sim/megatron/schedule.hpp"
 #include "sim/megatron/transformer_shape.hpp"
+#include "sim/memory/parameter_bytes.hpp"
 #include "sim/plan/memory_use.hpp"
 #include "topology/system_spec.hpp"
 #include "topology/topology_graph.hpp"
@@ -93,6 +94,18 @@ Configuration complete(Configuration c, int devices, long long batch, const Tran
 
 /// Device of tensor rank t, data rank d, pipeline stage p (c.rank_order, above).
 int device_of(const Configuration& c, int t, int d, int p);
+
+/// Trainable parameters one device of pipeline stage `stage` holds: its L/p blocks (all its v
+/// chunks), the head (embeddings) on stage 0 and the tail (final norm, output projection) on the
+/// last stage, which hold global chunks 0 and p v - 1; over the t tensor ranks (N21 §3: every
+/// weight matrix split t ways).
+double stage_parameters(const RecognisedModel& model, const Configuration& c, int stage);
+
+/// The model states one device of stage `stage` keeps for the whole iteration: stage_parameters at
+/// the documented bytes per parameter (parameter_bytes.hpp default_memory_settings for the
+/// platform's precision, training), partitioned by ZeRO c.zero over the c.dp replicas (zero.hpp).
+memory::ModelStateBytes stage_model_states(const topology::SystemSpec& spec, const RecognisedModel& model,
+                                           const Configuration& c, int stage);
 
 /// The prediction's terms (seconds) and the memory of the fullest device.
 struct Prediction {

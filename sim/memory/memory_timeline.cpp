@@ -144,13 +144,29 @@ double MemoryTimeline::peak_between(double start_s, double finish_s) const {
   return peak;
 }
 
+namespace {
+
+void check_timed(const program::Program& program, const program::Evaluation& evaluation) {
+  if (evaluation.tasks.size() != program.size())
+    throw Error("memory_timeline: the evaluation times " + std::to_string(evaluation.tasks.size()) +
+                " tasks, the program has " + std::to_string(program.size()));
+}
+
+MemoryTimeline timeline_of(std::vector<double> resident, std::vector<std::vector<Change>> changes) {
+  MemoryTimeline timeline;
+  timeline.devices.reserve(resident.size());
+  for (std::size_t d = 0; d < resident.size(); ++d)
+    timeline.devices.push_back(steps_of(static_cast<int>(d), resident[d], std::move(changes[d])));
+  return timeline;
+}
+
+}  // namespace
+
 MemoryTimeline memory_timeline(const program::Program& program, const program::Evaluation& evaluation,
                                const std::vector<BoxMemory>& boxes,
                                const std::vector<std::vector<std::size_t>>& consumers, plan::Mode mode,
                                int device_count) {
-  if (evaluation.tasks.size() != program.size())
-    throw Error("memory_timeline: the evaluation times " + std::to_string(evaluation.tasks.size()) +
-                " tasks, the program has " + std::to_string(program.size()));
+  check_timed(program, evaluation);
   Windows windows(boxes, device_count);
   for (std::size_t i = 0; i < program.size(); ++i) record(windows, program.tasks()[i], evaluation.tasks[i], mode);
   const double end = evaluation.makespan_s;
@@ -187,11 +203,27 @@ MemoryTimeline memory_timeline(const program::Program& program, const program::E
     if (!w.working.empty()) hold(changes[d], m.working_bytes, w.working.start, w.working.finish);
   }
 
-  MemoryTimeline timeline;
-  timeline.devices.reserve(static_cast<std::size_t>(device_count));
-  for (int d = 0; d < device_count; ++d)
-    timeline.devices.push_back(steps_of(d, resident[static_cast<std::size_t>(d)], std::move(changes[static_cast<std::size_t>(d)])));
-  return timeline;
+  return timeline_of(std::move(resident), std::move(changes));
+}
+
+MemoryTimeline holding_timeline(const program::Program& program, const program::Evaluation& evaluation, int device_count) {
+  check_timed(program, evaluation);
+  std::vector<double> resident(static_cast<std::size_t>(std::max(device_count, 0)), 0.0);
+  std::vector<std::vector<Change>> changes(resident.size());
+  for (const program::Holding& h : program.holdings()) {
+    if (h.device >= device_count)
+      throw Error("memory_timeline: holding '" + h.what.str() + "' on device " + std::to_string(h.device) + " of " +
+                  std::to_string(device_count));
+    const auto d = static_cast<std::size_t>(h.device);
+    if (h.resident()) {
+      resident[d] += h.bytes;
+      continue;
+    }
+    const double from = evaluation.tasks[static_cast<std::size_t>(h.first_task)].start;
+    const double until = evaluation.tasks[static_cast<std::size_t>(h.last_task)].finish;
+    hold(changes[d], h.bytes, from, std::max(from, until));
+  }
+  return timeline_of(std::move(resident), std::move(changes));
 }
 
 }  // namespace partsim::memory

@@ -24,6 +24,11 @@
 //                                   (UPD transfers) run in place in the resident gradient buffer.
 // A free and an allocation at the same instant: the free first (the allocator reuses the bytes).
 //
+// A lowering that sizes its memory itself (megatron: model states and Korthikanti's activations per
+// chunk and micro-batch) declares it in the Program instead (program::Holding); holding_timeline
+// places those holdings in time by the same rules: resident holdings throughout, the others from
+// their first task's start to their last task's finish, frees before allocations at one instant.
+//
 // Contract: pure; bytes and seconds. `evaluation` times `program` (one timing per task); boxes
 // name devices below `device_count`.
 
@@ -70,5 +75,11 @@ MemoryTimeline memory_timeline(const program::Program& program, const program::E
                                const std::vector<BoxMemory>& boxes,
                                const std::vector<std::vector<std::size_t>>& consumers, plan::Mode mode,
                                int device_count);
+
+/// The timeline of every device from the Program's holdings (program::Program::holdings): a
+/// device's resident holdings summed into its resident_bytes, each other holding from the start of
+/// its first task until the later of that start and the finish of its last task. Throws Error when
+/// `evaluation` does not time `program` or a holding names a device at or beyond `device_count`.
+MemoryTimeline holding_timeline(const program::Program& program, const program::Evaluation& evaluation, int device_count);
 
 }  // namespace partsim::memory

@@ -64,6 +64,29 @@ int Program::add(Task task, std::string_view label, std::span<const int> after) 
   return index;
 }
 
+namespace {
+void check_holding(int device, double bytes, std::string_view what) {
+  if (device < 0)
+    throw Error("program: holding '" + std::string(what) + "' on device " + std::to_string(device));
+  if (!(bytes >= 0) || !std::isfinite(bytes))
+    throw Error("program: holding '" + std::string(what) + "' has a negative or non-finite size");
+}
+}  // namespace
+
+void Program::add_holding(int device, double bytes, int first_task, int last_task, std::string_view what) {
+  check_holding(device, bytes, what);
+  const auto n = static_cast<int>(tasks_.size());
+  if (first_task < 0 || first_task >= n || last_task < 0 || last_task >= n)
+    throw Error("program: holding '" + std::string(what) + "' names tasks " + std::to_string(first_task) + " .. " +
+                std::to_string(last_task) + " of " + std::to_string(n));
+  holdings_.push_back({device, first_task, last_task, bytes, intern(what)});
+}
+
+void Program::add_resident(int device, double bytes, std::string_view what) {
+  check_holding(device, bytes, what);
+  holdings_.push_back({device, -1, -1, bytes, intern(what)});
+}
+
 int Program::add_compute(int layer, plan::Pass pass, std::string label, Endpoint at, double seconds,
                          std::vector<int> after) {
   Task t;

@@ -18,6 +18,10 @@
 // - A delay task takes `seconds` and uses nothing (latencies the model adds, e.g. a start-up; at
 //   chip granularity also memory traffic, with `at` naming the memory it stands for).
 // - Every task names the layer and pass it belongs to, so both evaluators can report per layer.
+// - A lowering that sizes its own memory may declare it as holdings (add_holding, add_resident):
+//   bytes in use on a device between the start of one task and the finish of another, or for the
+//   whole iteration. The evaluators ignore them; the memory timeline (memory_timeline.hpp
+//   holding_timeline) places them in time with an evaluation's task times.
 
 #include <cstddef>
 #include <cstdint>
@@ -153,6 +157,19 @@ class TaskLimitExceeded : public Error {
   std::size_t limit_;
 };
 
+/// Memory a lowering says is in use on `device`: `bytes` from the start of task `first_task` until
+/// the finish of task `last_task` (indices into the Program's tasks), or, when both are -1 (a
+/// resident holding, add_resident), for the whole iteration. `what` names it ("activations", "model
+/// states").
+struct Holding {
+  int device = -1;
+  int first_task = -1;
+  int last_task = -1;
+  double bytes = 0;
+  Label what;
+  bool resident() const noexcept { return first_task < 0; }
+};
+
 class Program {
  public:
   /// At most `limit` tasks (0: no limit); add() throws TaskLimitExceeded beyond it.
@@ -174,6 +191,17 @@ class Program {
   /// there. Default: nowhere (a latency).
   int add_delay(int layer, plan::Pass pass, std::string label, double seconds, std::vector<int> after,
                 Endpoint at = {});
+
+  /// Declares `bytes` (>= 0, finite) in use on `device` (>= 0) from the start of task `first_task`
+  /// until the finish of task `last_task`, both tasks already added (either order: the timeline
+  /// holds the bytes from the start until the later of the start and the finish). Throws Error
+  /// otherwise (a lowering bug).
+  void add_holding(int device, double bytes, int first_task, int last_task, std::string_view what);
+  /// Declares `bytes` in use on `device` for the whole iteration (weights, gradients, optimizer
+  /// states), counted by the timeline as the device's resident bytes.
+  void add_resident(int device, double bytes, std::string_view what);
+  /// Every holding, in the order they were declared.
+  const std::vector<Holding>& holdings() const noexcept { return holdings_; }
 
   const TaskList& tasks() const noexcept { return tasks_; }
   size_t size() const noexcept { return tasks_.size(); }
@@ -197,6 +225,7 @@ class Program {
   // so Task::after can point into them: 4 bytes per dependency instead of a vector per task.
   std::vector<std::vector<int>> dependency_blocks_;
   std::size_t task_limit_ = 0;
+  std::vector<Holding> holdings_;
 };
 
 }  // namespace partsim::program

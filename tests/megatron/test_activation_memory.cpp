@@ -140,3 +140,25 @@ TEST(MegatronActivations, RefusesNonUniformStagesAndBadInputs) {
   bad.heads = 100;  // 12288 % 100 != 0
   EXPECT_THROW(megatron::layer_activation_bytes(bad, 1, tp(1, false, Recompute::none)), InputError);
 }
+
+// One chunk for one micro-batch (chunk_activation_bytes), what the megatron lowering holds per
+// (chunk, micro-batch):
+//   22B, b = 4, t = 8, full recomputation, p = v = 1 (one chunk, every layer): 48 x 2sbh =
+//   4,831,838,208 + the embedding mask sbh 50,331,648 + the output layer 4sbh 201,326,592 +
+//   4sbV/t = 4 x 2048 x 4 x 51,200 / 8 = 209,715,200: 5,293,211,648 B.
+//   A tiny GPT (L = 4, h = 64, a = 2, s = 16, V = 128), b = 1, t = 1, no recomputation, p = v = 2:
+//   a layer sbh (34 + 5as/h) = 1,024 x 36.5 = 37,376 B, one per chunk; chunk 0 adds the mask
+//   sbh = 1,024 (38,400), chunk 3 the output layer 4sbh + 4sbV = 4,096 + 8,192 (49,664).
+TEST(MegatronActivations, OneChunkForOneMicroBatch) {
+  EXPECT_DOUBLE_EQ(megatron::chunk_activation_bytes(k22_22b, 4, tp(8, false, Recompute::full), {Schedule::one_f_one_b, 1, 1, 1}, 0),
+                   5293211648.0);
+  constexpr TransformerShape tiny{.layers = 4, .hidden = 64, .heads = 2, .sequence = 16, .vocabulary = 128};
+  const PipelineShape pipe{Schedule::interleaved, 2, 4, 2};
+  const LayerParallelism par = tp(1, false, Recompute::none);
+  EXPECT_DOUBLE_EQ(megatron::chunk_activation_bytes(tiny, 1, par, pipe, 0), 38400.0);
+  EXPECT_DOUBLE_EQ(megatron::chunk_activation_bytes(tiny, 1, par, pipe, 1), 37376.0);
+  EXPECT_DOUBLE_EQ(megatron::chunk_activation_bytes(tiny, 1, par, pipe, 2), 37376.0);
+  EXPECT_DOUBLE_EQ(megatron::chunk_activation_bytes(tiny, 1, par, pipe, 3), 49664.0);
+  EXPECT_THROW(megatron::chunk_activation_bytes(tiny, 1, par, pipe, 4), InputError);
+  EXPECT_THROW(megatron::chunk_activation_bytes(tiny, 1, par, {Schedule::one_f_one_b, 3, 4, 1}, 0), InputError);
+}

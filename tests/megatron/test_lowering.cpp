@@ -17,6 +17,7 @@
 #include "sim/megatron/lowering.hpp"
 #include "sim/megatron/tp_sharding.hpp"
 #include "sim/megatron/transformer_costs.hpp"
+#include "sim/memory/memory_timeline.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "tests/lowering_sharding/two_fc.hpp"
@@ -356,4 +357,69 @@ TEST(MegatronLowering, RankOrderPlacesTheTensorAndDataParallelGroups) {
     EXPECT_GT(tp_transfers, 0) << order;
     EXPECT_GT(dp_transfers, 0) << order;
   }
+// The memory the lowering declares (lowering.hpp, program::Holding), placed in time by the closed
+// form (memory_timeline.hpp holding_timeline), worked by hand for the tiny GPT (4 blocks, E = 64,
+// V = 128, P = S = 16), pp = 2, microbatch 1 (m = 4), tp = dp = 1, no recomputation:
+//   parameters (tests/megatron/test_planner.cpp): a block 12 E^2 + 13 E = 49,984; the head
+//     (V + P) E = 9,216; the tail 2E + V E = 8,320.
+//     stage 0: 2 x 49,984 + 9,216 = 109,184; stage 1: 2 x 49,984 + 8,320 = 108,288.
+//   model states at 18 B per parameter (mixed Adam, fp32 main gradients: 2 + 4 + 12), ZeRO 0:
+//     stage 0: 109,184 x 18 = 1,965,312 B (weights 218,368, gradients 436,736, optimizer 1,310,208);
+//     stage 1: 108,288 x 18 = 1,949,184 B.
+//   activations per micro-batch (K22 Eq. 1, s b h = 16 x 1 x 64 = 1,024): a layer sbh (34 + 5as/h)
+//     = 1,024 x (34 + 5 x 2 x 16 / 64) = 1,024 x 36.5 = 37,376 B;
+//     chunk 0 (stage 0): 2 x 37,376 + the embedding's dropout mask sbh = 74,752 + 1,024 = 75,776 B;
+//     chunk 1 (stage 1): 74,752 + the output layer's 2sbh + 2sbh + 4sbV = 2,048 + 2,048 + 8,192:
+//     74,752 + 12,288 = 87,040 B.
+//   1F1B holds p - r micro-batches on stage r (warm-up p - r - 1, then one forward before the first
+//   backward): stage 0 1,965,312 + 2 x 75,776 = 2,116,864 B, reached when F1 starts, right after F0:
+//   at f0 = 3.384384 us (OneFOneBAndGpipeBubbleComesFromTheDependencies); stage 1 1,949,184 +
+//   87,040 = 2,036,224 B, from its F0's start at f0 + one 2.048 ps send.
+//   GPipe holds all m = 4: stage 0 1,965,312 + 4 x 75,776 = 2,268,416 B; stage 1 1,949,184 +
+//   4 x 87,040 = 2,297,344 B.
+// Nothing was declared that does not end: at the iteration's end only the model states remain.
+TEST(MegatronLowering, MemoryHoldsModelStatesAndTheMicroBatchesInFlight) {
+  const Fixture s(2, 4);
+  const auto timeline = [&](Schedule sc) {
+    const program::Program p = s.lower({.pp = 2, .microbatch = 1, .schedule = sc});
+    const program::Evaluation e = program::ClosedFormEvaluator(program::uncontended_transfer_time(s.topology)).evaluate(p);
+    return memory::holding_timeline(p, e, 2);
+  };
+  const memory::MemoryTimeline f = timeline(Schedule::one_f_one_b);
+  ASSERT_EQ(f.devices.size(), 2u);
+  EXPECT_DOUBLE_EQ(f.devices[0].resident_bytes, 1965312);
+  EXPECT_DOUBLE_EQ(f.devices[1].resident_bytes, 1949184);
+  EXPECT_DOUBLE_EQ(f.devices[0].peak_bytes, 2116864);
+  EXPECT_DOUBLE_EQ(f.devices[1].peak_bytes, 2036224);
+  EXPECT_NEAR(f.devices[0].peak_time_s, 3.384384e-6, 1e-15);
+  EXPECT_NEAR(f.devices[1].peak_time_s, 3.384384e-6 + 2.048e-12, 1e-15);
+  for (const auto& d : f.devices) EXPECT_DOUBLE_EQ(d.steps.back().bytes, d.resident_bytes);
+  const memory::MemoryTimeline g = timeline(Schedule::gpipe);
+  EXPECT_DOUBLE_EQ(g.devices[0].peak_bytes, 2268416);
+  EXPECT_DOUBLE_EQ(g.devices[1].peak_bytes, 2297344);
+  EXPECT_EQ(g.fullest(), 1u);
+}
+
+// Interleaved, p = 2, v = 2, m = 4 (one block per chunk; InterleavedBubbleComesFromTheDependencies):
+// global chunk 0 (stage 0: block 0 + embedding mask) 37,376 + 1,024 = 38,400 B per micro-batch;
+// chunk 2 (stage 0: block 2) 37,376; chunk 1 (stage 1: block 1) 37,376; chunk 3 (stage 1: block 3
+// + output layer) 37,376 + 12,288 = 49,664. Model states as above.
+// Stage 0's order (pipeline_order.hpp, warm-up 2 (p - 1) + (v - 1) p = 4): forwards (chunk.mb) 0.0
+// 0.1 2.0 2.1, then F 0.2 B 2.0, F 0.3 B 2.1, F 2.2 B 0.0, F 2.3 B 0.1, then the rest backward. In
+// flight after each forward: {0.0 0.1 2.0 2.1 0.2} = 3 x 38,400 + 2 x 37,376 = 189,952; after B 2.0
+// and F 0.3: {0.0 0.1 2.1 0.2 0.3} = 4 x 38,400 + 37,376 = 190,976 (the peak: the schedule's five in
+// flight, four of them the larger chunk); after B 2.1, F 2.2: 190,976 again; later less.
+//   stage 0 peak 1,965,312 + 190,976 = 2,156,288 B.
+// Stage 1 (warm-up 2): F 1.0 1.1, F 3.0 B 3.0, F 3.1 B 3.1, F 1.2 B 1.0, F 1.3 B 1.1, F 3.2 B 3.2, ...:
+// {1.0 1.1 3.0} = 2 x 37,376 + 49,664 = 124,416 at most (three in flight, one of chunk 3);
+//   stage 1 peak 1,949,184 + 124,416 = 2,073,600 B.
+// The planner's per-stage formula (stage_activation_bytes: 2.5 micro-batches of the whole stage on
+// stage 0, 1.5 on stage 1) does not know which chunks are in flight; the timeline does.
+TEST(MegatronLowering, InterleavedMemoryFollowsTheChunksInFlight) {
+  const Fixture s(2, 4);
+  const program::Program p = s.lower({.pp = 2, .microbatch = 1, .schedule = Schedule::interleaved, .virtual_stages = 2});
+  const program::Evaluation e = program::ClosedFormEvaluator(program::uncontended_transfer_time(s.topology)).evaluate(p);
+  const memory::MemoryTimeline m = memory::holding_timeline(p, e, 2);
+  EXPECT_DOUBLE_EQ(m.devices[0].peak_bytes, 2156288);
+  EXPECT_DOUBLE_EQ(m.devices[1].peak_bytes, 2073600);
 }

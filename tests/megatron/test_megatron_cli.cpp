@@ -74,6 +74,21 @@ TEST_F(MegatronCli, WritesThePlanWithItsConfigurationAndMemory) {
   EXPECT_EQ(results.at("strategy").get<std::string>(), "megatron");
   EXPECT_GT(results.at("closed_form_iteration_s").get<double>(), 0);
   EXPECT_GT(results.at("simulated_iteration_s").get<double>(), 0);
+  // The memory the lowering declares, in time (docs/model.md "The megatron lowering", Memory): per
+  // device 58,752 parameters x 18 B = 1,057,536 B resident; one micro-batch of 4 (s b h = 16 x 4 x
+  // 64 = 4,096), t = 2, no recomputation: a layer sbh (10 + 24/2 + 5 x 2 x 16/(64 x 2)) = 4,096 x
+  // 23.25 = 95,232, two 190,464; the embedding mask sbh 4,096; the output layer 4sbh 16,384 +
+  // 4sbV/t = 4 x 16 x 4 x 128 / 2 = 16,384: 227,328 B. Peak 1,057,536 + 227,328 = 1,284,864 B on
+  // both devices, the plan's per-device memory (one stage, one micro-batch).
+  const nlohmann::json& m = results.at("memory_timeline");
+  ASSERT_TRUE(m.at("available").get<bool>()) << m.dump();
+  EXPECT_DOUBLE_EQ(m.at("peak_bytes").get<double>(), 1284864.0);
+  EXPECT_DOUBLE_EQ(m.at("peak_bytes").get<double>(), j.at("memory").at("per_device_bytes").get<double>());
+  ASSERT_EQ(m.at("devices").size(), 2u);
+  for (const auto& d : m.at("devices")) {
+    EXPECT_DOUBLE_EQ(d.at("peak_bytes").get<double>(), 1284864.0);
+    EXPECT_DOUBLE_EQ(d.at("resident_bytes").get<double>(), 1057536.0);
+  }
 }
 
 TEST_F(MegatronCli, RefusesAPlanOverMemoryWithExitTwo) {

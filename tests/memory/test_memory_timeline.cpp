@@ -142,3 +142,52 @@ TEST(MemoryTimeline, RefusesAnEvaluationOfAnotherProgram) {
   const program::Program program = lowering::lower_sharding({p, spec, g, topo});
   EXPECT_THROW(memory::memory_timeline(program, program::Evaluation{}, {}, {}, plan::Mode::training, 4), Error);
 }
+
+// holding_timeline on a hand-built Program and a hand-written timing (what a lowering that sizes its
+// memory itself declares, e.g. megatron): four compute tasks, device 0 running t0 [0, 1] s, t1
+// [1, 3] s, t2 [3, 4] s in a chain and device 1 running t3 [0, 5] s; a third device holds nothing.
+//   device 0: resident 100 B (weights) + 50 B (gradients) = 150 B;
+//             1,000 B from t0's start to t1's finish [0, 3]; 500 B over t1 .. t2 [1, 4];
+//             200 B over t2 alone [3, 4]: allocated at 3 s, when the 1,000 B are freed.
+//     0 s: 150 + 1,000 = 1,150; 1 s: 1,150 + 500 = 1,650 (the peak); 3 s: 1,650 - 1,000 + 200 = 850
+//     (the free first: never 1,650 + 200 = 1,850); 4 s: 850 - 500 - 200 = 150.
+//   device 1: resident 10 B; 7 B over t3 [0, 5]: 17 B from 0 s (the peak), 10 B from 5 s.
+//   device 2: 0 B throughout.
+TEST(MemoryTimeline, HoldingsOfAHandBuiltProgramPlacedInTime) {
+  program::Program p;
+  const int layer = p.add_layer("l");
+  const int t0 = p.add_compute(layer, plan::Pass::fwd, "t0", {0, -1, false}, 1.0, {});
+  const int t1 = p.add_compute(layer, plan::Pass::fwd, "t1", {0, -1, false}, 2.0, {t0});
+  const int t2 = p.add_compute(layer, plan::Pass::bwd, "t2", {0, -1, false}, 1.0, {t1});
+  const int t3 = p.add_compute(layer, plan::Pass::fwd, "t3", {1, -1, false}, 5.0, {});
+  p.add_resident(0, 100, "weights");
+  p.add_resident(0, 50, "gradients");
+  p.add_resident(1, 10, "weights");
+  p.add_holding(0, 1000, t0, t1, "activations");
+  p.add_holding(0, 500, t1, t2, "activations");
+  p.add_holding(0, 200, t2, t2, "activations");
+  p.add_holding(1, 7, t3, t3, "activations");
+  ASSERT_EQ(p.holdings().size(), 7u);
+  EXPECT_TRUE(p.holdings()[0].resident());
+  EXPECT_EQ(p.holdings()[3].what.str(), "activations");
+  const program::Evaluation timing{{{0, 1}, {1, 3}, {3, 4}, {0, 5}}, 5, 0};
+
+  const memory::MemoryTimeline m = memory::holding_timeline(p, timing, 3);
+  ASSERT_EQ(m.devices.size(), 3u);
+  const std::vector<memory::MemoryStep> zero{{0, 1150}, {1, 1650}, {3, 850}, {4, 150}};
+  EXPECT_EQ(m.devices[0].steps, zero);
+  EXPECT_EQ(m.devices[0].resident_bytes, 150);
+  EXPECT_EQ(m.devices[0].peak_bytes, 1650);
+  EXPECT_EQ(m.devices[0].peak_time_s, 1);
+  const std::vector<memory::MemoryStep> one{{0, 17}, {5, 10}};
+  EXPECT_EQ(m.devices[1].steps, one);
+  EXPECT_EQ(m.devices[1].peak_bytes, 17);
+  EXPECT_EQ(m.devices[1].peak_time_s, 0);
+  const std::vector<memory::MemoryStep> none{{0, 0}};
+  EXPECT_EQ(m.devices[2].steps, none);
+  EXPECT_EQ(m.fullest(), 0u);
+
+  // A holding on a device the platform does not have, or a timing of another program: refused.
+  EXPECT_THROW(memory::holding_timeline(p, timing, 1), Error);
+  EXPECT_THROW(memory::holding_timeline(p, program::Evaluation{}, 3), Error);
+}

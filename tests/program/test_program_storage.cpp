@@ -3,6 +3,7 @@
 // was added, across block boundaries and when a task is copied into another Program.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -101,4 +102,30 @@ TEST(ProgramStorage, ADependencyOnALaterTaskIsRefused) {
   const int l = p.add_layer("L");
   EXPECT_THROW(p.add_compute(l, Pass::fwd, "c", {0}, 1e-3, {0}), partsim::Error);
   EXPECT_EQ(p.size(), 0u);
+}
+
+// Holdings (program.hpp add_holding, add_resident) name tasks already added and sizes >= 0; a
+// lowering bug that breaks this is refused, and the Program keeps what was accepted, also after a move.
+TEST(ProgramStorage, HoldingsNameEarlierTasksAndSurviveAMove) {
+  Program p;
+  const int l = p.add_layer("L");
+  const int a = p.add_compute(l, Pass::fwd, "a", {0}, 1e-3, {});
+  const int b = p.add_compute(l, Pass::bwd, "b", {0}, 1e-3, {a});
+  p.add_holding(0, 64, a, b, "activations");
+  p.add_resident(0, 128, "weights");
+  EXPECT_THROW(p.add_holding(0, 64, a, b + 1, "activations"), partsim::Error);  // not a task yet
+  EXPECT_THROW(p.add_holding(0, -1, a, b, "activations"), partsim::Error);
+  EXPECT_THROW(p.add_holding(-1, 64, a, b, "activations"), partsim::Error);
+  EXPECT_THROW(p.add_resident(0, std::numeric_limits<double>::infinity(), "weights"), partsim::Error);
+  const Program moved = std::move(p);
+  ASSERT_EQ(moved.holdings().size(), 2u);
+  const Holding& h = moved.holdings()[0];
+  EXPECT_EQ(h.device, 0);
+  EXPECT_EQ(h.first_task, a);
+  EXPECT_EQ(h.last_task, b);
+  EXPECT_EQ(h.bytes, 64.0);
+  EXPECT_EQ(h.what.str(), "activations");
+  EXPECT_FALSE(h.resident());
+  EXPECT_TRUE(moved.holdings()[1].resident());
+  EXPECT_EQ(moved.holdings()[1].what.str(), "weights");
 }
