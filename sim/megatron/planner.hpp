@@ -68,6 +68,9 @@ struct Configuration {
   int zero = 0;                // 1 = --use-distributed-optimizer; 2, 3 as ZeRO §5
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;
+  // The lowering only (lowering.hpp): replica 0's compute, TP collectives and sends stand for every
+  // data-parallel replica's; the planner's prediction does not depend on it.
+  bool fold_replicas = false;
 };
 
 /// Fills dp and m and checks everything: tp pp divides `devices`, the batch is a whole number of

@@ -21,6 +21,7 @@ Configuration configuration_from(const planner::StrategyOptions& o) {
   c.zero = static_cast<int>(o.integer("zero"));
   c.overlap_grad_reduce = o.flag("overlap_grad_reduce");
   c.overlap_param_gather = o.flag("overlap_param_gather");
+  c.fold_replicas = o.flag("fold_replicas");
   return c;
 }
 
@@ -60,6 +61,7 @@ plan::Plan make_megatron_plan(const planner::PlanInputs& in) {
   if (in.resolved.flag("search")) {
     const SearchResult r = search(in.spec, topology, in.graph, model, c);
     c = r.best;
+    c.fold_replicas = in.resolved.flag("fold_replicas");  // not searched: how the plan is lowered
     pr = r.prediction;
     search_json = {{"candidates", r.candidates}, {"over_memory", r.over_memory}, {"seconds", r.seconds}};
     std::cerr << "megatron: search tried " << r.candidates << " configurations (" << r.over_memory
@@ -111,6 +113,7 @@ plan::Plan make_megatron_plan(const planner::PlanInputs& in) {
               {"zero", c.zero},
               {"overlap_grad_reduce", c.overlap_grad_reduce},
               {"overlap_param_gather", c.overlap_param_gather},
+              {"fold_replicas", c.fold_replicas},
               {"rank_order", "tensor, data, pipeline (Megatron-LM): device = t + tp (d + dp p)"},
               {"shape",
                {{"layers", model.shape.layers},
@@ -175,6 +178,11 @@ void register_strategies(planner::StrategyRegistry& registry) {
        "ZeRO stage over dp: 0 none, 1 optimizer states (--use-distributed-optimizer), 2 + gradients, 3 + parameters", {}, {0, 3}},
       {"overlap_grad_reduce", planner::OptionType::boolean, "false", "overlap the DP gradient reduction with the backward", {}},
       {"overlap_param_gather", planner::OptionType::boolean, "false", "overlap ZeRO's parameter all-gather with the forward", {}},
+      {"fold_replicas", planner::OptionType::boolean, "false",
+       "lowering only: emit replica 0's compute, TP collectives and pipeline sends for every data-parallel replica "
+       "(the others' devices run only the DP collectives, waiting for replica 0's tasks); exact in the closed form, "
+       "neglects the other replicas' TP and pipeline traffic on links their DP collectives share "
+       "(docs/model.md \"Folded data-parallel replicas\")", {}},
       {"search", planner::OptionType::boolean, "false",
        "choose tp, pp, microbatch, schedule, recompute and zero that fit memory with the least predicted time "
        "(the options given for those are then ignored)", {}},
