@@ -8,14 +8,16 @@
 # seconds, peak memory (the forked child's ru_maxrss: planning, lowering and both replays).
 #   GPT-3 175B on 1,024 GPUs: tp 8, pp 16, dp 8, global batch 1536, micro-batch 1, interleaved with
 #     2 model chunks per GPU (Narayanan et al. SC'21 Table 1's row; the paper's chunk count for it
-#     is not checked here, 2 is our choice). Aim: at most 120 s and 8 GB on 2 cores.
+#     is not checked here, 2 is our choice), full activation recomputation (N21 §3.5; without it
+#     the plan needs 100.7 GiB per 80 GiB GPU). Aim: at most 120 s and 8 GB on 2 cores.
 #   1T model on 3,072 GPUs (N21 Table 1): 128 layers, width 25600, 160 heads, tp 8, pp 64 (dp 6),
-#     batch 3072, micro-batch 1, interleaved, 2 chunks (1 layer each).
+#     batch 3072, micro-batch 1, interleaved, 2 chunks (1 layer each), full recomputation.
 #   GPT-3 175B on 10,752 GPUs (our choice: 1,344 nodes): tp 8, pp 16, dp 84, batch 2688 (32
 #     micro-batches per replica: 1536 is not a multiple of 84, and the interleaved schedule needs m
-#     to be a multiple of p = 16), micro-batch 1, interleaved, 2 chunks.
+#     to be a multiple of p = 16), micro-batch 1, interleaved, 2 chunks, full recomputation.
 # Cases 64 128 256 (unfolded) and 64f 128f 256f (folded): 175B, tp 8, pp 8, 1F1B, 32 micro-batches
-# per replica (dp 1, 2, 4), to show how the unfolded lowering grows with dp and the folded does not.
+# per replica (dp 1, 2, 4), no recomputation (these plans exceed 80 GiB per GPU; they only show how
+# the unfolded lowering grows with dp and the folded does not).
 # Figures, not a test (the machines are noisy); docs/model.md "Scale: folded replicas" records a run.
 # Usage: scripts/bench_megatron_scale.sh [BUILD_DIR]
 #   CASES: space-separated subset of: 64 128 256 64f 128f 256f 1024 3072 10752 (default: 1024 3072 10752)
@@ -43,7 +45,7 @@ run() {  # label, nodes, workload, batch, then --option values
   fi
 }
 
-interleaved=(microbatch=1 schedule=interleaved virtual_stages=2)
+interleaved=(microbatch=1 schedule=interleaved virtual_stages=2 recompute=full)
 printf '%-30s %9s %10s %10s %12s %12s %12s %8s %8s %8s %10s %12s %8s\n' case tasks activities sg_comms predicted_s \
   closed_s simulated_s lower_s setup_s replay_s total_s activities/s peak_MB
 for c in $cases; do
