@@ -5,7 +5,7 @@
 // Targets (issue 6): chip under 0.3 s, core under 3 s and 500 MB, at least 100k activities/s.
 //
 // Usage: plan_replay_bench [--config FILE] [--set KEY=VALUE ...] [--workload NAME] [--batch B] [--strategy S]
-//                          [--only chip|core] [--gradient-sync-order concurrent|in_order] [--gradient-bucket SIZE]
+//                          [--option NAME=VALUE ...] [--only chip|core] [--gradient-sync-order concurrent|in_order] [--gradient-bucket SIZE]
 //                          [--lone-transfers timed|simgrid]
 //        plan_replay_bench --help
 // --set overrides a platform key as simplan --set does, e.g. the 64 x 64 TPU-v3 pod of issue 13's scale
@@ -60,14 +60,15 @@ double since(std::chrono::steady_clock::time_point t0) {
 }
 
 Result run_one(const std::string& config, const std::vector<std::string>& overrides, const std::string& workload_name,
-               long long batch, const std::string& strategy, const cli::GradientSyncOptions& sync,
+               long long batch, const std::string& strategy, const std::vector<std::string>& options,
+               const cli::GradientSyncOptions& sync,
                replay::LoneTransfers lone, topology::Granularity granularity) {
   Result r;
   const topology::SystemSpec spec = topology::load_system(config, overrides);
   const workloads::Graph workload = workloads::load_workload(workload_name, batch);
   auto t0 = std::chrono::steady_clock::now();
   plan::Plan plan = planner::builtin_strategies().make_plan(
-      strategy, planner::PlanInputs{spec, workload, workload_name, plan::Mode::training, {}});
+      strategy, planner::PlanInputs{spec, workload, workload_name, plan::Mode::training, options});
   sync.apply_to(plan.schedule);
   r.plan_wall_s = since(t0);
   const topology::TopologyGraph graph(spec, granularity);
@@ -97,7 +98,7 @@ Result run_one(const std::string& config, const std::vector<std::string>& overri
 int body(int argc, char** argv) {
   std::string config = std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf.yaml";
   std::string workload = "vgg16", strategy = "dsm", only, lone = "timed";
-  std::vector<std::string> overrides;
+  std::vector<std::string> overrides, options;
   long long batch = 512;
   CLI::App app("plan_replay_bench: plans a workload (training), lowers the plan and replays it on SimGrid at chip "
                "and core granularity; prints tasks, activities, wall times, activities/s and peak memory "
@@ -108,6 +109,7 @@ int body(int argc, char** argv) {
   app.add_option("--workload", workload, "Zoo workload (default vgg16)");
   app.add_option("--batch", batch, "Minibatch (default 512)")->check(CLI::Range(1LL, 1'000'000'000LL));
   app.add_option("--strategy", strategy, "Planning strategy (default dsm)");
+  app.add_option("--option", options, "Strategy option NAME=VALUE, as simplan --option (repeatable), e.g. tp=8 for megatron");
   app.add_option("--only", only, "Only this granularity")->check(CLI::IsMember({"chip", "core"}));
   app.add_option("--lone-transfers", lone, "timed (default) or simgrid, as simrun --lone-transfers")
       ->check(CLI::IsMember({"timed", "simgrid"}));
@@ -116,6 +118,7 @@ int body(int argc, char** argv) {
   cli::parse(app, argc, argv);
   std::printf("%s training, batch %lld, %s plan, %s", workload.c_str(), batch, strategy.c_str(), config.c_str());
   for (const auto& o : overrides) std::printf(" --set %s", o.c_str());
+  for (const auto& o : options) std::printf(" --option %s", o.c_str());
   if (sync.order)
     std::printf(", gradient all-reduces %s", plan::gradient_sync_order_names()[static_cast<std::size_t>(*sync.order)].c_str());
   if (sync.bucket_bytes) std::printf(", gradient buckets of %.0f B", *sync.bucket_bytes);
@@ -127,7 +130,7 @@ int body(int argc, char** argv) {
   for (auto g : {topology::Granularity::chip, topology::Granularity::core}) {
     if (!only.empty() && only != topology::to_string(g)) continue;
     bool ok = false;
-    const Result r = bench::run_in_child<Result>([&] { return run_one(config, overrides, workload, batch, strategy, sync, lone_transfers, g); }, ok);
+    const Result r = bench::run_in_child<Result>([&] { return run_one(config, overrides, workload, batch, strategy, options, sync, lone_transfers, g); }, ok);
     if (!ok) {
       std::printf("%-5s failed\n", topology::to_string(g).c_str());
       ++failures;

@@ -430,6 +430,12 @@ int plan_mode(const Options& o) {
   report.lone_transfers = static_cast<long long>(simgrid.stats().lone_transfers);
   report.overrides = overrides;
   report.platform_changes = loaded.config_changes;
+  if (plan.family.is_object() && plan.family.value("fold_replicas", false))
+    report.notes.push_back("folded replay (megatron fold_replicas): data-parallel replica 0's compute, TP collectives and "
+                           "pipeline sends stand for all " + std::to_string(plan.family.value("dp", 1)) +
+                           " replicas'; the other replicas' devices ran only their DP collectives (their per-device "
+                           "figures are not real ones), and contention from their TP and pipeline traffic is "
+                           "neglected (docs/model.md \"Folded data-parallel replicas\")");
   // Which links each transfer crossed: busy fractions per link, the cause of the largest gaps, and
   // the link tracks of the timeline all come from the same routes.
   const report::TransferRoutes routes(program, graph);
@@ -467,6 +473,7 @@ int plan_mode(const Options& o) {
     std::printf("plan made for other platform parameters (--allow-config-change), its predictions are for those:\n");
     for (const auto& change : loaded.config_changes) std::printf("  %s\n", change.c_str());
   }
+  for (const std::string& note : report.notes) std::printf("note: %s\n", note.c_str());
   std::printf("\n");
   std::fputs(report::report_table(report, o.worst).c_str(), stdout);
   std::printf("replay: %.3f s wall in SimGrid (%.0f activities/s), %.3f s setup; %zu transfers shared links "

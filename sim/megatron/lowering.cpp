@@ -75,6 +75,8 @@ Configuration configuration_of(const plan::Plan& plan) {
         throw InputError(std::string("megatron plan: /family/") + e.what() + " (re-run simplan)");
       }
     }
+    // Optional: plans written before the option existed lower unfolded.
+    c.fold_replicas = f.value("fold_replicas", false);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(std::string("megatron plan: /family: ") + e.what());
   }
@@ -97,6 +99,7 @@ class MegatronLowerer {
         model_(recognise(ctx.workload)),
         c_(configuration_of(ctx.plan)),
         chunks_(c_.pp * c_.virtual_stages),
+        replicas_(c_.fold_replicas ? 1 : c_.dp),
         bpe_(topology::bytes_per_element(ctx.spec.precision)),
         last_compute_(static_cast<std::size_t>(ctx.spec.device_count()), -1) {
     if (c_.tp * c_.pp * c_.dp != ctx.spec.device_count())
@@ -150,14 +153,14 @@ class MegatronLowerer {
     program_.set_task_limit(ctx_.max_tasks);
     for (const auto& l : ctx_.plan.layers) program_.add_layer(l.name);
     const int m = c_.micro_batches;
-    const std::size_t slots = static_cast<std::size_t>(c_.dp) * static_cast<std::size_t>(chunks_) * static_cast<std::size_t>(m);
+    const std::size_t slots = static_cast<std::size_t>(replicas_) * static_cast<std::size_t>(chunks_) * static_cast<std::size_t>(m);
     forward_done_.assign(slots, false);
     backward_done_.assign(slots, false);
     forward_in_.assign(slots * static_cast<std::size_t>(c_.tp), {});
     first_forward_.assign(slots * static_cast<std::size_t>(c_.tp), -1);
     hold_model_states();
     backward_in_.assign(slots * static_cast<std::size_t>(c_.tp), {});
-    layer_end_.assign(static_cast<std::size_t>(c_.dp) * graph_.size() * static_cast<std::size_t>(c_.tp), {});
+    layer_end_.assign(static_cast<std::size_t>(replicas_) * graph_.size() * static_cast<std::size_t>(c_.tp), {});
     stream_end_.assign(static_cast<std::size_t>(c_.pp * c_.tp), {});
     gather_end_.assign(graph_.size() * static_cast<std::size_t>(c_.pp * c_.tp), {});
     if (gathers_overlapped()) gather_parameters_first();
@@ -165,10 +168,12 @@ class MegatronLowerer {
     for (int r = 0; r < c_.pp; ++r) orders.push_back(stage_order({c_.schedule, c_.pp, m, c_.virtual_stages}, r));
     // Emit each (replica, stage)'s steps in its order as soon as what they wait for is in the
     // Program (its tasks must come after their dependencies); Megatron-LM's schedules never deadlock.
-    std::vector<std::size_t> next(static_cast<std::size_t>(c_.dp * c_.pp), 0);
+    // fold_replicas: replica 0 only; every replica runs the same tasks on its own devices, so it
+    // reaches each DP collective when replica 0 does (data_parallel waits for replica 0's tasks).
+    std::vector<std::size_t> next(static_cast<std::size_t>(replicas_ * c_.pp), 0);
     for (bool progress = true; progress;) {
       progress = false;
-      for (int d = 0; d < c_.dp; ++d)
+      for (int d = 0; d < replicas_; ++d)
         for (int r = 0; r < c_.pp; ++r) {
           std::size_t& k = next[static_cast<std::size_t>(d * c_.pp + r)];
           const auto& order = orders[static_cast<std::size_t>(r)];
@@ -504,7 +509,7 @@ class MegatronLowerer {
               double params = 0;
               for (std::size_t k = begin; k < end; ++k) params += static_cast<double>(graph_.layer(layers[k]).q.params);
               std::vector<int> after;  // the group's first layer's backward ends its gradients
-              for (int d = 0; d < c_.dp; ++d) {
+              for (int d = 0; d < replicas_; ++d) {
                 const auto& e = layer_end_[layer_slot(d, layers[begin], t)];
                 after.insert(after.end(), e.begin(), e.end());
               }
@@ -515,7 +520,7 @@ class MegatronLowerer {
         } else {
           std::vector<int> after;
           double params = 0;
-          for (int d = 0; d < c_.dp; ++d) {
+          for (int d = 0; d < replicas_; ++d) {
             const int last = last_compute_[static_cast<std::size_t>(device(t, d, r))];
             if (last >= 0) after.push_back(last);
           }
@@ -530,6 +535,7 @@ class MegatronLowerer {
   RecognisedModel model_;
   Configuration c_;
   int chunks_;  // p v global chunks
+  int replicas_;  // the DP replicas whose compute, TP collectives and sends are emitted (fold_replicas: 1)
   int bpe_;
   std::vector<std::size_t> representative_;  // block layers: the same layer of block 0
   std::vector<int> block_position_;          // position in its block, -1 for head and tail

@@ -36,6 +36,13 @@
 //     compute task of that chunk and micro-batch on the device to the finish of its last backward
 //     compute task. How many micro-batches a stage holds at once is not written anywhere either: it
 //     is what the schedule's order and the dependencies leave in flight.
+// fold_replicas (an option, default false): only replica d = 0 gets its compute, TP collectives and
+// pipeline sends; the other replicas' devices appear only in the DP collectives, which wait for
+// replica 0's tasks. The replicas run identical tasks on identical devices, so without contention
+// (the closed form) each reaches a DP collective when replica 0 does: the closed form is unchanged.
+// What it neglects is contention: the other replicas' TP collectives and pipeline sends on links
+// their DP collectives (or replica 0's traffic) share. SimGrid's error is measured in docs/model.md
+// "Folded data-parallel replicas". The Program has about 1/dp of the unfolded tasks.
 // The bubble is not written anywhere: it is the waiting the dependencies create. Nothing here reads
 // the plan's predicted times or the planner's prediction.
 //

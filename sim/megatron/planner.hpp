@@ -85,6 +85,9 @@ struct Configuration {
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;
   RankOrder rank_order = kMegatronRankOrder;  // default, or --use-tp-pp-dp-mapping's "tp-pp-dp"
+  // The lowering only (lowering.hpp): replica 0's compute, TP collectives and sends stand for every
+  // data-parallel replica's; the planner's prediction does not depend on it.
+  bool fold_replicas = false;
 };
 
 /// Fills dp and m and checks everything: tp pp divides `devices`, the batch is a whole number of

@@ -22,6 +22,7 @@ Configuration configuration_from(const planner::StrategyOptions& o) {
   c.overlap_grad_reduce = o.flag("overlap_grad_reduce");
   c.overlap_param_gather = o.flag("overlap_param_gather");
   c.rank_order = parse_rank_order(o.text("rank_order"));
+  c.fold_replicas = o.flag("fold_replicas");
   return c;
 }
 
@@ -61,6 +62,7 @@ plan::Plan make_megatron_plan(const planner::PlanInputs& in) {
   if (in.resolved.flag("search")) {
     const SearchResult r = search(in.spec, topology, in.graph, model, c);
     c = r.best;
+    c.fold_replicas = in.resolved.flag("fold_replicas");  // not searched: how the plan is lowered
     pr = r.prediction;
     search_json = {{"candidates", r.candidates}, {"over_memory", r.over_memory}, {"seconds", r.seconds}};
     std::cerr << "megatron: search tried " << r.candidates << " configurations (" << r.over_memory
@@ -113,6 +115,7 @@ plan::Plan make_megatron_plan(const planner::PlanInputs& in) {
               {"overlap_grad_reduce", c.overlap_grad_reduce},
               {"overlap_param_gather", c.overlap_param_gather},
               {"rank_order", rank_order_name(c.rank_order)},
+              {"fold_replicas", c.fold_replicas},
               {"shape",
                {{"layers", model.shape.layers},
                 {"hidden", model.shape.hidden},
@@ -180,6 +183,11 @@ void register_strategies(planner::StrategyRegistry& registry) {
        "how ranks map to devices, fastest axis first: tp-dp-pp is Megatron-LM's default (TP groups inside a node), "
        "tp-pp-dp its --use-tp-pp-dp-mapping; device i is rank i",
        rank_order_names()},
+      {"fold_replicas", planner::OptionType::boolean, "false",
+       "lowering only: emit replica 0's compute, TP collectives and pipeline sends for every data-parallel replica "
+       "(the others' devices run only the DP collectives, waiting for replica 0's tasks); exact in the closed form, "
+       "neglects the other replicas' TP and pipeline traffic on links their DP collectives share "
+       "(docs/model.md \"Folded data-parallel replicas\")", {}},
       {"search", planner::OptionType::boolean, "false",
        "choose tp, pp, microbatch, schedule, recompute and zero that fit memory with the least predicted time "
        "(the options given for those are then ignored)", {}},

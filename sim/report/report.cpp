@@ -229,6 +229,7 @@ nlohmann::ordered_json report_json(const Report& report) {
   j["overrides"] = nlohmann::ordered_json::object();
   for (const auto& [key, value] : report.overrides) j["overrides"][key] = value;
   if (!report.platform_changes.empty()) j["platform_changes"] = report.platform_changes;
+  if (!report.notes.empty()) j["notes"] = report.notes;
   j["predicted_iteration_s"] = report.predicted_iteration_s;
   j["closed_form_iteration_s"] = report.closed_form_iteration_s;
   j["simulated_iteration_s"] = report.simulated_iteration_s;

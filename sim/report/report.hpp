@@ -95,6 +95,9 @@ struct Report {
   /// Platform keys that differ from the platform the plan was made for ("key: old -> new"; a plan
   /// replayed with --allow-config-change); empty when the plan is replayed where it was made.
   std::vector<std::string> platform_changes;
+  /// What the reader must know to read the figures (e.g. a megatron plan lowered with
+  /// fold_replicas: the folded replicas' devices ran only their DP collectives); empty: none.
+  std::vector<std::string> notes;
   double predicted_iteration_s = 0;
   double closed_form_iteration_s = 0;
   double simulated_iteration_s = 0;

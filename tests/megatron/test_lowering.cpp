@@ -58,7 +58,8 @@ struct Fixture {
                 {"sequence_parallel", c.sequence_parallel}, {"recompute", megatron::recompute_name(c.recompute)},
                 {"zero", c.zero}, {"overlap_grad_reduce", c.overlap_grad_reduce},
                 {"overlap_param_gather", c.overlap_param_gather},
-                {"rank_order", megatron::rank_order_name(c.rank_order)}};
+                {"rank_order", megatron::rank_order_name(c.rank_order)},
+                {"fold_replicas", c.fold_replicas}};
     return p;
   }
   program::Program lower(const Configuration& c) const {
@@ -422,4 +423,51 @@ TEST(MegatronLowering, InterleavedMemoryFollowsTheChunksInFlight) {
   const memory::MemoryTimeline m = memory::holding_timeline(p, e, 2);
   EXPECT_DOUBLE_EQ(m.devices[0].peak_bytes, 2156288);
   EXPECT_DOUBLE_EQ(m.devices[1].peak_bytes, 2073600);
+}
+
+// fold_replicas: replica 0's compute, TP collectives and pipeline sends stand for every DP
+// replica's; the other replicas' devices run only the DP collectives, waiting for replica 0's tasks.
+// Without contention (the closed form) the replicas are identical, so the iteration time is the
+// same to rounding, with and without overlap_grad_reduce and overlap_param_gather; tp 2, pp 2 (8
+// devices, dp 2), interleaved v 2, microbatch 1, batch 8 (m = 4), 1 GB/s so that the DP collectives
+// matter. Forward compute tasks (the input layer has none): 4 blocks x 8 + 3 + 2 = 37 layers per
+// micro-batch and rank, x m 4 x tp 2 = 296 per replica: 592 unfolded, 296 folded. The DP
+// collectives are the same ones: one gradient all-reduce per stage and rank (4), or with
+// overlap_grad_reduce one per bucket: 6 buckets (head, 4 blocks, tail) x 2 ranks = 12.
+TEST(MegatronLowering, FoldedReplicasKeepTheClosedForm) {
+  const Fixture s(8, 8, "1GB/s");
+  for (const bool overlap : {false, true})
+    for (const int zero : {0, 1}) {
+      Configuration c{.tp = 2, .pp = 2, .microbatch = 1, .schedule = Schedule::interleaved, .virtual_stages = 2};
+      c.zero = zero;
+      c.overlap_grad_reduce = overlap;
+      c.overlap_param_gather = overlap && zero == 1;
+      Configuration folded_c = c;
+      folded_c.fold_replicas = true;
+      const program::Program unfolded = s.lower(c), folded = s.lower(folded_c);
+      const auto forwards = [](const program::Program& p) {
+        int n = 0;
+        for (const program::Task& t : p.tasks()) n += t.kind == program::TaskKind::compute && t.label == "forward";
+        return n;
+      };
+      EXPECT_EQ(forwards(unfolded), 592);
+      EXPECT_EQ(forwards(folded), 296);
+      EXPECT_LT(folded.size(), unfolded.size());
+      const char* dp_label = zero == 0 ? "dp gradient all_reduce" : "dp gradient reduce_scatter";
+      EXPECT_EQ(collectives(folded, dp_label, plan::Pass::upd, 2), overlap ? 12 : 4);
+      EXPECT_EQ(collectives(unfolded, dp_label, plan::Pass::upd, 2), overlap ? 12 : 4);
+      const double t = s.closed_form(unfolded);
+      EXPECT_GT(t, 0);
+      EXPECT_NEAR(s.closed_form(folded), t, 1e-12 * t) << "overlap " << overlap << " zero " << zero;
+    }
+}
+
+// Plans written before fold_replicas existed lower unfolded (the field is optional).
+TEST(MegatronLowering, FoldReplicasIsOptionalInThePlan) {
+  const Fixture s(2, 4);
+  plan::Plan p = s.plan_of({.microbatch = 2});
+  p.family.erase("fold_replicas");
+  EXPECT_FALSE(megatron::configuration_of(p).fold_replicas);
+  p.family["fold_replicas"] = true;
+  EXPECT_TRUE(megatron::configuration_of(p).fold_replicas);
 }

@@ -107,4 +107,33 @@ TEST_F(MegatronCli, SearchReportsItsCandidates) {
   const nlohmann::json j = nlohmann::json::parse(std::ifstream(plan));
   EXPECT_GT(j.at("family").at("search").at("candidates").get<int>(), 0);
 }
+
+// fold_replicas=true (dp 2 on the 2-device star, microbatch 2, one micro-batch each): recorded in
+// the plan, kept by search=true, and simrun's results.json notes that the replay was folded; the
+// closed form equals the unfolded plan's (sim/megatron/lowering.hpp), and the unfolded results have
+// no notes.
+TEST_F(MegatronCli, FoldedReplayIsNotedAndKeepsTheClosedForm) {
+  const fs::path star = star_file(dir_, "16GiB");
+  const auto replay = [&](const std::string& options, const std::string& name) {
+    const fs::path plan = dir_ / (name + ".json"), results = dir_ / (name + "_results.json");
+    const Outcome r = run(simplan(star, "--batch 4 --option microbatch=2 " + options + " -o " + plan.string()), dir_);
+    EXPECT_EQ(r.code, 0) << r.err;
+    const Outcome s = run(std::string(PARTSIM_BIN_DIR) + "/simrun --plan " + plan.string() + " --config " + star.string() +
+                              " --out " + results.string(), dir_);
+    EXPECT_EQ(s.code, 0) << s.err;
+    return std::make_pair(nlohmann::json::parse(std::ifstream(plan)), nlohmann::json::parse(std::ifstream(results)));
+  };
+  const auto [folded_plan, folded] = replay("--option fold_replicas=true", "folded");
+  const auto [unfolded_plan, unfolded] = replay("", "unfolded");
+  EXPECT_EQ(folded_plan.at("family").at("dp").get<int>(), 2);
+  EXPECT_TRUE(folded_plan.at("family").at("fold_replicas").get<bool>());
+  EXPECT_FALSE(unfolded_plan.at("family").at("fold_replicas").get<bool>());
+  ASSERT_TRUE(folded.contains("notes"));
+  EXPECT_NE(folded.at("notes").at(0).get<std::string>().find("folded replay"), std::string::npos);
+  EXPECT_FALSE(unfolded.contains("notes"));
+  const double t = unfolded.at("closed_form_iteration_s").get<double>();
+  EXPECT_NEAR(folded.at("closed_form_iteration_s").get<double>(), t, 1e-12 * t);
+  const auto [searched_plan, searched] = replay("--option search=true --option fold_replicas=true", "searched");
+  EXPECT_TRUE(searched_plan.at("family").at("fold_replicas").get<bool>());
+}
 }  // namespace
