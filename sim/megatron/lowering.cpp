@@ -111,7 +111,8 @@ class MegatronLowerer {
     if (ctx.plan.layers.size() != graph_.size())
       throw InputError("megatron plan: " + std::to_string(ctx.plan.layers.size()) + " layers, workload '" + graph_.name() +
                        "' has " + std::to_string(graph_.size()));
-    check_parallelism(model_.shape, {c_.tp, c_.sequence_parallel, c_.recompute});
+    const LayerParallelism par{c_.tp, c_.sequence_parallel, c_.recompute};
+    check_parallelism(model_.shape, par);
     representative_.resize(graph_.size());
     for (std::size_t i = 0; i < graph_.size(); ++i) representative_[i] = i;
     block_position_.assign(graph_.size(), -1);

@@ -358,6 +358,8 @@ TEST(MegatronLowering, RankOrderPlacesTheTensorAndDataParallelGroups) {
     EXPECT_GT(tp_transfers, 0) << order;
     EXPECT_GT(dp_transfers, 0) << order;
   }
+}
+
 // The memory the lowering declares (lowering.hpp, program::Holding), placed in time by the closed
 // form (memory_timeline.hpp holding_timeline), worked by hand for the tiny GPT (4 blocks, E = 64,
 // V = 128, P = S = 16), pp = 2, microbatch 1 (m = 4), tp = dp = 1, no recomputation:
