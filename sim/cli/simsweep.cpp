@@ -6,9 +6,11 @@
 //            [--resume] [--shard I/N] [--list-points]      also under mpirun -n N / srun (ranks)
 //   simsweep ... --merge part0.csv part1.csv ... --out sweep.csv   the shards' CSVs, checked, as one
 
+#include <fnmatch.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -150,6 +152,87 @@ void check_axis_values(const Options& o, const std::vector<sweep::SweepAxis>& ax
       }
     }
   }
+}
+
+// The keys of a --vary key list, split at the commas outside brackets.
+std::vector<std::string> sweep_key_list(const std::string& text) {
+  std::vector<std::string> keys(1);
+  int depth = 0;
+  for (char c : text) {
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (c == ',' && depth == 0) {
+      keys.emplace_back();
+      continue;
+    }
+    keys.back() += c;
+  }
+  return keys;
+}
+
+// `--vary` keys over list elements (issue 41 item 2): `PATH[*]REST` stands for PATH[0]REST,
+// PATH[1]REST, ... over every element of the list PATH in the platform file, and `PATH[FIELD=GLOB]REST`
+// for the elements whose scalar FIELD matches the shell pattern GLOB (`system.graph.links[a=v2_*]`
+// .bandwidth: the links from a v2 device). The keys then vary in lock-step (parse_vary_group). The
+// file is read as written, before --set. Returns the argument with its keys expanded.
+std::string expand_list_wildcards(const std::string& vary, const std::string& config) {
+  if (vary.find('[') == std::string::npos) return vary;
+  // The key part ends at the first '=' that is not inside brackets.
+  size_t end = 0;
+  for (int depth = 0; end < vary.size(); ++end) {
+    if (vary[end] == '[') ++depth;
+    if (vary[end] == ']') --depth;
+    if (vary[end] == '=' && depth == 0) break;
+  }
+  if (end == vary.size()) return vary;
+  std::string expanded;
+  for (const std::string& key : sweep_key_list(vary.substr(0, end))) {
+    const size_t at = key.find('[');
+    const size_t close = at == std::string::npos ? std::string::npos : key.find(']', at);
+    const std::string selector = at == std::string::npos || close == std::string::npos ? "" : key.substr(at + 1, close - at - 1);
+    const bool wildcard = selector == "*" || selector.find('=') != std::string::npos;
+    if (!wildcard) {
+      expanded += (expanded.empty() ? "" : ",") + key;
+      continue;
+    }
+    if (config.empty()) throw InputError("--vary " + key + ": a list wildcard needs --config (the list is read from it)");
+    const std::string path = key.substr(0, at), rest = key.substr(close + 1);
+    YAML::Node node;
+    try {
+      node = YAML::LoadFile(config);
+    } catch (const YAML::Exception& e) {
+      throw InputError("--vary " + key + ": cannot read " + config + " to expand the list: " + e.what());
+    }
+    size_t from = 0;
+    while (from <= path.size()) {
+      const size_t dot = path.find('.', from);
+      const std::string part = path.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
+      // reset(), not '=': assigning a yaml-cpp node writes through to the node it refers to.
+      const YAML::Node child = static_cast<const YAML::Node&>(node)[part];
+      node.reset(child);
+      if (!node) throw InputError("--vary " + key + ": " + config + " has no " + path.substr(0, dot) + " to expand");
+      if (dot == std::string::npos) break;
+      from = dot + 1;
+    }
+    if (!node.IsSequence()) throw InputError("--vary " + key + ": " + path + " in " + config + " is not a list");
+    std::string field, pattern;
+    if (selector != "*") {
+      field = selector.substr(0, selector.find('='));
+      pattern = selector.substr(selector.find('=') + 1);
+    }
+    int matched = 0;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      if (!field.empty()) {
+        const YAML::Node element = static_cast<const YAML::Node&>(node)[i];
+        const YAML::Node value = element[field];
+        if (!value || !value.IsScalar() || fnmatch(pattern.c_str(), value.Scalar().c_str(), 0) != 0) continue;
+      }
+      expanded += (expanded.empty() ? "" : ",") + path + "[" + std::to_string(i) + "]" + rest;
+      ++matched;
+    }
+    if (matched == 0) throw InputError("--vary " + key + ": no element of " + path + " in " + config + " matches");
+  }
+  return expanded + vary.substr(end);
 }
 
 // "batch=8, workload=lenet": a point's values for messages.
@@ -364,12 +447,13 @@ int run(int argc, char** argv) {
   cli::parse(app, argc, argv);
 
   std::vector<sweep::SweepAxis> axes;
-  for (const auto& v : o.vary) {
-    axes.push_back(sweep::parse_vary(v));
-    for (size_t a = 0; a + 1 < axes.size(); ++a)
-      if (axes[a].key == axes.back().key)
-        throw InputError("--vary " + axes.back().key + " is given twice (list every value in one --vary)");
-  }
+  for (const auto& v : o.vary)
+    for (sweep::SweepAxis& axis : sweep::parse_vary_group(expand_list_wildcards(v, o.base.config))) {
+      for (const auto& earlier : axes)
+        if (earlier.key == axis.key)
+          throw InputError("--vary " + axis.key + " is given twice (list every value in one --vary)");
+      axes.push_back(std::move(axis));
+    }
   const auto points = sweep::sweep_points(axes);
   if (!o.merge.empty()) return merge_mode(o, axes, points);
   const sweep::Shard shard = sweep::parse_shard(o.shard);

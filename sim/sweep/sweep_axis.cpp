@@ -31,11 +31,11 @@ std::string number_text(double v) {
   return buf;
 }
 
-std::vector<std::string> split_list(std::string_view text) {
+std::vector<std::string> split_list(std::string_view text, char separator = ',') {
   std::vector<std::string> out;
   size_t pos = 0;
   while (true) {
-    size_t comma = text.find(',', pos);
+    size_t comma = text.find(separator, pos);
     out.emplace_back(text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos));
     if (comma == std::string_view::npos) break;
     pos = comma + 1;
@@ -145,18 +145,62 @@ SweepAxis parse_vary(std::string_view text) {
   return axis;
 }
 
+std::vector<SweepAxis> parse_vary_group(std::string_view text) {
+  const size_t eq = text.find('=');
+  const std::string_view keys_text = eq == std::string_view::npos ? text : text.substr(0, eq);
+  if (keys_text.find(',') == std::string_view::npos) return {parse_vary(text)};
+  auto bad = [&](const std::string& why) {
+    return InputError("--vary " + std::string(text) + ": " + why +
+                      " (lock-step: K1,K2,...=V1,V2,... with one value for every key, or V1a|V1b,... one per key)");
+  };
+  const std::vector<std::string> keys = split_list(keys_text);
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (keys[k].empty()) throw bad("empty key in the list");
+    for (size_t j = 0; j < k; ++j)
+      if (keys[j] == keys[k]) throw bad("key " + keys[k] + " is given twice");
+  }
+  const std::string_view rhs = text.substr(eq + 1);
+  // The values as parse_vary reads them (a list or a range), once, under the first key's name.
+  const SweepAxis shared = parse_vary(keys[0] + "=" + std::string(rhs));
+  std::vector<SweepAxis> axes;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    SweepAxis axis;
+    axis.key = keys[k];
+    axis.kind = axis_kind(axis.key);
+    axis.with_previous = k > 0;
+    for (const std::string& v : shared.values) {
+      if (v.find('|') == std::string::npos) {
+        axis.values.push_back(v);
+        continue;
+      }
+      const std::vector<std::string> parts = split_list(v, '|');
+      if (parts.size() != keys.size())
+        throw bad("value '" + v + "' has " + std::to_string(parts.size()) + " parts for " + std::to_string(keys.size()) +
+                  " keys");
+      if (parts[k].empty()) throw bad("value '" + v + "' has an empty part");
+      axis.values.push_back(parts[k]);
+    }
+    axes.push_back(std::move(axis));
+  }
+  return axes;
+}
+
 std::vector<SweepPoint> sweep_points(const std::vector<SweepAxis>& axes) {
   std::vector<SweepPoint> points{{}};
-  for (const auto& axis : axes) {
+  for (size_t a = 0; a < axes.size();) {
+    // The group: axis a and the lock-step axes after it, which share its value index.
+    size_t end = a + 1;
+    while (end < axes.size() && axes[end].with_previous) ++end;
     std::vector<SweepPoint> next;
-    next.reserve(points.size() * axis.values.size());
+    next.reserve(points.size() * axes[a].values.size());
     for (const auto& p : points)
-      for (const auto& v : axis.values) {
+      for (size_t i = 0; i < axes[a].values.size(); ++i) {
         SweepPoint q = p;
-        q.emplace_back(axis.key, v);
+        for (size_t g = a; g < end; ++g) q.emplace_back(axes[g].key, axes[g].values.at(i));
         next.push_back(std::move(q));
       }
     points = std::move(next);
+    a = end;
   }
   if (axes.empty()) points.clear();
   return points;

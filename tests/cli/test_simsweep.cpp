@@ -425,3 +425,31 @@ TEST(Simsweep, MpiBadInputIsOneLineAndExitTwo) {
   EXPECT_FALSE(fs::exists(dir / "runs.txt"));
   fs::remove_all(dir);
 }
+
+// Issue 41 item 2: a wildcard over list elements, filtered by a field, varies every matching link in
+// lock-step (one point per value): a=fpga0 picks fpga0's ring link and its uplink to the host
+// (links 0 and 8 of the file). Beside it, a lock-step pair with one value per key.
+TEST(Simsweep, WildcardOverListElementsAndLockStepKeys) {
+  const fs::path dir = test_dir("simsweep_wildcard");
+  write_stand_ins(dir);
+  const std::string f1 = (fs::path(PARTSIM_TEST_DATA_DIR) / "platforms" / "f1_16xlarge.yaml").string();
+  const std::string cmd = kSimsweep + " --config " + f1 + " --workload lenet --strategy h2h" +
+                          " --vary 'system.graph.links[a=fpga0].bandwidth=1GB/s,2GB/s'" +
+                          " --vary 'batch,option.max_moves=1|0,2|10' --bin-dir " + (dir / "bin").string() +
+                          " --out " + (dir / "sweep.csv").string() + " --list-points";
+  std::string output;
+  ASSERT_EQ(run_command(cmd, &output), 0) << output;
+  EXPECT_EQ(output,
+            "point,system.graph.links[0].bandwidth,system.graph.links[0].bandwidth_si,system.graph.links[8].bandwidth,"
+            "system.graph.links[8].bandwidth_si,batch,batch_si,option.max_moves,option.max_moves_si\n"
+            "0,1GB/s,1000000000,1GB/s,1000000000,1,1,0,0\n1,1GB/s,1000000000,1GB/s,1000000000,2,2,10,10\n"
+            "2,2GB/s,2000000000,2GB/s,2000000000,1,1,0,0\n3,2GB/s,2000000000,2GB/s,2000000000,2,2,10,10\n");
+  ASSERT_EQ(run_command(kSimsweep + " --config " + f1 + " --workload lenet --batch 1 --strategy h2h" +
+                            " --vary 'system.graph.links[a=nosuch*].bandwidth=1GB/s' --out " +
+                            (dir / "sweep.csv").string() + " --list-points",
+                        &output),
+            2)
+      << output;
+  EXPECT_NE(output.find("no element of system.graph.links in"), std::string::npos) << output;
+  fs::remove_all(dir);
+}

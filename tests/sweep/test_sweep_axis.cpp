@@ -58,3 +58,31 @@ TEST(SweepAxis, KindsOfAxes) {
   EXPECT_EQ(parse_vary("batch=8..64*2").values, (std::vector<std::string>{"8", "16", "32", "64"}));
   EXPECT_EQ(parse_vary("strategy=dp,accpar").kind, AxisKind::strategy);
 }
+
+// Issue 41 item 2: several keys in lock-step. Two uplinks with one value each time (2 points, not
+// 4), then tp and pp with a value per key ("2|4": tp 2, pp 4), times a batch axis of 2: 3 x 2 = 6
+// points, the batch fastest; the lock-step pair moves together.
+TEST(SweepAxis, LockStepKeysMoveTogether) {
+  const auto links = parse_vary_group("system.graph.links[0].bandwidth,system.graph.links[1].bandwidth=10GB/s,20GB/s");
+  ASSERT_EQ(links.size(), 2u);
+  EXPECT_FALSE(links[0].with_previous);
+  EXPECT_TRUE(links[1].with_previous);
+  EXPECT_EQ(sweep_points(links), (std::vector<SweepPoint>{
+                                     {{"system.graph.links[0].bandwidth", "10GB/s"}, {"system.graph.links[1].bandwidth", "10GB/s"}},
+                                     {{"system.graph.links[0].bandwidth", "20GB/s"}, {"system.graph.links[1].bandwidth", "20GB/s"}}}));
+  std::vector<SweepAxis> axes = parse_vary_group("option.tp,option.pp=2|4,4|2,8|1");
+  EXPECT_EQ(axes[0].kind, AxisKind::strategy_option);
+  EXPECT_EQ(axes[1].values, (std::vector<std::string>{"4", "2", "1"}));
+  axes.push_back(parse_vary("batch=8,16"));
+  const auto points = sweep_points(axes);
+  ASSERT_EQ(points.size(), 6u);
+  EXPECT_EQ(points[1], (SweepPoint{{"option.tp", "2"}, {"option.pp", "4"}, {"batch", "16"}}));
+  EXPECT_EQ(points[4], (SweepPoint{{"option.tp", "8"}, {"option.pp", "1"}, {"batch", "8"}}));
+  // A range gives every key the same values; one key alone is parse_vary's axis.
+  const auto range = parse_vary_group("option.tp,option.pp=1..4*2");
+  EXPECT_EQ(range[1].values, (std::vector<std::string>{"1", "2", "4"}));
+  EXPECT_EQ(parse_vary_group("batch=1,2").size(), 1u);
+  EXPECT_THROW(parse_vary_group("option.tp,option.pp=2|4|8"), partsim::InputError);
+  EXPECT_THROW(parse_vary_group("option.tp,option.tp=2"), partsim::InputError);
+  EXPECT_THROW(parse_vary_group("option.tp,option.pp=2|"), partsim::InputError);
+}
