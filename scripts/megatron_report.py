@@ -258,25 +258,32 @@ def report(work_dir, commit):
       f"(the table says so: 'an upper envelope, not a typical shape'); the layer's TP-8 shards are "
       f"8192 x 6144 x 2304 (QKV), 8192 x 768 x 6144 (projection), 8192 x 6144 x 3072 and 8192 x 3072 x "
       f"6144 (MLP), and no published A100 measurement of these shapes was found, so the table holds "
-      f"none. Every point of GEMM efficiency below the envelope adds about 1 % to the iteration: a "
-      f"cuBLAS rate of 0.75-0.80 of peak on these shapes would close most of what item 1 leaves. This "
-      f"is the largest uncertainty, and what a kernel-level measurement on an A100 (as "
+      f"none. This is the largest uncertainty, and what a kernel-level measurement on an A100 (as "
       f"`scripts/gpu_microbench.py` did for the H100) would settle.")
-    p(f"3. **TP all-reduces** ({(fp['tp_forward_s'] + fp['tp_backward_s']):.3f} s, 6 per layer of "
-      f"b s h x 2 B = {b * s * h * 2 / 1e6:.1f} MB): ring on NVSwitch at 0.80 x 300 GB/s, i.e. an "
-      f"algorithm bandwidth of 240 / 1.75 = 137 GB/s, 0.73 ms each. Megatron-LM runs them on the "
-      f"compute stream (partsim does not overlap them either), so they are not a source of optimism; "
-      f"NCCL on the GPUs' SMs also slows the neighbouring kernels, which partsim does not model.")
-    p("4. **Not modelled, small:** data loading, the loss (cross-entropy over 51,200 logits in fp32 is in "
-      "the LM head's element-wise work only), kernel launch gaps (CUDA graphs were not used in 2022), "
-      "the fp16 loss-scale bookkeeping.")
+    per_ar = (fp["tp_forward_s"] + fp["tp_backward_s"]) / (6 * L)
+    ar_bytes = b * s * h * 2
+    p(f"3. **TP all-reduces** ({fp['tp_forward_s'] + fp['tp_backward_s']:.3f} s: 6 per layer, 2 forward, "
+      f"2 backward, 2 recomputed, each of b s h x 2 B = {ar_bytes / 1e6:.1f} MB over the 8 GPUs of the "
+      f"node): {per_ar * 1e3:.3f} ms each, a bus bandwidth of 2 (t - 1) / t x {ar_bytes / 1e6:.1f} MB / "
+      f"{per_ar * 1e3:.3f} ms = {2 * (t - 1) / t * ar_bytes / per_ar / 1e9:.0f} GB/s, from NCCL's own "
+      f"credit of 20 GB/s per NVLink (0.80 x 300 GB/s) and its Simple protocol's latencies. Megatron-LM "
+      f"runs them on the compute stream and so does partsim (not overlapped), so they are not hidden "
+      f"by mistake; a lower real NCCL bus bandwidth on this size would add time, but no A100 "
+      f"measurement of a 100 MB all-reduce is in the project's sources to say by how much.")
+    p("4. **Not modelled, small:** data loading, kernel launch gaps between the layers' kernels, the "
+      "fp16 loss-scale bookkeeping (partsim's loss is the LM head's element-wise work only).")
     p("")
-    p(f"Items 1 and 2 account for the gap in size and sign: the optimizer alone is "
-      f"{opt_lo * 1e3:.0f}-{opt_hi * 1e3:.0f} ms of the {gap * 1e3:.0f} ms; the rest is "
-      f"compute. partsim's time with the optimizer estimate added, {sim + opt_lo:.3f}-"
-      f"{sim + opt_hi:.3f} s, is {fmt_pct(pct(sim + opt_lo, K22_TIME_FULL))} to "
-      f"{fmt_pct(pct(sim + opt_hi, K22_TIME_FULL))} from the measurement. Nothing in the "
-      f"config was changed to get closer.")
+    left = K22_TIME_FULL - (sim + opt_hi)
+    compute = fp["forward_compute_s"] + fp["backward_compute_s"]
+    p(f"With the optimizer estimate added, partsim's time would be {sim + opt_lo:.3f}-{sim + opt_hi:.3f} s, "
+      f"{fmt_pct(pct(sim + opt_lo, K22_TIME_FULL))} to {fmt_pct(pct(sim + opt_hi, K22_TIME_FULL))} from "
+      f"the measurement; {left * 1e3:.0f} ms or more is left. Compute (forward, backward and "
+      f"recomputation) is {compute:.3f} s of the plan; for it alone to explain the rest it would have to "
+      f"be {left / compute:.1%} slower, i.e. the layers' kernels at {1 / (1 + left / compute):.2f} of the "
+      f"rates the table gives, for instance GEMMs at {0.869 / (1 + left / compute):.2f} of peak instead "
+      f"of the 0.86-0.87 best-shape envelope. That is a plausible size for shapes that are not the "
+      f"scan's best, but it is not measured, so it is an explanation, not a result; the config is "
+      f"unchanged.")
     p("")
     p("### Memory")
     p("")
@@ -359,7 +366,7 @@ def report(work_dir, commit):
       "error)): positive means partsim is faster than Selene was.")
     p("")
     p("Parameter counts by N21 eq. 2 from the copied shapes, against the table's column (a check of the "
-      "copy): " + "; ".join(f"{r[0]} {n21_parameters(r[4], r[3]) / 1e9:.1f}" for r in TABLE1) + ".")
+      "copy): " + "; ".join(f"{r[0]}: {n21_parameters(r[4], r[3]) / 1e9:.2f} B" for r in TABLE1) + ".")
     p("")
     p("### Where each row's planned time goes")
     p("")
@@ -421,9 +428,9 @@ NOTES_N21 = """### Reading the Table 1 comparison
   {opt_params} B on these rows, so it costs {opt_range} per iteration (the column "optimizer
   estimate" above: Adam at peak bandwidth to the whole fp16 step at the copy efficiency, as in §1),
   against iterations of {paper_T_range}.
-- **Gradients at 4 B.** partsim reduces fp32 main gradients (Megatron-LM's current default); N21's
-  2021 code with `DDP=torch` all-reduced the fp16 gradients of the fp16 model (2 B), half the bytes.
-  This makes partsim's DP time on the small rows (their gradients all-reduced over 32 replicas with
+- **Gradients at 4 B.** partsim reduces fp32 main gradients (Megatron-LM's current default); with
+  `DDP=torch` N21's 2021 code wrapped the fp16 model in PyTorch DDP, which reduces that model's
+  gradients, 2 B each, half the bytes. This makes partsim's DP time on the small rows (their gradients all-reduced over 32 replicas with
   m = 1 micro-batch, so a single backward to hide behind) an upper bound.
 - **GEMM efficiency** is the same envelope as in the 22B case (§1, item 2): the larger the model,
   the closer real GEMMs come to the best-shape envelope (N21 §5.1 attributes its rising TFLOP/s to
