@@ -78,7 +78,8 @@ replay k22_sel_sp 1
 
 # 2. Narayanan 2021 Table 1 (rows and their sources in scripts/megatron_report.py).
 fold=no
-if nice "$simplan" --list-strategies 2>&1 | grep -q fold_replicas; then fold=yes; fi
+strategies=$(nice "$simplan" --list-strategies)  # whole, then searched: grep -q on a pipe could SIGPIPE it
+if grep -q -- "--option fold_replicas=" <<< "$strategies"; then fold=yes; fi
 echo "$fold" > "$work/fold.option"
 if [ "$fold" = yes ]; then
   echo "every row replayed with \`--option fold_replicas=true\` (identical data-parallel replicas folded), each within ${replay_timeout} s." \
