@@ -10,20 +10,25 @@
 # fold_replicas=true); each replay is limited to REPLAY_TIMEOUT seconds (default 300) and marked
 # 'timed out' beyond. Takes about 2 minutes on 2 cores (the doc states the measured time).
 # Usage: scripts/reproduce_megatron.sh [BUILD_DIR]   (default: build; it is configured if needed and
-# only the simplan and simrun targets are built, with at most 2 jobs).
+# only the simplan and simrun targets are built, with at most 2 jobs; PARTSIM_SKIP_BUILD=1 uses
+# BUILD_DIR/bin/simplan and simrun as they are, for a build directory someone else is building).
 set -euo pipefail
 . "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 # shellcheck source=scripts/reproduce_common.sh
 source "$(dirname "$0")/reproduce_common.sh"
 build=${1:-build}
-build_targets "$build" simplan simrun
+if [ "${PARTSIM_SKIP_BUILD:-0}" != 1 ]; then build_targets "$build" simplan simrun; fi
 simplan="$build/bin/simplan"
 simrun="$build/bin/simrun"
+for tool in "$simplan" "$simrun"; do
+  [ -x "$tool" ] || { echo "reproduce_megatron.sh: $tool is missing (build it, or unset PARTSIM_SKIP_BUILD)" >&2; exit 2; }
+done
 replay_max_gpus=${REPLAY_MAX_GPUS:-256}
 replay_timeout=${REPLAY_TIMEOUT:-300}
 work=$(mktemp -d)
 remove_on_exit "$work"
 started=$(date +%s.%N)
+"$simplan" --version > "$work/version"
 config=configs/dgx_a100.yaml
 
 elapsed() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.3f}')" "$1" "$(date +%s.%N)"; }
