@@ -87,6 +87,7 @@ fold=no
 strategies=$(nice "$simplan" --list-strategies)  # whole, then searched: grep -q on a pipe could SIGPIPE it
 if grep -q -- "--option fold_replicas=" <<< "$strategies"; then fold=yes; fi
 echo "$fold" > "$work/fold.option"
+echo "$replay_max_gpus" > "$work/replay.max"
 if [ "$fold" = yes ]; then
   echo "every row replayed with \`--option fold_replicas=true\` (identical data-parallel replicas folded), each within ${replay_timeout} s." \
     > "$work/replay.policy"
