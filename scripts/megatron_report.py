@@ -283,7 +283,7 @@ def report(work_dir, commit):
     p("| term | s | share |")
     p("|---|---:|---:|")
     terms = [
-        ("forward compute (48 layers + embedding)", fp["forward_compute_s"]),
+        ("forward compute (48 layers, embedding, LM head)", fp["forward_compute_s"]),
         ("backward compute, without recomputation", fp["backward_compute_s"] - fp["recompute_s"]),
         ("recomputed forward (full)", fp["recompute_s"]),
         ("TP all-reduces, forward (2 per layer)", fp["tp_forward_s"]),
@@ -347,8 +347,7 @@ def report(work_dir, commit):
       f"credit of 20 GB/s per NVLink (0.80 x 300 GB/s) and its Simple protocol's latencies. partsim runs "
       f"every one on the critical path. Megatron-LM does so in the forward, but in the backward its "
       f"column-parallel layers overlap the input-gradient all-reduce with the weight-gradient GEMM "
-      f"(`--async-tensor-model-parallel-allreduce`, on by default in 2022; K22 gives it as the reason its "
-      f"full recomputation costs less than a whole extra forward): partsim is pessimistic there, by up "
+      f"(`--async-tensor-model-parallel-allreduce`, on by default in 2022): partsim is pessimistic there, by up "
       f"to the 2 backward all-reduces per layer, {2 * L * per_ar:.3f} s. That widens, not narrows, "
       f"what compute must explain. No A100 measurement of a 100 MB NVSwitch all-reduce is in the "
       f"project's sources to check the bus bandwidth itself.")
