@@ -13,6 +13,7 @@
 #include "sim/lowering/layer_geometry.hpp"
 #include "sim/lowering/task_builders.hpp"
 #include "sim/megatron/activation_memory.hpp"
+#include "sim/megatron/optimizer_step.hpp"
 #include "sim/megatron/tp_sharding.hpp"
 #include "sim/megatron/transformer_costs.hpp"
 
@@ -77,6 +78,11 @@ Configuration configuration_of(const plan::Plan& plan) {
     }
     // Optional: plans written before the option existed lower unfolded.
     c.fold_replicas = f.value("fold_replicas", false);
+    // Plans written before the option existed had no optimizer step.
+    const std::string optimizer = f.value("optimizer", std::string("none"));
+    if (optimizer != "adam" && optimizer != "none")
+      throw InputError("megatron plan: /family/optimizer: unknown value '" + optimizer + "'; valid values are: adam, none");
+    c.optimizer_step = optimizer == "adam";
   } catch (const nlohmann::json::exception& e) {
     throw InputError(std::string("megatron plan: /family: ") + e.what());
   }
@@ -188,6 +194,7 @@ class MegatronLowerer {
       if (k != 2 * static_cast<std::size_t>(m * c_.virtual_stages))
         throw Error("megatron lowering: the pipeline schedule deadlocked (a lowering bug)");
     data_parallel();
+    if (c_.optimizer_step) optimizer_steps();
     return std::move(program_);
   }
 
@@ -491,6 +498,28 @@ class MegatronLowerer {
           }
         }
       }
+  }
+
+  /// The optimizer step (optimizer_step.hpp) on every device, after its last compute and its DP
+  /// group's collectives (the reduction it needs; with ZeRO >= 1 the parameter all-gather, which
+  /// Megatron-LM runs after the step, is placed before it: the same serial time on the group's
+  /// stream, simpler to wire). Not a layer's work: it belongs to no row.
+  void optimizer_steps() {
+    for (int r = 0; r < c_.pp; ++r) {
+      double params = 0;
+      for (int ch = 0; ch < c_.virtual_stages; ++ch) params += chunk_parameters(ch * c_.pp + r);
+      const double updated = updated_parameters(params, c_.zero, c_.dp);
+      for (int t = 0; t < c_.tp; ++t)
+        for (int d = 0; d < replicas_; ++d) {
+          const int dev = device(t, d, r);
+          const double seconds = optimizer_step_s(ctx_.spec.device_type(dev), updated);
+          if (seconds <= 0) continue;
+          std::vector<int> after = stream_end_[static_cast<std::size_t>(r * c_.tp + t)];
+          int& last = last_compute_[static_cast<std::size_t>(dev)];
+          if (last >= 0) after.push_back(last);
+          last = program_.add_compute(-1, Pass::upd, "optimizer step", at(dev), seconds, std::move(after));
+        }
+    }
   }
 
   void data_parallel() {

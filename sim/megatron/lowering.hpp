@@ -27,7 +27,8 @@
 //     after another (one communicator); with overlap_param_gather (ZeRO >= 1) the updated
 //     parameters' all-gather moves to the iteration's start, bucket by bucket, and the first
 //     micro-batch's forward of each bucket waits for it (the next iteration's gather, in steady state);
-//   - no optimizer step (not modelled, as in the planner);
+//   - with option optimizer=adam, the optimizer step on every device after its last compute and its
+//     DP group's collectives (optimizer_step.hpp, the planner's pricing);
 //   - the memory each device holds (program::Holding, placed in time by memory_timeline.hpp
 //     holding_timeline): its stage's weights, gradients and optimizer states for the whole iteration
 //     (planner.hpp stage_model_states, the plan's ZeRO stage), and per global chunk and micro-batch

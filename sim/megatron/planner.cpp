@@ -9,6 +9,7 @@
 #include "sim/devices/shard_compute.hpp"
 #include "sim/lowering/layer_geometry.hpp"
 #include "sim/megatron/activation_memory.hpp"
+#include "sim/megatron/optimizer_step.hpp"
 #include "sim/megatron/tp_sharding.hpp"
 #include "sim/megatron/transformer_costs.hpp"
 #include "sim/memory/parameter_bytes.hpp"
@@ -301,9 +302,15 @@ Prediction predict(const topology::SystemSpec& spec, const topology::TopologyGra
     const double exposed = (c.overlap_grad_reduce ? std::max(0.0, grad_s - t_b) : grad_s) +
                            (c.overlap_param_gather ? std::max(0.0, gather_s - t_f) : gather_s);
 
+    // The optimizer step follows the reduction (Megatron-LM's optimizer.step() after
+    // finalize_model_grads), on the parameters this device updates.
+    const double optimizer =
+        c.optimizer_step ? optimizer_step_s(device, updated_parameters(params, c.zero, c.dp)) : 0.0;
+
     const double pipeline = iteration_time(pipe, t_f, t_b);
-    if (pipeline + exposed > worst_total) {
-      worst_total = pipeline + exposed;
+    if (pipeline + exposed + optimizer > worst_total) {
+      worst_total = pipeline + exposed + optimizer;
+      pr.optimizer_s = optimizer;
       pr.slowest_stage = p;
       pr.forward_s = t_f;
       pr.backward_s = t_b;
@@ -345,7 +352,7 @@ Prediction predict(const topology::SystemSpec& spec, const topology::TopologyGra
   // stages); the DP reduction of the slowest stage's devices ends the iteration.
   pr.pipeline_s = iteration_time(pipe, worst_f, worst_b);
   pr.bubble_s = pr.pipeline_s - c.micro_batches * (worst_f + worst_b);
-  pr.iteration_s = pr.pipeline_s + pr.dp_exposed_s;
+  pr.iteration_s = pr.pipeline_s + pr.dp_exposed_s + pr.optimizer_s;
   return pr;
 }
 

@@ -20,7 +20,7 @@
 //   pipeline: schedule.hpp iteration_time(m, p, v, max over stages of t_f, max of t_b) (N21 §2.2);
 //   data parallel: data_parallel_traffic (ZeRO §7) on the stage's DP group, exposed whole unless
 //   overlap_grad_reduce / overlap_param_gather hide it behind one micro-batch's backward / forward;
-//   the optimizer step is not modelled (left out, docs/model.md).
+//   the optimizer step (optimizer_step.hpp) after it, when the configuration has one.
 //
 // Contract: pure functions of the spec, graph and configuration; throw InputError for bad input.
 
@@ -88,6 +88,10 @@ struct Configuration {
   // The lowering only (lowering.hpp): replica 0's compute, TP collectives and sends stand for every
   // data-parallel replica's; the planner's prediction does not depend on it.
   bool fold_replicas = false;
+  // Option `optimizer` (adam, the option's default, or none): the optimizer step after the DP
+  // reduction (optimizer_step.hpp). Off here so that a Configuration built in code times the
+  // pipeline alone unless asked.
+  bool optimizer_step = false;
 };
 
 /// Fills dp and m and checks everything: tp pp divides `devices`, the batch is a whole number of
@@ -125,6 +129,7 @@ struct Prediction {
   double send_s = 0;                // one pipeline send per micro-batch and direction (0 for pp = 1)
   double dp_s = 0;                  // the data-parallel collectives, whole
   double dp_exposed_s = 0;          // the part not hidden
+  double optimizer_s = 0;           // the optimizer step of the slowest stage's device (0 without)
   int slowest_stage = 0;
   // Per block and micro-batch on one device, for the plan's layers: compute per layer of a block
   // (forward, backward incl. recompute), and the TP collectives of one block.

@@ -23,6 +23,7 @@ Configuration configuration_from(const planner::StrategyOptions& o) {
   c.overlap_param_gather = o.flag("overlap_param_gather");
   c.rank_order = parse_rank_order(o.text("rank_order"));
   c.fold_replicas = o.flag("fold_replicas");
+  c.optimizer_step = o.text("optimizer") == "adam";
   return c;
 }
 
@@ -116,6 +117,7 @@ plan::Plan make_megatron_plan(const planner::PlanInputs& in) {
               {"overlap_param_gather", c.overlap_param_gather},
               {"rank_order", rank_order_name(c.rank_order)},
               {"fold_replicas", c.fold_replicas},
+              {"optimizer", c.optimizer_step ? "adam" : "none"},
               {"shape",
                {{"layers", model.shape.layers},
                 {"hidden", model.shape.hidden},
@@ -137,7 +139,7 @@ plan::Plan make_megatron_plan(const planner::PlanInputs& in) {
                 {"send_s", pr.send_s},
                 {"dp_s", pr.dp_s},
                 {"dp_exposed_s", pr.dp_exposed_s},
-                {"optimizer_step_s", "not modelled"}}}};
+                {"optimizer_step_s", pr.optimizer_s}}}};
   if (!search_json.is_null()) p.family["search"] = search_json;
   return p;
 }
@@ -183,6 +185,10 @@ void register_strategies(planner::StrategyRegistry& registry) {
        "how ranks map to devices, fastest axis first: tp-dp-pp is Megatron-LM's default (TP groups inside a node), "
        "tp-pp-dp its --use-tp-pp-dp-mapping; device i is rank i",
        rank_order_names()},
+      {"optimizer", planner::OptionType::choice, "adam",
+       "the optimizer step after the DP reduction: adam (Megatron-LM's default: fp32 states, 28 B and 12 FLOP per "
+       "parameter the device updates, by the device model) or none (the pipeline and reductions alone)",
+       {"adam", "none"}},
       {"fold_replicas", planner::OptionType::boolean, "false",
        "lowering only: emit replica 0's compute, TP collectives and pipeline sends for every data-parallel replica "
        "(the others' devices run only the DP collectives, waiting for replica 0's tasks); exact in the closed form, "
