@@ -17,7 +17,7 @@ constexpr const char* kPresets = R"(
 # SIMD lanes, 512 B register file, 8 SFPs x 16 lanes, 10 ns on-chip hop, 100 ns memory latency.
 dsm_chip_8pf:
   kind: template
-  description: "DeepSpatialMatrix baseline chip (seed 003 Fig. 10): 32 cores x 1024 FP16 MACs at 2 GHz = 131 TFLOP/s"
+  description: "DeepSpatialMatrix baseline chip (DeepSpatialMatrix Fig. 10): 32 cores x 1024 FP16 MACs at 2 GHz = 131 TFLOP/s"
   pe: {simd_lanes: 16, register_file: 512B}
   pe_array: {rows: 8, cols: 8}
   core: {pe_arrays: 1, sfus: 8, sfu_lanes: 16, scratchpad: 1MiB, scratchpad_bandwidth: 128GB/s, frequency: 2GHz}
@@ -27,14 +27,14 @@ dsm_chip_8pf:
 # seed 000 (AccPar) Table 7 and §6.1. TPU-v3's 4800 GB/s is the paper's own assumption.
 tpu_v2:
   kind: roofline
-  description: "TPU-v2 board (seed 000 Table 7, §6.1): 180 TFLOP/s, 64 GB HBM at 2400 GB/s, 8 Gb/s network"
+  description: "TPU-v2 board (AccPar Table 7, §6.1): 180 TFLOP/s, 64 GB HBM at 2400 GB/s, 8 Gb/s network"
   peak: 180TFLOP/s
   memory: 64GiB
   memory_bandwidth: 2400GB/s
   network_bandwidth: 8Gb/s
 tpu_v3:
   kind: roofline
-  description: "TPU-v3 board (seed 000 Table 7, §6.1): 420 TFLOP/s, 128 GB HBM at 4800 GB/s, 16 Gb/s network"
+  description: "TPU-v3 board (AccPar Table 7, §6.1): 420 TFLOP/s, 128 GB HBM at 4800 GB/s, 16 Gb/s network"
   peak: 420TFLOP/s
   memory: 128GiB
   memory_bandwidth: 4800GB/s
@@ -46,7 +46,7 @@ tpu_v3:
 # 19.2 GB/s (one DDR4-2400 channel) is not in the paper: our choice.
 f1_superlip:
   kind: design
-  description: "MARS design 1, SuperLIP (seed 004 Table II, [14]): Tm,Tn,Tr,Tc = 64,7,7,14 at 200 MHz"
+  description: "MARS design 1, SuperLIP (MARS Table II, [14]): Tm,Tn,Tr,Tc = 64,7,7,14 at 200 MHz"
   design: superlip
   tm: 64
   tn: 7
@@ -58,7 +58,7 @@ f1_superlip:
   network_bandwidth: 8Gb/s
 f1_systolic:
   kind: design
-  description: "MARS design 2, systolic array (seed 004 Table II, [15]): row,col,vec = 11,13,8 at 200 MHz"
+  description: "MARS design 2, systolic array (MARS Table II, [15]): row,col,vec = 11,13,8 at 200 MHz"
   design: systolic
   rows: 11
   cols: 13
@@ -69,7 +69,7 @@ f1_systolic:
   network_bandwidth: 8Gb/s
 f1_winograd:
   kind: design
-  description: "MARS design 3, Winograd F(4x4,3x3) (seed 004 Table II, [16]): n,Pn,Pm = 6,2,8 at 200 MHz"
+  description: "MARS design 3, Winograd F(4x4,3x3) (MARS Table II, [16]): n,Pn,Pm = 6,2,8 at 200 MHz"
   design: winograd
   tile: 6
   pn: 2

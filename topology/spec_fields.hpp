@@ -231,7 +231,7 @@ inline constexpr std::tuple kChipFields{
     Field{"memory_bandwidth", &TemplateDevice::memory_bandwidth, as_quantity(units::Dimension::bandwidth),
           Need::required, "peak external memory bandwidth"},
     Field{"memory_efficiency", &TemplateDevice::memory_efficiency, as_fraction(), Need::defaulted,
-          "achieved fraction of the peak (seed 003: 0.8)"},
+          "achieved fraction of the peak (DeepSpatialMatrix: 0.8)"},
     Field{"memory_latency", &TemplateDevice::memory_latency, as_quantity_or_zero(units::Dimension::time),
           Need::defaulted, "external memory access latency"},
 };
@@ -282,7 +282,7 @@ inline constexpr std::tuple kDesignFields{
     Field{"pn", &FpgaDesign::pn, as_count(), Need::optional, "winograd: input channels in parallel (P_n)", "none"},
     Field{"pm", &FpgaDesign::pm, as_count(), Need::optional, "winograd: output channels in parallel (P_m)", "none"},
     Field{"frequency", &FpgaDesign::frequency_hz, as_quantity(units::Dimension::frequency), Need::required,
-          "design clock (seed 004 Table II: 200 MHz)"},
+          "design clock (MARS Table II: 200 MHz)"},
     Field{"memory", &FpgaDesign::memory_bytes, as_quantity(units::Dimension::bytes), Need::required,
           "off-chip DRAM capacity (a plan's shards must fit)"},
     Field{"memory_bandwidth", &FpgaDesign::memory_bandwidth, as_quantity(units::Dimension::bandwidth),
@@ -369,7 +369,7 @@ inline constexpr std::tuple kTorusFields{
               "per link and per direction"},
     HandField{"latency", "time, >= 0, or a list with one per dimension", Need::required, "per link"},
     Field{"bidirectional", &TorusTopology::bidirectional, as_flag(), Need::defaulted,
-          "`false`: links only towards the +1 neighbour (seed 002's uni-directional ring)"},
+          "`false`: links only towards the +1 neighbour (MCM paper's uni-directional ring)"},
 };
 
 // ---- system.graph (GraphTopology) and its links (GraphLink) -----------------------------------------

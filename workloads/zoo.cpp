@@ -286,9 +286,9 @@ const std::vector<ZooEntry>& zoo() {
        [](std::int64_t n) { return bert("bert_base", 12, 768, 12, n); }},
       {"bert_large", "BERT-large encoder: 24 layers, width 1024, 16 heads, sequence 128 (334.1 M params)",
        [](std::int64_t n) { return bert("bert_large", 24, 1024, 16, n); }},
-      {"bert_base_ops", "BERT-base at operation granularity (seed 002): 224 nodes, matmuls, softmax, reshapes",
+      {"bert_base_ops", "BERT-base at operation granularity (MCM paper): 224 nodes, matmuls, softmax, reshapes",
        [](std::int64_t n) { return bert_ops("bert_base_ops", 12, 768, 12, n); }},
-      {"bert_large_ops", "BERT-large at operation granularity (seed 002): 440 nodes, matmuls, softmax, reshapes",
+      {"bert_large_ops", "BERT-large at operation granularity (MCM paper): 440 nodes, matmuls, softmax, reshapes",
        [](std::int64_t n) { return bert_ops("bert_large_ops", 24, 1024, 16, n); }},
       // Decoder-only language models from the transformer presets (transformer_presets.hpp).
       {"gpt2_small", "GPT-2 small (preset gpt): 12 layers, width 768, 12 heads, sequence 1024 (124.4 M + 38.6 M head)",

@@ -88,10 +88,10 @@ void check_accpar_plan(const plan::Plan& plan, const topology::SystemSpec& spec,
 
 void register_strategies(planner::StrategyRegistry& registry) {
   const std::vector<std::pair<Strategy, std::string>> family{
-      {Strategy::dp, "data parallelism: every layer Type-I, devices share work equally (seed 000 §6.1 baseline)"},
-      {Strategy::owt, "one weird trick: conv Type-I, fc Type-II, equal split (seed 000 §3.5, §6.1)"},
-      {Strategy::hypar, "HyPar: Types I/II per layer by DP minimising communication volume, equal split (seed 000 §3.5)"},
-      {Strategy::accpar, "AccPar: Types I/II/III by DP minimising time, ratio from eq. 10 (seed 000 §4-§5)"},
+      {Strategy::dp, "data parallelism: every layer Type-I, devices share work equally (AccPar §6.1 baseline)"},
+      {Strategy::owt, "one weird trick: conv Type-I, fc Type-II, equal split (AccPar §3.5, §6.1)"},
+      {Strategy::hypar, "HyPar: Types I/II per layer by DP minimising communication volume, equal split (AccPar §3.5)"},
+      {Strategy::accpar, "AccPar: Types I/II/III by DP minimising time, ratio from eq. 10 (AccPar §4-§5)"},
   };
   const planner::OptionSpec levels{"levels", planner::OptionType::integer, "all",
                                    "hierarchy levels searched, top first; the levels below are Type-I", {"all"}};

@@ -17,9 +17,9 @@ const std::vector<CollectiveInfo> kCollectives = {
     {"p2p", "point to point, --src to --dst (default: the next device): L + S/B over the route"},
     {"reduce_scatter", "reduce-scatter of S per device: each ends with its S/p reduced (--algorithm)"},
     {"all_gather", "all-gather of an S result from the S/p each device holds (--algorithm)"},
-    {"all_reduce", "all-reduce of S per device (--algorithm; a torus: seed 003 2-D, RS X, AR Y of S/M, AG X)"},
+    {"all_reduce", "all-reduce of S per device (--algorithm; a torus: DeepSpatialMatrix 2-D, RS X, AR Y of S/M, AG X)"},
     {"broadcast", "pipelined chain broadcast from --root in --chunks pieces; --axis all: along Y, then X"},
-    {"all_to_all", "relayout (seed 003): each device scatters S evenly to all; shifts along each axis in turn"},
+    {"all_to_all", "relayout (DeepSpatialMatrix): each device scatters S evenly to all; shifts along each axis in turn"},
     {"all_to_all_direct", "relayout with every pair at once on the routes (contended: the step rule)"},
     {"rotate", "neighbour rotation: every device sends S to its + neighbour along --axis x|y (or group ring)"},
 };

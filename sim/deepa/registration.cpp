@@ -164,7 +164,7 @@ std::string explain_layer(const planner::PlanInputs& in, const std::string& laye
                 static_cast<long long>(in.graph.batch()), in.spec.name.c_str(), in.spec.device_count());
   out << buf;
   out << "producers at their chosen configurations: " << (producers.empty() ? "none" : producers) << "\n";
-  out << "Costs in milliseconds per step (seed 001 eq. 1, Tables 2 and 3): transfer = xfer of the inputs from the\n"
+  out << "Costs in milliseconds per step (DeePa eq. 1, Tables 2 and 3): transfer = xfer of the inputs from the\n"
          "producers' chosen configurations (forward, and errors back in training); compute = forward + backward;\n"
          "update = gradient synchronisation; total = transfer + compute + update. 'then out' = xfer to the\n"
          "consumers' chosen configurations (charged to them).\n";
@@ -196,7 +196,7 @@ std::string explain_layer(const planner::PlanInputs& in, const std::string& laye
 void register_strategies(planner::StrategyRegistry& registry) {
   planner::StrategyInfo info;
   info.name = "deepa";
-  info.description = "DeePa: per-layer degrees over n, c, h, w on a device subset, node/edge elimination on eq. 1 (seed 001)";
+  info.description = "DeePa: per-layer degrees over n, c, h, w on a device subset, node/edge elimination on eq. 1 (Jia et al., DeePa)";
   info.options = {
       {"max_workers", planner::OptionType::integer, "all",
        "most workers of one configuration (powers of two up to it, and it); all = the device count", {"all"},
@@ -209,7 +209,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
        {"shape", "gemm", "none"}},
       {"memory", planner::OptionType::choice, "check",
        "check = refuse configurations whose shard (weights, activations and their gradients) exceeds device memory, "
-       "and plans that do not fit (seed 001 Fig. 13); ignore = no capacity limit",
+       "and plans that do not fit (DeePa Fig. 13); ignore = no capacity limit",
        {"check", "ignore"}},
       {"space", planner::OptionType::choice, "all",
        "configurations searched: all, image (image parallelism on every device, Fig. 7 purple), owt (conv/pool "

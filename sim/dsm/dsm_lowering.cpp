@@ -218,7 +218,7 @@ class DsmLowerer {
     gs.dysm = std::max(1, p0.dysm_factor);
     for (const auto& pp : lp.passes) {
       if (pp.chip_split != p0.chip_split || pp.dysm_factor != p0.dysm_factor)
-        throw InputError(where(g) + ": every pass must have the same chip_split and dysm_factor (seed 003 §II-C: "
+        throw InputError(where(g) + ": every pass must have the same chip_split and dysm_factor (DeepSpatialMatrix §II-C: "
                          "the parallelism type fixes where the layer's data lives)");
       if (pp.pipe_group != p0.pipe_group || pp.chips != p0.chips)
         throw InputError(where(g) + ": every pass must have the same pipe_group and chips");
@@ -236,7 +236,7 @@ class DsmLowerer {
       for (std::size_t i = 0; block && i < gs.chips.size(); ++i)
         block = gs.chips[i] == gs.first_row * s_.M + static_cast<int>(i);
       if (!block)
-        throw InputError(where(g) + ": chips must be whole rows of the torus, in order (seed 003 §III-D)");
+        throw InputError(where(g) + ": chips must be whole rows of the torus, in order (DeepSpatialMatrix §III-D)");
       gs.sys = dsm::sub_torus(s_, rows);
     }
     gs.Ls = dsm::with_minibatch(L, ceil_div(L.mb, gs.dysm));
@@ -294,7 +294,7 @@ class DsmLowerer {
       if (!(w.core == pp.core_split) || !(w.array == pp.array_split))
         throw InputError(where(gs.group) + " pass " + plan::to_string(ps.pass) +
                          ": core_split / array_split are not the work the core_factors / array_factors give "
-                         "(seed 003 Fig. 4; re-run simplan)");
+                         "(DeepSpatialMatrix Fig. 4; re-run simplan)");
     }
     PassFlags base = dsm::flags_for(ps.pass, gs.reuse_in, gs.reuse_out, o_.mode == plan::Mode::inference);
     if (pp.preloaded) base.fetch_b = false;  // weights preloaded (§III-B)

@@ -9,7 +9,7 @@ namespace partsim::dsm {
 DsmSystem make_dsm_system(const topology::SystemSpec& spec) {
   const std::string where = "platform '" + spec.name + "': strategy dsm: ";
   if (!spec.is_torus())
-    throw InputError(where + "needs a torus topology (seed 003 §II-B), got a graph topology");
+    throw InputError(where + "needs a torus topology (DeepSpatialMatrix §II-B), got a graph topology");
   if (spec.device_count() == 0) throw InputError(where + "has no devices");
   const auto& first = spec.device_type(0);
   if (!first.is_template())

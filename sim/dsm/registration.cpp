@@ -38,10 +38,10 @@ void check_dsm_plan(const plan::Plan& plan, const topology::SystemSpec& spec, co
       const std::string where = file + ": /layers/" + std::to_string(i) + "/family/passes/" + std::to_string(k);
       if (product(pp.core_factors) != s.cores())
         throw InputError(where + "/core_factors: must multiply to the " + std::to_string(s.cores()) +
-                         " cores of a chip (seed 003 §II-E)");
+                         " cores of a chip (DeepSpatialMatrix §II-E)");
       if (product(pp.array_factors) != std::max(1, s.chip.core.arrays))
         throw InputError(where + "/array_factors: must multiply to the " + std::to_string(s.chip.core.arrays) +
-                         " PE arrays of a core (seed 003 §II-E)");
+                         " PE arrays of a core (DeepSpatialMatrix §II-E)");
       for (int c : pp.chips)
         if (c < 0 || c >= s.chips())
           throw InputError(where + "/chips: chip " + std::to_string(c) + " does not exist (" +
@@ -160,7 +160,13 @@ std::string explain_text(const planner::PlanInputs& in, const std::string& layer
   out << buf;
   out << "Times in microseconds for the whole pass (all timesteps and spatial minibatches), without\n"
          "relayout and memory reuse (those depend on the neighbours; see the plan). TotCy = max(PriComp,\n"
-         "OvlDt) + AuxComp + NonOvlDt (+ gradient reduction in UPD). CoreD as split factors.\n";
+         "OvlDt) + AuxComp + NonOvlDt (+ gradient reduction in UPD). CoreD as split factors.\n"
+         "Legend (DeepSpatialMatrix, Venkataramani et al. HiPC 2019, §II-§III): ChipD how the layer is split\n"
+         "over chips (dimension x chips); DySM dynamic spatial minibatching factor (the minibatch processed\n"
+         "in that many spatial slices); CoreD the split over a chip's cores; PriComp primary computation on\n"
+         "the PE arrays; OvlDt data transfers overlapped with it; AuxComp auxiliary computation on the\n"
+         "special-function units; NonOvlDt transfers not overlapped; GradRed gradient reduction; TotCy the\n"
+         "total; util MACs over the peak in that time.\n";
   for (Pass pass : {Pass::fwd, Pass::bwd, Pass::upd}) {
     if (in.mode == plan::Mode::inference && pass != Pass::fwd) continue;
     const auto rows = explain_layer(net, group, pass, s, o, top);
@@ -191,7 +197,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
   info.name = "dsm";
   info.description =
       "DeepSpatialMatrix: ChipD/CoreD/ArrayD search with hybrid parallelism, memory reuse, DySM, timestep "
-      "pipelining (seed 003)";
+      "pipelining (DeepSpatialMatrix)";
   info.options = {{"opt", planner::OptionType::words, "all",
                    "optimizations (§III): hybrid parallelism, memory reuse, dynamic spatial minibatching, "
                    "timestep pipelining",

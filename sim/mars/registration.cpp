@@ -11,7 +11,7 @@ namespace {
 
 void require_inference(const planner::PlanInputs& in, const std::string& name) {
   if (in.mode != plan::Mode::inference)
-    throw InputError("strategy " + name + " plans inference (seed 004): give --mode inference");
+    throw InputError("strategy " + name + " plans inference (MARS): give --mode inference");
 }
 
 SearchOptions search_options(const planner::PlanInputs& in) {
@@ -46,7 +46,7 @@ std::string explain_layer(const planner::PlanInputs& in, const std::string& laye
   if (!index) in.graph.layer(layer_name);  // throws UnknownNameError listing the layers
   const std::size_t v = *index;
   std::string out = "mars: layer " + layer_name + " (" + std::string(workloads::to_string(in.graph.layer(v).kind)) +
-                    "), the five fastest ES/SS strategies per design and set size (seed 004 §IV; latency_model.hpp)\n";
+                    "), the five fastest ES/SS strategies per design and set size (MARS §IV; latency_model.hpp)\n";
   std::vector<std::size_t> sizes_seen;
   for (int set = 0; set < static_cast<int>(m.sets().size()); ++set) {
     const std::size_t size = m.sets()[static_cast<std::size_t>(set)].size();
@@ -174,7 +174,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
   mars.name = "mars";
   mars.description =
       "MARS: accelerator sets and designs, contiguous layer sets and per-layer ES/SS by a two-level genetic "
-      "algorithm, inference (seed 004 §IV-§V)";
+      "algorithm, inference (MARS §IV-§V)";
   mars.stochastic = true;
   const planner::OptionRange kCount{1, 100000};        // populations, sets
   const planner::OptionRange kGenerations{0, 100000};  // 0: the initial generation only
@@ -205,7 +205,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
   planner::StrategyInfo h2h;
   h2h.name = "h2h";
   h2h.description =
-      "computation- and communication-aware mapping in the spirit of H2H (seed 004 §VI-C, Table IV): each layer whole "
+      "computation- and communication-aware mapping in the spirit of H2H (MARS §VI-C, Table IV): each layer whole "
       "on one accelerator of fixed design, earliest finish first, then single-layer moves; inference";
   h2h.options = {
       OptionSpec{"max_moves", OptionType::integer, "1000",

@@ -57,7 +57,7 @@ int body(int argc, char** argv) {
   cli::PlatformOptions platform;
   std::string plan_file, workload, placement_text;
   int micro = 8;
-  CLI::App app("mcm_pipeline: analytical vs SimGrid-pipelined runtime of one mcm placement (seed 002 Fig. 7)",
+  CLI::App app("mcm_pipeline: analytical vs SimGrid-pipelined runtime of one mcm placement (MCM paper Fig. 7)",
                "mcm_pipeline");
   CLI::Option* plan_option = app.add_option("--plan", plan_file, "An mcm plan.json (simplan --strategy mcm_*)");
   CLI::Option* workload_option =

@@ -8,7 +8,7 @@ namespace partsim::mcm {
 namespace {
 
 void check_ring(const topology::SystemSpec& spec) {
-  const std::string what = "platform '" + spec.name + "': the mcm strategies (seed 002) need ";
+  const std::string what = "platform '" + spec.name + "': the mcm strategies (MCM paper) need ";
   if (!spec.is_torus() || spec.torus().dims.size() != 1 || spec.torus().bidirectional)
     throw InputError(what + "a uni-directional 1-D ring (torus: {dims: [C], bidirectional: false}), as in "
                             "configs/mcm_ring36.yaml");

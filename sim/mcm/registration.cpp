@@ -41,7 +41,7 @@ plan::Plan make_plan(Search search, const planner::PlanInputs& in) {
 
 PlacementProblem inference_problem(const planner::PlanInputs& in) {
   if (in.mode != plan::Mode::inference)
-    throw InputError("the mcm strategies place an inference graph (seed 002 pipelines inference on the package): "
+    throw InputError("the mcm strategies place an inference graph (MCM paper pipelines inference on the package): "
                      "use --mode inference");
   return make_problem(in.spec, in.graph);
 }
@@ -63,7 +63,7 @@ plan::Plan plan_from_search(const PlacementProblem& problem, const SearchResult&
   }
   nlohmann::json chips = nlohmann::json::array();
   for (const ChipCost& c : r.best_cost.chips) chips.push_back({{"compute_s", c.compute_s}, {"receive_s", c.receive_s}});
-  p.family = {{"model", "analytical: max over chips of compute + receive (seed 002 §5.1)"},
+  p.family = {{"model", "analytical: max over chips of compute + receive (MCM paper §5.1)"},
               {"latency_s", r.best_cost.latency_s},
               {"throughput_per_s", r.best_cost.throughput_per_s()},
               {"bottleneck_chip", r.best_cost.bottleneck_chip},
@@ -131,13 +131,13 @@ void register_strategies(planner::StrategyRegistry& registry) {
   };
   const std::vector<Entry> entries{
       {Search::greedy, "mcm_greedy",
-       "MCM placement baseline (seed 002 §5.3): topological split by equal compute (or SRAM filling), FIX-mode repair",
+       "MCM placement baseline (MCM paper §5.3): topological split by equal compute (or SRAM filling), FIX-mode repair",
        {greedy_split_option_spec(), weights_fit, backtracks, restarts}},
       {Search::random, "mcm_random",
-       "MCM placement, random search (seed 002 §5.1): uniform distribution, SAMPLE-mode solver",
+       "MCM placement, random search (MCM paper §5.1): uniform distribution, SAMPLE-mode solver",
        {samples, weights_fit, backtracks, restarts}},
       {Search::annealing, "mcm_sa",
-       "MCM placement, simulated annealing over per-node distributions (seed 002 §5.1), SAMPLE-mode solver",
+       "MCM placement, simulated annealing over per-node distributions (MCM paper §5.1), SAMPLE-mode solver",
        {samples, weights_fit, backtracks, restarts,
         {"t0", OptionType::number, "0.05", "initial temperature, relative to the first valid latency", {}, positive},
         {"cooling", OptionType::number, "0.98", "temperature factor per sample", {}, fraction},

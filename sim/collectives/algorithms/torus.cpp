@@ -54,7 +54,7 @@ double torus_formula(const std::string& collective, double bytes, const Fabric& 
 Algorithm torus() {
   return {"torus",
           reducing_collectives(),
-          "dimension-ordered rings over the torus axes (seed 003 §II-D): RS X, ..., AR last, ..., AG X",
+          "dimension-ordered rings over the torus axes (DeepSpatialMatrix §II-D): RS X, ..., AR last, ..., AG X",
           "all_reduce: sum over axes k < n of 2(p_k-1)(a + S_k/(p_k d_k B)) + 2(p_n-1)(a + S_n/(p_n d_n B)), "
           "S_k = S/(p_1...p_(k-1)), d = 2 on a bidirectional axis",
           torus_schedule, torus_formula, torus_cannot_run, false};

@@ -41,7 +41,7 @@ plan::Plan make_plan(const planner::PlanInputs& in) {
   const RlResult r = rl_search(problem, o, checkpoint.empty() ? std::nullopt : std::optional<std::string>(checkpoint));
   if (!o.use_solver && r.search.best.empty())
     throw InputError("mcm_rl without the solver: no valid placement of '" + in.workload_name + "' in " +
-                     std::to_string(r.search.samples) + " samples (every one broke eq. 2-4 or H(G, f); seed 002 §5.1 "
+                     std::to_string(r.search.samples) + " samples (every one broke eq. 2-4 or H(G, f); MCM paper §5.1 "
                      "saw the same)");
   plan::Plan p = plan_from_search(problem, r.search, in);
   p.family["rl"] = {{"reference_throughput_per_s", r.reference_throughput},

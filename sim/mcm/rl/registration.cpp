@@ -68,7 +68,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
   const planner::OptionRange at_least_one{1};
   std::vector<OptionSpec> options{
       {"samples", OptionType::integer, "200", "placements drawn, repaired and evaluated (rollouts in all)", {}, at_least_one},
-      {"rollouts", OptionType::integer, "20", "rollouts per PPO update (seed 002 §5.1: 20)", {}, at_least_one},
+      {"rollouts", OptionType::integer, "20", "rollouts per PPO update (MCM paper §5.1: 20)", {}, at_least_one},
       {"minibatches", OptionType::integer, "4", "PPO mini-batches per epoch, at most rollouts (§5.1: 4)", {}, at_least_one},
       {"epochs", OptionType::integer, "10", "PPO epochs per update (§5.1: 10)", {}, at_least_one},
       {"refinements", OptionType::integer, "2", "T of eq. 7: policy steps per sample, each fed the previous placement",
@@ -104,7 +104,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
   planner::StrategyInfo info;
   info.name = "mcm_rl";
   info.description =
-      "MCM placement, constrained RL (seed 002 §4): GraphSAGE + policy, eq. 7 iteration, FIX-mode solver, PPO";
+      "MCM placement, constrained RL (MCM paper §4): GraphSAGE + policy, eq. 7 iteration, FIX-mode solver, PPO";
   info.options = std::move(options);
   info.stochastic = true;
   info.plan = make_plan;

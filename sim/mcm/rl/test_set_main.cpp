@@ -59,7 +59,7 @@ int body(int argc, char** argv) {
   std::string config, checkpoint, split = "compute";
   TestSettings s;
   CLI::App app("mcm_test_set: Random, SA and constrained RL on an unseen test set of random DAGs, geomean "
-               "improvement over the greedy baseline per sample (seed 002 Fig. 5 / Table 2)", "mcm_test_set");
+               "improvement over the greedy baseline per sample (MCM paper Fig. 5 / Table 2)", "mcm_test_set");
   app.add_option("--config", config, "Platform (a uni-directional ring, e.g. configs/mcm_ring36.yaml)")->required();
   app.add_option("--checkpoint", checkpoint, "Pre-trained policy (mcm_rl_train --out): adds RL zero-shot and fine-tuned");
   app.add_option("--graphs", s.graphs.count, "Test graphs (default 16, as the paper's test set)")->check(CLI::Range(1, 100));

@@ -66,7 +66,7 @@ int body(int argc, char** argv) {
   std::string config, out_file;
   TrainSettings s;
   CLI::App app("mcm_rl_train: pre-trains the mcm_rl policy on random DAGs, checkpoint chosen on a validation set "
-               "(seed 002 §4.3)", "mcm_rl_train");
+               "(MCM paper §4.3)", "mcm_rl_train");
   app.add_option("--config", config, "Platform (a uni-directional ring, e.g. configs/mcm_ring36.yaml)")->required();
   app.add_option("--out", out_file, "Where the chosen checkpoint goes")->required();
   app.add_option("--train", s.train_graphs, "Training graphs (default 12)")->check(CLI::Range(1, 500));
