@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sim/common/error.hpp"
+#include "sim/program/critical_path.hpp"
 
 namespace partsim::report {
 namespace {
@@ -153,16 +154,30 @@ Report build_report(const plan::Plan& plan, const program::Program& program, con
     t.compute = s.compute_busy_s;
     t.memory = s.memory_only_s;
   }
+  // Shares of the simulated critical path by (layer name, pass); a row takes its own (each share
+  // once, so none counts twice), and what no row takes goes to critical_path_other_s.
+  const program::CriticalPath path = program::critical_path(program, simulated);
+  std::map<std::pair<std::string, int>, double> critical;
+  for (const auto& s : path.shares)
+    critical[{program.layer_names()[static_cast<size_t>(s.layer)], static_cast<int>(s.pass)}] += s.seconds;
+  auto take_critical = [&critical](const std::string& layer, int pass) {
+    const auto it = critical.find({layer, pass});
+    if (it == critical.end()) return 0.0;
+    const double seconds = it->second;
+    critical.erase(it);
+    return seconds;
+  };
   for (const auto& layer : plan.layers) {
     if (!layer.passes.empty()) {
       for (const auto& p : layer.passes) {
         const Times t = spans[{layer.name, static_cast<int>(p.pass)}];
         const double exposed = std::max(0.0, t.simulated - t.compute);
         r.rows.push_back({layer.name, plan::to_string(p.pass), p.cost.total_s, t.closed, t.simulated, t.compute,
-                          exposed, std::min(exposed, t.memory), -1});
+                          exposed, std::min(exposed, t.memory), -1, take_critical(layer.name, static_cast<int>(p.pass))});
       }
     } else {
-      Row row{layer.name, "all", layer.predicted.total_s, 0, 0, 0, 0, 0, -1};
+      Row row{layer.name, "all", layer.predicted.total_s, 0, 0, 0, 0, 0, -1, 0};
+      for (int pass = 0; pass < 3; ++pass) row.critical_path_s += take_critical(layer.name, pass);
       bool has_tasks = false;
       for (int pass = 0; pass < 3; ++pass) {
         auto it = spans.find({layer.name, pass});
@@ -180,6 +195,8 @@ Report build_report(const plan::Plan& plan, const program::Program& program, con
       if (has_tasks || row.predicted_s != 0) r.rows.push_back(row);
     }
   }
+  r.critical_path_other_s = path.other_s;
+  for (const auto& [key, seconds] : critical) r.critical_path_other_s += seconds;
   r.cross_check = cross_check(r.rows);
   return r;
 }
@@ -233,6 +250,7 @@ nlohmann::ordered_json report_json(const Report& report) {
   j["predicted_iteration_s"] = report.predicted_iteration_s;
   j["closed_form_iteration_s"] = report.closed_form_iteration_s;
   j["simulated_iteration_s"] = report.simulated_iteration_s;
+  j["critical_path_other_s"] = report.critical_path_other_s;
   j["utilization"] = report.utilization;
   j["activities"] = report.activities;
   j["simgrid_comms"] = report.simgrid_comms;
@@ -245,6 +263,7 @@ nlohmann::ordered_json report_json(const Report& report) {
                     {"predicted_s", row.predicted_s},
                     {"closed_form_s", row.closed_form_s},
                     {"simulated_s", row.simulated_s},
+                    {"critical_path_s", row.critical_path_s},
                     {"compute_s", row.compute_s},
                     {"exposed_s", row.exposed_s},
                     {"exposed_communication_s", row.exposed_communication_s()},
@@ -285,22 +304,28 @@ std::string report_table(const Report& report, size_t worst_rows) {
   std::ostringstream out;
   size_t name_width = 5;
   for (const auto& row : report.rows) name_width = std::max(name_width, row.layer.size());
+  // "span" and "share" under the headers say which times overlap between rows and which add up.
   out << pad("layer", name_width, true) << "  pass  " << pad("predicted", 11) << pad("closed", 11)
-      << pad("simulated", 11) << pad("error", 9) << pad("compute", 11) << pad("exp. comm", 11) << pad("exp. mem", 11)
-      << pad("mem peak", 11) << "\n";
-  out << pad("", name_width, true) << "        " << pad("[ms]", 11) << pad("[ms]", 11) << pad("[ms]", 11)
-      << pad("[%]", 9) << pad("[ms]", 11) << pad("[ms]", 11) << pad("[ms]", 11)
+      << pad("simulated", 11) << pad("crit. path", 12) << pad("error", 9) << pad("compute", 11) << pad("exp. comm", 11)
+      << pad("exp. mem", 11) << pad("mem peak", 11) << "\n";
+  out << pad("", name_width, true) << "        " << pad("[ms]", 11) << pad("span [ms]", 11) << pad("span [ms]", 11)
+      << pad("share [ms]", 12) << pad("[%]", 9) << pad("[ms]", 11) << pad("[ms]", 11) << pad("[ms]", 11)
       << pad("[GiB]", 11) << "\n";
   size_t not_shown = 0;
+  double critical_rows = 0;
   for (const auto& row : report.rows) {
     const bool tiny = row.predicted_s < kErrorShownFromShare * report.predicted_iteration_s;
     not_shown += tiny ? 1 : 0;
+    critical_rows += row.critical_path_s;
     out << pad(row.layer, name_width, true) << "  " << pad(row.pass, 4, true) << "  " << pad(ms(row.predicted_s), 11)
-        << pad(ms(row.closed_form_s), 11) << pad(ms(row.simulated_s), 11)
+        << pad(ms(row.closed_form_s), 11) << pad(ms(row.simulated_s), 11) << pad(ms(row.critical_path_s), 12)
         << pad(tiny ? std::string("n/a") : fixed(row.rel_error() * 100, 1), 9)
         << pad(ms(row.compute_s), 11) << pad(ms(row.exposed_communication_s()), 11)
         << pad(ms(row.exposed_memory_s), 11) << pad(gib(row.memory_peak_bytes), 11) << "\n";
   }
+  out << "span: first start to last finish of the row's tasks (rows overlap); share: the row's part of the simulated "
+         "critical path (rows "
+      << ms(critical_rows) << " + other " << ms(report.critical_path_other_s) << " = simulated iteration, ms)\n";
   if (not_shown > 0)
     out << "error n/a: " << not_shown << " row" << (not_shown > 1 ? "s" : "")
         << " predicted below 0.1 % of the iteration (results.json keeps their rel_error)\n";
@@ -354,13 +379,13 @@ std::string report_csv(const Report& report) {
   std::ostringstream out;
   out.precision(9);
   out << "layer,pass,predicted_s,closed_form_s,simulated_s,compute_s,exposed_s,exposed_communication_s,"
-         "exposed_memory_s,rel_error,memory_peak_bytes\n";
+         "exposed_memory_s,rel_error,memory_peak_bytes,critical_path_s\n";
   for (const auto& row : report.rows) {
     out << row.layer << "," << row.pass << "," << row.predicted_s << "," << row.closed_form_s << "," << row.simulated_s
         << "," << row.compute_s << "," << row.exposed_s << "," << row.exposed_communication_s() << ","
         << row.exposed_memory_s << "," << row.rel_error() << ",";
     if (row.memory_peak_bytes >= 0) out << fixed(row.memory_peak_bytes, 0);  // whole bytes, not 9 digits
-    out << "\n";
+    out << "," << row.critical_path_s << "\n";
   }
   return out.str();
 }

@@ -36,6 +36,10 @@ struct Row {
   /// The largest memory use of any device during the row's simulated span(s), in bytes (the
   /// replay's memory timeline); < 0 when the plan has no timeline (MemoryReport::unavailable).
   double memory_peak_bytes = -1;
+  /// The row's share of the simulated critical path (sim/program/critical_path.hpp): unlike the
+  /// spans above, which overlap, the rows' shares plus Report::critical_path_other_s add up to the
+  /// simulated iteration. 0 for a row with no task on the path.
+  double critical_path_s = 0;
   /// (simulated - predicted) / predicted; 0 when both are 0.
   double rel_error() const;
 };
@@ -101,6 +105,10 @@ struct Report {
   double predicted_iteration_s = 0;
   double closed_form_iteration_s = 0;
   double simulated_iteration_s = 0;
+  /// The simulated critical path's share that no row takes: tasks of no layer (joins, collectives
+  /// a lowering assigns to no layer) and of a layer or pass the plan has no row for. The rows'
+  /// critical_path_s plus this = simulated_iteration_s (up to rounding).
+  double critical_path_other_s = 0;
   double utilization = 0;  // useful FLOP / (peak FLOP/s x simulated time)
   long long activities = 0;
   // The replay's transfers that SimGrid's network model ran (they met another transfer on a link,
@@ -141,7 +149,8 @@ nlohmann::ordered_json report_json(const Report& report);
 /// The per-layer table and the totals, as simrun prints them.
 std::string report_table(const Report& report, size_t worst_rows = 5);
 /// One line per row: layer,pass,predicted_s,closed_form_s,simulated_s,compute_s,exposed_s,
-/// exposed_communication_s,exposed_memory_s,rel_error,memory_peak_bytes (empty without a timeline).
+/// exposed_communication_s,exposed_memory_s,rel_error,memory_peak_bytes (empty without a timeline),
+/// critical_path_s (last: readers that index the older columns keep working).
 std::string report_csv(const Report& report);
 
 }  // namespace partsim::report

@@ -181,11 +181,18 @@ TEST(SimrunPlan, ResultsJsonHasTheDocumentedFieldsAndConsistentTimes) {
   EXPECT_GT(j["utilization"].get<double>(), 0);
   EXPECT_LE(j["utilization"].get<double>(), 1);
   ASSERT_GT(j["layers"].size(), 10u);
+  // The rows' critical-path shares and the rest add up to the iteration (issue 41 item 4); their
+  // spans do not have to.
+  double critical = j["critical_path_other_s"].get<double>();
   for (const auto& row : j["layers"]) {
     EXPECT_TRUE(row.contains("name") && row.contains("pass") && row.contains("predicted_s") &&
                 row.contains("closed_form_s") && row.contains("simulated_s"));
     EXPECT_GE(row["simulated_s"].get<double>(), 0);
+    EXPECT_GE(row["critical_path_s"].get<double>(), 0);
+    EXPECT_LE(row["critical_path_s"].get<double>(), row["simulated_s"].get<double>() * (1 + 1e-12) + 1e-15);
+    critical += row["critical_path_s"].get<double>();
   }
+  EXPECT_NEAR(critical, simulated, 1e-12 * simulated);
   // The CSV has a header and one line per row of results.json.
   const std::string table = partsim::test::read_text_file(csv);
   size_t lines = 0;

@@ -141,3 +141,63 @@ TEST(Report, TableColumnsStaySeparatedAndTinyRowsShowNoError) {
   EXPECT_EQ(relu.find("9999900"), std::string::npos) << relu;
   EXPECT_NE(table.find("error n/a: 1 row predicted below 0.1 % of the iteration"), std::string::npos) << table;
 }
+
+// Issue 41 item 4: per-layer output that adds up. Two layers whose spans overlap, per pass (dsm-like):
+//   t0  A fwd compute on d0, 3 ms:                  [0, 3] ms
+//   t1  A fwd transfer d0 -> d1, 1 MB at 1 GB/s:    [0, 1] ms
+//   t2  B fwd compute on d1, 4 ms, after t1:        [1, 5] ms
+//   t3  join (no layer), a 0.5 ms delay, after t0 and t2: [5, 5.5] ms
+//   t4  C bwd compute on d0, 1 ms (a pass the plan has no row for: C predicts fwd only), no dependency
+// Spans: A 3 ms + B 4 ms = 7 ms for a 5.5 ms iteration. Critical path (critical_path.hpp): t1 1 ms,
+// t2 4 ms, t3 0.5 ms; C's bwd is off the path. Rows: A 1 ms, B 4 ms, C fwd 0; other 0.5 ms (the
+// join); 1 + 4 + 0.5 = 5.5 ms = the simulated iteration.
+TEST(Report, CriticalPathSharesAddUpToTheIteration) {
+  plan::Plan p;
+  p.strategy = "test";
+  p.predicted_iteration_s = 5e-3;
+  for (const char* name : {"A", "B", "C"}) {
+    plan::LayerPlan l;
+    l.name = name;
+    plan::PassPrediction f;
+    f.pass = Pass::fwd;
+    f.cost.total_s = 2e-3;
+    l.passes = {f};
+    p.layers.push_back(l);
+  }
+  program::Program prog;
+  const int a = prog.add_layer("A");
+  const int b = prog.add_layer("B");
+  const int c = prog.add_layer("C");
+  const int t0 = prog.add_compute(a, Pass::fwd, "compute", {0}, 3e-3, {});
+  const int t1 = prog.add_transfer(a, Pass::fwd, "send", {0}, {1}, 1e6, {});
+  const int t2 = prog.add_compute(b, Pass::fwd, "compute", {1}, 4e-3, {t1});
+  prog.add_delay(-1, Pass::fwd, "join", 0.5e-3, {t0, t2});
+  prog.add_compute(c, Pass::bwd, "compute", {0}, 1e-3, {});
+  program::ClosedFormEvaluator closed([](const auto&, const auto&, double bytes) { return bytes / 1e9; });
+  const auto e = closed.evaluate(prog);
+  const auto r = report::build_report(p, prog, e, e, 0, 1);
+  ASSERT_EQ(r.rows.size(), 3u);
+  EXPECT_NEAR(r.simulated_iteration_s, 5.5e-3, 1e-15);
+  EXPECT_NEAR(r.rows[0].simulated_s + r.rows[1].simulated_s, 7e-3, 1e-15);  // spans overlap
+  EXPECT_NEAR(r.rows[0].critical_path_s, 1e-3, 1e-15);
+  EXPECT_NEAR(r.rows[1].critical_path_s, 4e-3, 1e-15);
+  EXPECT_EQ(r.rows[2].critical_path_s, 0.0);
+  EXPECT_NEAR(r.critical_path_other_s, 0.5e-3, 1e-15);
+  double sum = r.critical_path_other_s;
+  for (const auto& row : r.rows) sum += row.critical_path_s;
+  EXPECT_NEAR(sum, r.simulated_iteration_s, 1e-15);
+
+  const auto j = report::report_json(r);
+  EXPECT_NEAR(j["critical_path_other_s"].get<double>(), 0.5e-3, 1e-15);
+  EXPECT_NEAR(j["layers"][1]["critical_path_s"].get<double>(), 4e-3, 1e-15);
+  const std::string csv = report::report_csv(r);
+  EXPECT_NE(csv.find(",memory_peak_bytes,critical_path_s\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nB,fwd,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",,0.004\n"), std::string::npos) << csv;  // no memory timeline, then B's 4 ms
+  const std::string table = report::report_table(r, 0);
+  EXPECT_NE(table.find(" crit. path "), std::string::npos) << table;
+  EXPECT_NE(table.find(" span [ms]  share [ms] "), std::string::npos) << table;
+  // B's row: predicted 2 ms, closed and simulated spans 4 ms, its share of the path 4 ms.
+  EXPECT_NE(table.find("B      fwd         2.000      4.000      4.000       4.000"), std::string::npos) << table;
+  EXPECT_NE(table.find("(rows 5.000 + other 0.500 = simulated iteration, ms)"), std::string::npos) << table;
+}

@@ -69,6 +69,8 @@ class Images(unittest.TestCase):
     def test_breakdown(self):
         self.render("plot_breakdown.py", data("results.json"))
         self.render("plot_breakdown.py", data("results.json"), "--percent")
+        self.render("plot_breakdown.py", data("results.json"), "--critical-path")
+        self.render("plot_breakdown.py", data("results.json"), "--critical-path", "--percent")
 
     def test_timeline_json_and_gz(self):
         self.render("plot_timeline.py", data("trace.json"))
@@ -192,6 +194,38 @@ class BreakdownData(unittest.TestCase):
         self.assertAlmostEqual(bwd["predicted"], 80.0)
         self.assertEqual(d["unit"], "%")
         self.assertEqual(list(d["passes"]), ["fwd", "bwd"])  # fc (the only upd row) filtered out
+
+    def test_critical_path_shares(self):
+        # The fixture's shares: conv1/fwd 4, fc/fwd 1, conv1/bwd 5, fc/upd 1.5 ms (fc/upd's span is
+        # 2 ms), no row 0.5 ms: 12 ms = the simulated iteration.
+        d, _ = dump("plot_breakdown.py", data("results.json"), "--critical-path")
+        self.assertTrue(d["critical_path"])
+        self.assertEqual([(r["layer"], r["critical_path"]) for r in d["passes"]["fwd"]], [("conv1", 4.0), ("fc", 1.0)])
+        fc_upd = d["passes"]["upd"][0]
+        self.assertAlmostEqual(fc_upd["critical_path"], 1.5)
+        self.assertAlmostEqual(fc_upd["simulated"], 2.0)
+        self.assertNotIn("compute", fc_upd)
+        self.assertAlmostEqual(d["critical_path_other"], 0.5)
+        self.assertAlmostEqual(sum(r["critical_path"] for rows in d["passes"].values() for r in rows)
+                               + d["critical_path_other"], d["iteration"])
+        # Percent of the iteration (not of the row's span): conv1/bwd 5 of 12 ms, no row 0.5 of 12 ms.
+        d, _ = dump("plot_breakdown.py", data("results.json"), "--critical-path", "--percent")
+        self.assertAlmostEqual(d["passes"]["bwd"][0]["critical_path"], 500.0 / 12)
+        self.assertAlmostEqual(d["critical_path_other"], 50.0 / 12)
+        self.assertAlmostEqual(d["iteration"], 100.0)
+
+    def test_critical_path_needs_a_results_json_that_has_it(self):
+        with open(data("results.json")) as f:
+            results = json.load(f)
+        del results["critical_path_other_s"]
+        with tempfile.TemporaryDirectory(prefix="partsim_plots_") as tmp:
+            old = os.path.join(tmp, "old.json")
+            with open(old, "w") as f:
+                json.dump(results, f)
+            code, _, stderr = run("plot_breakdown.py", old, "--critical-path", "--dump-data")
+            self.assertEqual(code, 2)
+            self.assertIn("no 'critical_path_other_s'", stderr)
+            self.assertEqual(run("plot_breakdown.py", old, "--dump-data")[0], 0)  # the span view needs none of it
 
 
 class TimelineData(unittest.TestCase):
