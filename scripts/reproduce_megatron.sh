@@ -8,11 +8,14 @@
 # fitted. Replays of Table 1 rows with more than REPLAY_MAX_GPUS GPUs (default 1024) are skipped
 # unless the megatron strategy has the option fold_replicas (then every row is replayed with
 # fold_replicas=true); each replay is limited to REPLAY_TIMEOUT seconds (default 300) and marked
-# 'timed out' beyond. Takes about 2 minutes and 7.5 GB of memory on 2 cores (the 1,024-GPU replay;
-# the doc states the measured times); by scaling, 1,536 GPUs would need about 13 GB, 1,920 about 28 GB.
+# 'timed out' beyond. With fold_replicas: about 3 minutes and 9.6 GB of memory on 2 cores (the
+# 1T / 3,072-GPU replay, 85-130 s; the doc states every measured time and, where /usr/bin/time
+# exists, every replay's peak memory). Without it: about 2 minutes and 7.5 GB (the 1,024-GPU replay).
 # Usage: scripts/reproduce_megatron.sh [BUILD_DIR]   (default: build; it is configured if needed and
 # only the simplan and simrun targets are built, with at most 2 jobs; PARTSIM_SKIP_BUILD=1 uses
 # BUILD_DIR/bin/simplan and simrun as they are, for a build directory someone else is building).
+# MEGATRON_WORK=DIR keeps the runs' files in DIR (else a temporary folder, removed at the end), so
+# that `python3 scripts/megatron_report.py report DIR COMMIT` can be rerun on them.
 set -euo pipefail
 . "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 # shellcheck source=scripts/reproduce_common.sh
@@ -26,8 +29,13 @@ for tool in "$simplan" "$simrun"; do
 done
 replay_max_gpus=${REPLAY_MAX_GPUS:-1024}
 replay_timeout=${REPLAY_TIMEOUT:-300}
-work=$(mktemp -d)
-remove_on_exit "$work"
+if [ -n "${MEGATRON_WORK:-}" ]; then  # keep the runs' files there (to rerun the report alone)
+  work=$MEGATRON_WORK
+  mkdir -p "$work"
+else
+  work=$(mktemp -d)
+  remove_on_exit "$work"
+fi
 started=$(date +%s.%N)
 "$simplan" --version > "$work/version"
 config=configs/dgx_a100.yaml
@@ -53,9 +61,11 @@ plan() {
 # replay RUN NODES: simrun of RUN's plan into $work/RUN.results.json, within $replay_timeout seconds;
 # a timeout is recorded in RUN.status, any other failure ends the script.
 replay() {
-  local run=$1 nodes=$2 t0 rc=0
+  local run=$1 nodes=$2 t0 rc=0 peak=()
+  # the replay's peak resident memory (KiB) into RUN.simrun.kb, where GNU time is there
+  if [ -x /usr/bin/time ]; then peak=(/usr/bin/time -f %M -o "$work/$run.simrun.kb"); fi
   t0=$(date +%s.%N)
-  timeout "$replay_timeout" nice "$simrun" --config "$config" --set "system.cluster.nodes=$nodes" \
+  timeout "$replay_timeout" nice "${peak[@]}" "$simrun" --config "$config" --set "system.cluster.nodes=$nodes" \
     --plan "$work/$run.plan.json" --out "$work/$run.results.json" > "$work/$run.simrun.out" || rc=$?
   if [ "$rc" = 124 ]; then
     rm -f "$work/$run.results.json"
@@ -89,7 +99,7 @@ if grep -q -- "--option fold_replicas=" <<< "$strategies"; then fold=yes; fi
 echo "$fold" > "$work/fold.option"
 echo "$replay_max_gpus" > "$work/replay.max"
 if [ "$fold" = yes ]; then
-  echo "every row replayed with \`--option fold_replicas=true\` (identical data-parallel replicas folded), each within ${replay_timeout} s." \
+  echo "every row is replayed with \`--option fold_replicas=true\` (identical data-parallel replicas folded), each limited to ${replay_timeout} s (marked timed out beyond)." \
     > "$work/replay.policy"
 else
   echo "rows with up to ${replay_max_gpus} GPUs are replayed unfolded (each within ${replay_timeout} s); larger ones are not replayed (too large: this simrun has no \`fold_replicas\` option, and the unfolded Program grows with GPUs x micro-batches x layers: the 1,024-GPU row takes about 80 s and 7.4 GB, so by scaling the 1,536-GPU row would need about 13 GB and the 1,920-GPU row about 28 GB)." \
