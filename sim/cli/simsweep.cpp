@@ -54,6 +54,7 @@ struct Options {
   bool list_points = false;
   bool quiet = false;  // --quiet: no progress or "wrote" lines (errors still printed)
   int jobs = 0;
+  double timeout_s = 0;  // --timeout: per point, 0 = none
 };
 
 fs::path self_dir() {
@@ -82,7 +83,7 @@ class Progress {
   // `status`: the point's (sweep::PointOutcome::status).
   void step(const std::string& status) {
     ++done_;
-    const bool failed = status == "failed", over_memory = status == "over_memory";
+    const bool failed = status == "failed" || status == "timeout", over_memory = status == "over_memory";
     failed_ += failed ? 1 : 0;
     over_memory_ += over_memory ? 1 : 0;
     if (quiet_) return;
@@ -394,15 +395,28 @@ RankRows run_points(const Options& o, const std::vector<sweep::SweepAxis>& axes,
     std::cerr << "simsweep" << who << ": --resume: " << mine.size() - chains.size() << " of " << mine.size()
               << " points already done, running " << chains.size() << "\n";
   Progress progress(chains.size(), who, o.quiet);
-  const auto results = sweep::run_chains(chains, jobs, [&](size_t chain, const sweep::ChainResult& r) {
-    progress.step(sweep::read_outcome(chain_dirs[chain], r.exit_code).status);
-  });
+  // A point killed for its --timeout: listed as such, with the limit, whatever its log says.
+  const auto outcome_of = [&](const fs::path& dir, const sweep::ChainResult& r) {
+    sweep::PointOutcome outcome = sweep::read_outcome(dir, r.exit_code);
+    if (r.timed_out) {
+      outcome.status = "timeout";
+      outcome.timed = false;
+      std::ostringstream limit;
+      limit << o.timeout_s;
+      outcome.error = "killed after --timeout " + limit.str() + " s (simplan and simrun together)";
+    }
+    return outcome;
+  };
+  const auto results = sweep::run_chains(
+      chains, jobs,
+      [&](size_t chain, const sweep::ChainResult& r) { progress.step(outcome_of(chain_dirs[chain], r).status); },
+      o.timeout_s);
 
   RankRows out;
   for (size_t k = 0; k < mine.size(); ++k) {
-    const int exit_code = chain_of[k] == SIZE_MAX ? 0 : results[chain_of[k]].exit_code;
-    const sweep::PointOutcome outcome = sweep::read_outcome(dirs[k], exit_code);
-    out.failed += outcome.status == "failed" ? 1 : 0;
+    const sweep::ChainResult done = chain_of[k] == SIZE_MAX ? sweep::ChainResult{} : results[chain_of[k]];
+    const sweep::PointOutcome outcome = outcome_of(dirs[k], done);
+    out.failed += outcome.status == "failed" || outcome.status == "timeout" ? 1 : 0;
     out.over_memory += outcome.status == "over_memory" ? 1 : 0;
     out.rows.push_back(sweep::csv_row(axes, points[mine[k]], outcome));
   }
@@ -427,6 +441,10 @@ int run(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--granularity", o.base.granularity, "Replay granularity")->check(CLI::IsMember({"chip", "core"}));
   app.add_option("--simplan-arg", o.base.simplan_args, "Extra argument passed to simplan, e.g. --simplan-arg=--mode=inference");
+  app.add_option("--timeout", o.timeout_s,
+                 "Seconds a point (its simplan and simrun together) may run; one that runs longer is killed and "
+                 "listed with status timeout, counted as failed (default 0: no limit)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--jobs,-j", o.jobs,
                  "Points run at once (default: the number of cores, shared by the MPI ranks on a machine; 1 to 1024)")
       ->check(CLI::Range(1, 1024));

@@ -1,11 +1,15 @@
 #include "sim/sweep/process_pool.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <map>
 
 #include "sim/common/error.hpp"
@@ -37,7 +41,10 @@ pid_t spawn(const Command& command) {
 }  // namespace
 
 std::vector<ChainResult> run_chains(const std::vector<std::vector<Command>>& chains, int parallel,
-                                    const std::function<void(size_t, const ChainResult&)>& on_done) {
+                                    const std::function<void(size_t, const ChainResult&)>& on_done, double timeout_s) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<Clock::time_point> started(chains.size());
+  std::vector<bool> killed(chains.size(), false);
   if (parallel < 1) parallel = 1;
   std::vector<ChainResult> results(chains.size());
   std::vector<size_t> next_command(chains.size(), 0);
@@ -49,6 +56,7 @@ std::vector<ChainResult> run_chains(const std::vector<std::vector<Command>>& cha
     while (next_command[chain] < chains[chain].size()) {
       const size_t c = next_command[chain];
       const pid_t pid = spawn(chains[chain][c]);
+      if (c == 0) started[chain] = Clock::now();
       if (pid > 0) {
         running[pid] = chain;
         return true;
@@ -65,18 +73,29 @@ std::vector<ChainResult> run_chains(const std::vector<std::vector<Command>>& cha
     while (static_cast<int>(running.size()) < parallel && next_chain < chains.size()) advance(next_chain++);
     if (running.empty()) continue;
     int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, 0);
+    // With a time limit, poll (every 20 ms) so that a chain past it can be killed; without, block.
+    const pid_t pid = ::waitpid(-1, &status, timeout_s > 0 ? WNOHANG : 0);
     if (pid < 0) {
       if (errno == EINTR) continue;
       throw Error("simsweep: waitpid failed");
+    }
+    if (pid == 0) {
+      const auto now = Clock::now();
+      for (const auto& [child, chain] : running)
+        if (!killed[chain] && std::chrono::duration<double>(now - started[chain]).count() > timeout_s) {
+          ::kill(child, SIGKILL);
+          killed[chain] = true;
+        }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
     }
     auto it = running.find(pid);
     if (it == running.end()) continue;
     const size_t chain = it->second;
     running.erase(it);
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    if (code != 0) {
-      results[chain] = {code, static_cast<int>(next_command[chain])};
+    if (code != 0 || killed[chain]) {
+      results[chain] = {code != 0 ? code : 128 + SIGKILL, static_cast<int>(next_command[chain]), killed[chain]};
       on_done(chain, results[chain]);
       continue;
     }

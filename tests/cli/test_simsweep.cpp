@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -451,5 +452,32 @@ TEST(Simsweep, WildcardOverListElementsAndLockStepKeys) {
             2)
       << output;
   EXPECT_NE(output.find("no element of system.graph.links in"), std::string::npos) << output;
+  fs::remove_all(dir);
+}
+
+// Issue 41 item 3: --timeout kills a point that runs too long. The stand-in simrun sleeps 5 s at
+// batch 2 and answers at once at batch 1: with --timeout 1 the batch-2 point is listed as timeout
+// (times empty, the limit in its error) and counted as failed, the other point ran.
+TEST(Simsweep, TimeoutKillsALongPoint) {
+  const fs::path dir = test_dir("simsweep_timeout");
+  write_stand_ins(dir);
+  write_script(dir / "bin" / "simrun",
+               "out=''; b=1\n"
+               "while [ $# -gt 0 ]; do case \"$1\" in --out) out=$2;; --record) case \"$2\" in batch=*) b=${2#*=};; esac;; "
+               "esac; shift; done\n"
+               "[ \"$b\" = 2 ] && exec sleep 5\n"
+               "printf '{\"predicted_iteration_s\": 1, \"closed_form_iteration_s\": 1, \"simulated_iteration_s\": 2, "
+               "\"utilization\": 0.5}' > \"$out\"\n");
+  const auto started = std::chrono::steady_clock::now();
+  std::string output;
+  EXPECT_EQ(run_command(stand_in_sweep(dir, "--vary batch=1,2 --timeout 1") + " --out " + (dir / "sweep.csv").string(),
+                        &output),
+            1)
+      << output;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 4.5);
+  const std::string csv = read(dir / "sweep.csv");
+  EXPECT_NE(csv.find("\n1,1,ok,1,1,2,0.5,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n2,2,timeout,,,,,,killed after --timeout 1 s (simplan and simrun together)"), std::string::npos)
+      << csv;
   fs::remove_all(dir);
 }
