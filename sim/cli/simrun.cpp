@@ -14,6 +14,8 @@
 //   --quiet: no header, table or summary (errors and warnings still on stderr); --version.
 // Each mode is one small function; the logic lives in the libraries.
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -420,7 +422,18 @@ int plan_mode(const Options& o) {
   if (!o.timeline_file.empty()) report::check_timeline_options(o.timeline, program, graph);  // before the replay
   const program::Evaluation closed = program::ClosedFormEvaluator(program::uncontended_transfer_time(graph)).evaluate(program);
   replay::SimGridEvaluator simgrid(graph, o.simgrid_config, o.lone);
+  // Progress on a long replay (issue 41 item 3): on a terminal, unless --quiet, about once a second,
+  // one line rewritten in place: the simulated time reached and the tasks done.
+  const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO) != 0;
+  bool progress_shown = false;
+  if (show_progress)
+    simgrid.set_progress([&](double simulated_s, std::size_t done, std::size_t total) {
+      std::fprintf(stderr, "\rsimrun: replay at %.6g s simulated (closed form %.6g s), %zu of %zu tasks (%.0f %%)   ",
+                   simulated_s, closed.makespan_s, done, total, 100.0 * static_cast<double>(done) / static_cast<double>(total));
+      progress_shown = true;
+    });
   const program::Evaluation simulated = simgrid.evaluate(program);
+  if (progress_shown) std::fprintf(stderr, "\r%*s\r", 100, "");
 
   const auto totals = workload.totals();
   const double useful_flops = plan.workload.mode == plan::Mode::inference ? totals.flops.fwd : totals.flops.total();

@@ -46,14 +46,15 @@ program::Evaluation SimGridEvaluator::evaluate(const program::Program& program) 
   Simulation simulation(graph_, communicating_pairs(program, graph_), simgrid_config_, LinkLatency::by_caller);
   stats_ = {};
   stats_.setup_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  program::Evaluation result = simulation.run(program, lone_, &stats_);
+  program::Evaluation result = simulation.run(program, lone_, &stats_, progress_);
   stats_.simulated_s = result.makespan_s;
   stats_.activities = static_cast<std::size_t>(result.activities);
   stats_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - stats_.setup_wall_s;
   return result;
 }
 
-program::Evaluation Simulation::run(const program::Program& program, LoneTransfers lone_mode, ReplayStats* counts) {
+program::Evaluation Simulation::run(const program::Program& program, LoneTransfers lone_mode, ReplayStats* counts,
+                                    const ReplayProgress& progress) {
   if (impl_->ran) throw Error("replay: a Simulation runs once");
   impl_->ran = true;
   const auto& tasks = program.tasks();
@@ -139,9 +140,18 @@ program::Evaluation Simulation::run(const program::Program& program, LoneTransfe
   std::size_t lone_done = 0;
   std::function<void()> drain;
 
+  // Progress: the wall clock is read every 4,096 completions, the callback called once a second.
+  auto last_report = std::chrono::steady_clock::now();
   auto complete = [&](std::size_t i) {
     result.tasks[i].finish = sg4::Engine::get_clock();
     ++done;
+    if (progress && (done & 4095) == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (std::chrono::duration<double>(now - last_report).count() >= kReplayProgressEvery) {
+        last_report = now;
+        progress(result.tasks[i].finish, done, n);
+      }
+    }
     for (std::size_t s = first_successor[i]; s < first_successor[i + 1]; ++s)
       if (--waiting[static_cast<std::size_t>(successors[s])] == 0) ready.push_back(static_cast<std::size_t>(successors[s]));
   };

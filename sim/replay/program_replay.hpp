@@ -41,12 +41,15 @@ class SimGridEvaluator final : public program::Evaluator {
   program::Evaluation evaluate(const program::Program& program) override;
   /// Wall-clock figures of the last evaluate().
   const ReplayStats& stats() const noexcept { return stats_; }
+  /// Called during evaluate() about once a second of wall clock (replay.hpp ReplayProgress).
+  void set_progress(ReplayProgress progress) { progress_ = std::move(progress); }
 
  private:
   const topology::TopologyGraph& graph_;
   std::vector<std::string> simgrid_config_;
   LoneTransfers lone_;
   ReplayStats stats_;
+  ReplayProgress progress_;
 };
 
 }  // namespace partsim::replay

@@ -17,6 +17,7 @@
 // (schedule.hpp): the comms of step k are created when the last comm of step k-1 has finished, so only
 // one step's comms exist at a time.
 
+#include <functional>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -28,6 +29,11 @@
 #include "topology/topology_graph.hpp"
 
 namespace partsim::replay {
+
+/// Called during a long replay, at most once per `ReplayProgressEvery` of wall clock: the simulated
+/// time reached (s), the tasks finished and the tasks in all (simrun's progress line).
+using ReplayProgress = std::function<void(double simulated_s, std::size_t done, std::size_t total)>;
+inline constexpr double kReplayProgressEvery = 1.0;  // s of wall clock
 
 struct ReplayStats {
   double simulated_s = 0;      // simulated makespan, s
@@ -96,7 +102,7 @@ class Simulation {
   /// routes for its transfers must be among `pairs`. `counts`, when given, receives simgrid_comms
   /// and lone_transfers.
   program::Evaluation run(const program::Program& program, LoneTransfers lone = LoneTransfers::timed,
-                          ReplayStats* counts = nullptr);
+                          ReplayStats* counts = nullptr, const ReplayProgress& progress = {});
 
   int host_count() const;
 
