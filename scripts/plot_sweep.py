@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """Plot one or more simsweep CSVs: predicted, closed-form and simulated iteration time against a
-varied axis (as seed 003 Fig. 14 and 15 do), every CSV and every value of a second varied axis its
-own series, every line in the legend.
+varied axis (as seed 003 Fig. 14 and 15 do). Every CSV and every combination of the other varied
+columns (e.g. strategy x workload; --group-by to choose) is its own series with its own colour:
+simulated solid, predicted dashed, closed form dotted, in that colour.
 
 Usage: scripts/plot_sweep.py CSV[:LABEL] [CSV[:LABEL] ...] -o fig.png|fig.svg|fig.pdf
-           [--title T] [--x AXIS] [--metrics predicted,closed_form,simulated] [--utilization]
-           [--log-x] [--y-zoom] [--dump-data]
+           [--title T] [--x AXIS] [--group-by COL[,COL...]] [--metrics predicted,closed_form,simulated]
+           [--utilization] [--log-x] [--log-y] [--y-zoom] [--dump-data]
 e.g.   scripts/plot_sweep.py replanned.csv:re-planned fixed.csv:"fixed plan" -o bw.svg
+       scripts/plot_sweep.py sweep.csv --x batch --group-by strategy,workload --log-y -o batch.png
 
 - x: the `<axis>_si` column (SI units) when the CSV has it, else the written value read with its
   unit (old CSVs; 512KiB, 1MiB, 2MiB become one unit), shown in a readable unit and labelled with
@@ -14,8 +16,13 @@ e.g.   scripts/plot_sweep.py replanned.csv:re-planned fixed.csv:"fixed plan" -o 
 - Points whose status is `failed` or `over_memory` (the plan does not fit a device's memory: it could
   not run, even where it was replayed anyway) are left out, with a note on stderr and in the title;
   `warning` points are plotted.
-- Lines: colour and marker per series and metric, line style per metric (prediction dashed,
-  closed form dotted, simulated solid and drawn on top), y from zero (--y-zoom to fit the data).
+- Series: one per CSV and combination of the --group-by columns (default: every varied column
+  but x whose values differ between the rows; --group-by none for one series per CSV). A --group-by
+  column may be any column of the CSV before `status`, e.g. strategy and workload.
+- Lines: one colour per series; line style and marker per metric (prediction dashed, closed form
+  dotted, simulated solid and drawn on top; utilization dash-dot on a right axis). The legend lists
+  the series by colour and the metrics by line style. y from zero (--y-zoom to fit the data,
+  --log-y for a logarithmic y axis).
 - --dump-data prints what would be plotted as JSON on stdout (tests and other tools use it).
 """
 import argparse
@@ -63,8 +70,14 @@ def x_value(row, axis):
     return plot_common.parse_quantity(row[axis])
 
 
-def load(path, label, x_axis):
-    """One CSV as {label, axis, series: {group: [(x_si, row)]}, skipped: [text], dimension}."""
+def default_group_by(axes, x, rows):
+    """Every varied column but x whose value differs between the rows, in the CSV's order."""
+    return [a for a in axes if a != x and len({row[a] for row in rows}) > 1]
+
+
+def load(path, label, x_axis, group_by=None):
+    """One CSV as {label, axis, series: {group: [(x_si, row)]}, skipped: [text], dimension}.
+    `group_by`: the columns whose combination makes a series (None: default_group_by)."""
     try:
         with open(path, newline="") as f:
             reader = csv.DictReader(f)
@@ -78,7 +91,17 @@ def load(path, label, x_axis):
     if x_axis is not None and x_axis not in axes:
         plot_common.fail(PROGRAM, f"{path}: --x {x_axis}: not a varied axis (axes: {', '.join(axes)})")
     x = x_axis or axes[0]
-    group_axis = next((a for a in axes if a != x), None)
+    if group_by is None:
+        group_axes = default_group_by(axes, x, rows)
+    else:
+        columns = header[:header.index("status")]
+        for column in group_by:
+            if column not in columns:
+                plot_common.fail(PROGRAM, f"{path}: --group-by {column}: no such column before 'status' "
+                                          f"(columns: {', '.join(columns)})")
+            if column == x:
+                plot_common.fail(PROGRAM, f"{path}: --group-by {column}: that is the axis on x")
+        group_axes = list(group_by)
     series, skipped, dimension, categorical = {}, [], None, False
     for n, row in enumerate(rows, start=2):  # line numbers: the header is line 1
         point = ", ".join(f"{a}={row[a]}" for a in axes)
@@ -88,20 +111,21 @@ def load(path, label, x_axis):
         value, dim = x_value(row, x)
         categorical = categorical or value is None  # names (workload, strategy): one tick each
         dimension = dimension or dim
-        group = row[group_axis] if group_axis else ""
+        group = ", ".join(f"{plot_common.axis_meaning(a)} = {row[a]}" for a in group_axes)
         series.setdefault(group, []).append((value, row))
     if categorical:
         series = {g: [(row[x], row) for _, row in points] for g, points in series.items()}  # in file order
     else:
         for points in series.values():
             points.sort(key=lambda p: p[0])  # the curve never runs backwards
-    return {"label": label, "path": path, "x": x, "group_axis": group_axis, "series": series, "skipped": skipped,
+    return {"label": label, "path": path, "x": x, "group_axes": group_axes, "series": series, "skipped": skipped,
             "dimension": None if categorical else dimension, "categorical": categorical}
 
 
-def extract(sources, x_axis, metrics, utilization):
-    """Everything the figure shows, in display units: the data --dump-data prints."""
-    loaded = [load(path, label, x_axis) for path, label in sources]
+def extract(sources, x_axis, metrics, utilization, group_by=None):
+    """Everything the figure shows, in display units: the data --dump-data prints. Each line has its
+    series' name and `colour`, the series' index (the same for every metric of a series)."""
+    loaded = [load(path, label, x_axis, group_by) for path, label in sources]
     x_key = loaded[0]["x"]
     for data in loaded[1:]:
         if data["x"] != x_key:
@@ -119,7 +143,7 @@ def extract(sources, x_axis, metrics, utilization):
         divisor, unit = 1.0, ""
     else:
         divisor, unit = plot_common.display_unit(all_x, loaded[0]["dimension"])
-    lines, skipped = [], []
+    lines, skipped, names = [], [], []
     for data in loaded:
         skipped += [f"{data['path']}: {s}" for s in data["skipped"]]
         for group, points in data["series"].items():
@@ -127,39 +151,47 @@ def extract(sources, x_axis, metrics, utilization):
             label = data["label"] or os.path.splitext(os.path.basename(data["path"]))[0]
             name = label if len(loaded) > 1 or data["label"] else ""
             if group:
-                name = (name + ", " if name else "") + f"{plot_common.axis_meaning(data['group_axis'])} = {group}"
+                name = (name + ", " if name else "") + group
+            if name not in names:
+                names.append(name)
+            colour = names.index(name)
             xs = [x / divisor for x, _ in points]
             for metric in metrics:
                 column = METRICS[metric][0]
-                lines.append({"series": name, "metric": metric, "x": xs,
+                lines.append({"series": name, "metric": metric, "colour": colour, "x": xs,
                               "y_ms": [float(r[column]) * 1e3 for _, r in points]})
             if utilization:
-                lines.append({"series": name, "metric": "utilization", "x": xs,
+                lines.append({"series": name, "metric": "utilization", "colour": colour, "x": xs,
                               "y": [float(r["utilization"]) for _, r in points]})
     return {"x_key": x_key, "x_unit": unit, "x_label": plot_common.axis_label(x_key, unit), "x_ticks": categories,
-            "lines": lines, "skipped": skipped}
+            "group_by": loaded[0]["group_axes"], "series": names, "lines": lines, "skipped": skipped}
+
+
+def colour_of(index):
+    """The colour of series `index`: tab10, then tab20's lighter shades, then around again."""
+    import matplotlib.pyplot as plt
+    palette = list(plt.get_cmap("tab10").colors) + list(plt.get_cmap("tab20").colors[1::2])
+    return palette[index % len(palette)]
 
 
 def plot(data, args):
+    """Draws and saves the figure; returns it (tests read its lines)."""
     import matplotlib
     matplotlib.use("Agg")  # files only, no display needed
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     fig, ax = plt.subplots(figsize=(8, 5))
     ax2 = ax.twinx() if args.utilization else None
-    colours = plt.get_cmap("tab10").colors
-    markers = "ovs^D<>pPX*h"
-    names = list(dict.fromkeys(line["series"] for line in data["lines"]))
-    for k, line in enumerate(data["lines"]):
-        series_index = names.index(line["series"])
+    for line in data["lines"]:
         prefix = f"{line['series']}: " if line["series"] else ""
+        colour = colour_of(line["colour"])
         if line["metric"] == "utilization":
-            ax2.plot(line["x"], line["y"], linestyle="-.", marker=markers[(k + 3) % len(markers)], markersize=4,
-                     color=colours[k % len(colours)], alpha=0.8, label=f"{prefix}utilization (right axis)")
+            ax2.plot(line["x"], line["y"], linestyle="-.", marker="d", markersize=4,
+                     color=colour, alpha=0.8, label=f"{prefix}utilization (right axis)")
             continue
-        _, text, style, _, face, z = METRICS[line["metric"]]
-        colour = colours[k % len(colours)]
-        ax.plot(line["x"], line["y_ms"], linestyle=style, marker=markers[(series_index * 3 + k) % len(markers)],
+        _, text, style, marker, face, z = METRICS[line["metric"]]
+        ax.plot(line["x"], line["y_ms"], linestyle=style, marker=marker,
                 markersize=8 if face == "none" else 6, markerfacecolor=face or colour, color=colour, zorder=z,
                 linewidth=1.8 if line["metric"] == "simulated" else 1.4, label=f"{prefix}{text}")
     ax.set_xlabel(data["x_label"])
@@ -174,7 +206,9 @@ def plot(data, args):
         ax.set_xticks(xs)
         ax.set_xticklabels([f"{x:g}" for x in xs])
         ax.minorticks_off()
-    if not args.y_zoom:  # from zero, with room above the highest point
+    if args.log_y:
+        ax.set_yscale("log")
+    elif not args.y_zoom:  # from zero, with room above the highest point
         highest = max((y for line in data["lines"] for y in line.get("y_ms", [])), default=0)
         ax.set_ylim(0, highest * 1.08 if highest > 0 else 1)
     if ax2 is not None:
@@ -185,14 +219,32 @@ def plot(data, args):
         title += f" ({len(data['skipped'])} failed or over-memory point{'s' if len(data['skipped']) > 1 else ''} left out)"
     ax.set_title(plot_common.wrapped(title, 70))
     ax.grid(True, alpha=0.3)
-    handles, labels = ax.get_legend_handles_labels()
-    if ax2 is not None:
-        more = ax2.get_legend_handles_labels()
-        handles, labels = handles + more[0], labels + more[1]
+    series = data["series"]
+    metrics = list(dict.fromkeys(line["metric"] for line in data["lines"]))
+    if len(series) > 1:
+        # One entry per series (its colour) and one per metric (its line style, in grey): a legend
+        # that stays short however many series there are.
+        handles = [Line2D([], [], color=colour_of(i), linewidth=6) for i in range(len(series))]
+        labels = list(series)
+        for metric in metrics:
+            if metric == "utilization":
+                handles.append(Line2D([], [], color="0.35", linestyle="-.", marker="d", markersize=4))
+                labels.append("utilization (right axis)")
+            else:
+                _, text, style, marker, face, _ = METRICS[metric]
+                handles.append(Line2D([], [], color="0.35", linestyle=style, marker=marker,
+                                      markerfacecolor=face or "0.35", markersize=7 if face == "none" else 6))
+                labels.append(text)
+    else:
+        handles, labels = ax.get_legend_handles_labels()
+        if ax2 is not None:
+            more = ax2.get_legend_handles_labels()
+            handles, labels = handles + more[0], labels + more[1]
     # Below the axes, so no line hides under it; save() keeps it inside the image.
     ax.legend(handles, labels, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16),
               ncol=2 if len(labels) > 3 else 1, frameon=False)
     plot_common.save(fig, args.output, PROGRAM)
+    return fig
 
 
 def main():
@@ -203,7 +255,11 @@ def main():
     ap.add_argument("--metrics", default="predicted,closed_form,simulated",
                     help="comma-separated, of predicted, closed_form, simulated (default: all three)")
     ap.add_argument("--utilization", action="store_true", help="also plot utilization on a right axis")
+    ap.add_argument("--group-by", default=None, metavar="COL[,COL...]",
+                    help="columns whose combination makes a series, e.g. strategy,workload (default: every "
+                         "varied column but x whose values differ; 'none': one series per CSV)")
     ap.add_argument("--log-x", action="store_true", help="logarithmic x axis (geometric sweeps)")
+    ap.add_argument("--log-y", action="store_true", help="logarithmic y axis (times that span decades)")
     ap.add_argument("--y-zoom", action="store_true", help="fit the y axis to the data (default: from zero, so "
                                                           "a 1 %% difference looks like 1 %%)")
     plot_common.add_output_options(ap, "the plotted data")
@@ -212,9 +268,12 @@ def main():
     for m in metrics:
         if m not in METRICS:
             plot_common.fail(PROGRAM, f"--metrics: unknown '{m}' (allowed: {', '.join(METRICS)})")
+    group_by = None
+    if args.group_by is not None:
+        group_by = [] if args.group_by == "none" else [c for c in args.group_by.split(",") if c]
 
     def extract_and_note():
-        data = extract([split_source(a) for a in args.csv], args.x, metrics, args.utilization)
+        data = extract([split_source(a) for a in args.csv], args.x, metrics, args.utilization, group_by)
         for note in data["skipped"]:
             print(f"{PROGRAM}: note: failed or over-memory point left out: {note}", file=sys.stderr)
         return data

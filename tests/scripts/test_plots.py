@@ -4,7 +4,9 @@ PNG and SVG, and the data it extracts (--dump-data) matches values worked out by
 Run by ctest (tests/scripts/CMakeLists.txt) with the system python3 that has matplotlib:
     PARTSIM_SOURCE_DIR=. /usr/bin/python3 -m unittest tests/scripts/test_plots.py
 """
+import contextlib
 import gzip
+import io
 import json
 import os
 import shutil
@@ -31,6 +33,45 @@ def run(script, *args):
 
 def data(name):
     return os.path.join(DATA, name)
+
+
+def write_three_axis_sweep(directory):
+    """A CSV varying batch, strategy and workload (2 x 2 x 2 points): simulated = predicted x 1.1,
+    predicted (ms) = batch / 64 x (1 for dsm, 2 for megatron) x (1 for vgg16, 3 for resnet50)."""
+    path = os.path.join(directory, "three_axes.csv")
+    with open(path, "w") as f:
+        f.write("batch,batch_si,strategy,strategy_si,workload,workload_si,status,predicted_s,closed_form_s,"
+                "simulated_s,utilization,error,warnings\n")
+        for workload, w in (("vgg16", 1), ("resnet50", 3)):
+            for strategy, k in (("dsm", 1), ("megatron", 2)):
+                for batch in (64, 512):
+                    p = batch / 64 * k * w * 1e-3
+                    f.write(f"{batch},{batch},{strategy},,{workload},,ok,{p},{p * 1.05},{p * 1.1},0.5,,\n")
+    return path
+
+
+def write_long_results(directory, layers=175):
+    """A results.json of `layers` fwd rows; row i simulated (i + 1) ms (compute half, the rest exposed
+    communication), predicted (i + 1) x 1.2 ms: the last row's tick is the highest point."""
+    rows = []
+    for i in range(layers):
+        t = (i + 1) * 1e-3
+        rows.append({"name": f"layer{i:03d}", "pass": "fwd", "predicted_s": t * 1.2, "closed_form_s": t,
+                     "simulated_s": t, "critical_path_s": t / layers, "compute_s": t / 2, "exposed_s": t / 2,
+                     "exposed_communication_s": t / 2, "exposed_memory_s": 0.0})
+    results = {"schema": 1, "strategy": "dsm", "config": "ring4", "workload": "gpt3", "batch": 8,
+               "granularity": "chip", "simulated_iteration_s": 1.0, "critical_path_other_s": 0.0, "layers": rows}
+    path = os.path.join(directory, "long.json")
+    with open(path, "w") as f:
+        json.dump(results, f)
+    return path
+
+
+def png_size(path):
+    """(width, height) in pixels from a PNG's IHDR chunk."""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
 
 
 class Images(unittest.TestCase):
@@ -65,6 +106,24 @@ class Images(unittest.TestCase):
 
     def test_sweep_names_on_x(self):
         self.render("plot_sweep.py", data("sweep_two_axes.csv"), "--utilization")
+
+    def test_sweep_grouped_log_y(self):
+        self.render("plot_sweep.py", write_three_axis_sweep(self.dir), "--x", "batch", "--log-y", "--utilization")
+
+    def test_breakdown_pages_of_a_long_model(self):
+        # 175 layers, at most 60 a page: fig.png, fig_2.png, fig_3.png (ceil(175 / 60) = 3), each at
+        # most 16 in x 150 dpi wide (plus the legend's and labels' margins), and no fourth.
+        long = write_long_results(self.dir)
+        for extra in ([], ["--critical-path"], ["--percent"]):
+            out = os.path.join(self.dir, "layers.png")
+            code, stdout, stderr = run("plot_breakdown.py", long, "-o", out, *extra)
+            self.assertEqual(code, 0, stderr)
+            pages = [out] + [os.path.join(self.dir, f"layers_{k}.png") for k in (2, 3)]
+            for page in pages:
+                self.assertIn(f"wrote {page}", stdout)
+                width, _ = png_size(page)
+                self.assertLessEqual(width, 16 * 150 + 300, page)
+            self.assertFalse(os.path.exists(os.path.join(self.dir, "layers_4.png")))
 
     def test_breakdown(self):
         self.render("plot_breakdown.py", data("results.json"))
@@ -162,6 +221,68 @@ class SweepData(unittest.TestCase):
         self.assertEqual(d["x_label"], "minibatch size")
         self.assertEqual(line(d["lines"], "workload = resnet50", "predicted")["x"], [64, 512])
 
+    def test_group_by_strategy_and_workload(self):
+        with tempfile.TemporaryDirectory(prefix="partsim_plots_") as tmp:
+            path = write_three_axis_sweep(tmp)
+            pairs = [f"strategy = {s}, workload = {w}" for w in ("vgg16", "resnet50") for s in ("dsm", "megatron")]
+            # Default: every varied column but x that differs (strategy, workload): one series per pair.
+            d, _ = dump("plot_sweep.py", path, "--x", "batch")
+            self.assertEqual(d["group_by"], ["strategy", "workload"])
+            self.assertEqual(d["series"], pairs)
+            for k, name in enumerate(pairs):
+                predicted, simulated = line(d["lines"], name, "predicted"), line(d["lines"], name, "simulated")
+                self.assertEqual(predicted["colour"], k)
+                self.assertEqual(simulated["colour"], k)  # one colour per series, whatever the metric
+                self.assertEqual(simulated["x"], [64, 512])
+            # megatron on resnet50: 2 x 3 = 6 ms at 64, 8 x that at 512; simulated 1.1 x.
+            self.assertEqual([round(y, 9) for y in line(d["lines"], pairs[3], "predicted")["y_ms"]], [6, 48])
+            self.assertEqual([round(y, 9) for y in line(d["lines"], pairs[3], "simulated")["y_ms"]], [6.6, 52.8])
+            # Explicit order, and a column that does not exist.
+            d, _ = dump("plot_sweep.py", path, "--x", "batch", "--group-by", "workload,strategy")
+            self.assertEqual(d["series"][0], "workload = vgg16, strategy = dsm")
+            d, _ = dump("plot_sweep.py", path, "--x", "batch", "--group-by", "workload")
+            self.assertEqual(len(d["series"]), 2)  # strategies share a series (as the old default did)
+            d, _ = dump("plot_sweep.py", path, "--x", "batch", "--group-by", "none", "--metrics", "simulated")
+            self.assertEqual(d["series"], [""])
+            code, _, stderr = run("plot_sweep.py", path, "--dump-data", "--group-by", "config")
+            self.assertEqual(code, 2)
+            self.assertIn("--group-by config: no such column before 'status'", stderr)
+
+    def test_figure_lines_share_a_colour_per_series_and_log_y(self):
+        import argparse
+        import matplotlib
+        matplotlib.use("Agg")
+        import plot_sweep
+        with tempfile.TemporaryDirectory(prefix="partsim_plots_") as tmp:
+            path = write_three_axis_sweep(tmp)
+            d = plot_sweep.extract([(path, None)], "batch", ["predicted", "closed_form", "simulated"], False)
+            args = argparse.Namespace(utilization=False, log_x=False, log_y=True, y_zoom=False, title=None,
+                                      output=os.path.join(tmp, "fig.png"))
+            with contextlib.redirect_stdout(io.StringIO()):
+                fig = plot_sweep.plot(d, args)
+            ax = fig.axes[0]
+            self.assertEqual(ax.get_yscale(), "log")
+            by_label = {l.get_label(): l for l in ax.get_lines()}
+            self.assertEqual(len(by_label), 4 * 3)
+            colours = set()
+            for name in d["series"]:
+                simulated = by_label[f"{name}: simulated (SimGrid)"]
+                predicted = by_label[f"{name}: planner prediction"]
+                closed = by_label[f"{name}: closed form"]
+                self.assertEqual(simulated.get_color(), predicted.get_color())
+                self.assertEqual(simulated.get_color(), closed.get_color())
+                self.assertEqual(simulated.get_linestyle(), "-")
+                self.assertEqual(predicted.get_linestyle(), "--")
+                self.assertEqual(closed.get_linestyle(), ":")
+                colours.add(matplotlib.colors.to_hex(simulated.get_color()))
+            self.assertEqual(len(colours), 4)  # four series, four colours
+            legend = [t.get_text() for t in ax.get_legend().get_texts()]
+            self.assertEqual(legend, d["series"] + ["planner prediction", "closed form", "simulated (SimGrid)"])
+            args.log_y = False
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(plot_sweep.plot(d, args).axes[0].get_yscale(), "linear")
+            matplotlib.pyplot.close("all")
+
     def test_unknown_metric_and_axis(self):
         code, _, stderr = run("plot_sweep.py", data("sweep_fixed.csv"), "--dump-data", "--metrics", "latency")
         self.assertEqual(code, 2)
@@ -213,6 +334,45 @@ class BreakdownData(unittest.TestCase):
         self.assertAlmostEqual(d["passes"]["bwd"][0]["critical_path"], 500.0 / 12)
         self.assertAlmostEqual(d["critical_path_other"], 50.0 / 12)
         self.assertAlmostEqual(d["iteration"], 100.0)
+
+    def test_long_model_pages_and_is_never_clipped(self):
+        import argparse
+        import math
+        import matplotlib
+        matplotlib.use("Agg")
+        import plot_breakdown
+        with tempfile.TemporaryDirectory(prefix="partsim_plots_") as tmp:
+            long = write_long_results(tmp)
+            for max_rows in (60, 50):
+                for percent, critical_path in ((False, False), (True, False), (False, True)):
+                    d = plot_breakdown.extract(long, None, percent, critical_path)
+                    args = argparse.Namespace(title=None, max_rows=max_rows, output=os.path.join(tmp, "b.png"))
+                    with contextlib.redirect_stdout(io.StringIO()):  # 'wrote ...' lines
+                        figures = plot_breakdown.plot(d, args)
+                    self.assertEqual(len(figures), math.ceil(175 / max_rows))
+                    shown = []
+                    for fig in figures:
+                        self.assertLessEqual(fig.get_size_inches()[0], plot_breakdown.MAX_WIDTH_IN)
+                        ax = fig.axes[0]
+                        top = ax.get_ylim()[1]
+                        labels = [t.get_text() for t in ax.get_xticklabels()]
+                        self.assertLessEqual(len(labels), max_rows)
+                        shown += labels
+                        for bar in ax.patches:
+                            self.assertLessEqual(bar.get_y() + bar.get_height(), top)
+                        for ticks in ax.collections:  # the prediction (and span) ticks
+                            self.assertLessEqual(max(y for _, y in ticks.get_offsets()), top)
+                    # Every layer once, in order, over the pages.
+                    self.assertEqual(shown, [f"layer{i:03d}" for i in range(175)])
+                    matplotlib.pyplot.close("all")
+            d = plot_breakdown.extract(long)
+            with contextlib.redirect_stdout(io.StringIO()):
+                one = plot_breakdown.plot(d, argparse.Namespace(title=None, max_rows=0,
+                                                                output=os.path.join(tmp, "c.png")))
+            self.assertEqual(len(one), 1)
+            self.assertLessEqual(one[0].get_size_inches()[0], plot_breakdown.MAX_WIDTH_IN)
+        code, _, stderr = run("plot_breakdown.py", data("results.json"), "--dump-data", "--max-rows", "-1")
+        self.assertEqual(code, 2)
 
     def test_critical_path_needs_a_results_json_that_has_it(self):
         with open(data("results.json")) as f:
