@@ -107,7 +107,8 @@ class MegatronLowerer {
         chunks_(c_.pp * c_.virtual_stages),
         replicas_(c_.fold_replicas ? 1 : c_.dp),
         bpe_(topology::bytes_per_element(ctx.spec.precision)),
-        last_compute_(static_cast<std::size_t>(ctx.spec.device_count()), -1) {
+        last_compute_(static_cast<std::size_t>(ctx.spec.device_count()), -1),
+        step_first_compute_(static_cast<std::size_t>(ctx.spec.device_count()), -1) {
     if (c_.tp * c_.pp * c_.dp != ctx.spec.device_count())
       throw InputError("megatron plan: tp x pp x dp = " + std::to_string(c_.tp * c_.pp * c_.dp) + " devices, the platform has " +
                        std::to_string(ctx.spec.device_count()));
@@ -261,6 +262,8 @@ class MegatronLowerer {
     int& last = last_compute_[static_cast<std::size_t>(dev)];
     if (last >= 0) after.push_back(last);
     last = program_.add_compute(static_cast<int>(layer), pass, label, at(dev), seconds, std::move(after));
+    int& first = step_first_compute_[static_cast<std::size_t>(dev)];
+    if (first < 0) first = last;
     return {last};
   }
 
@@ -282,6 +285,14 @@ class MegatronLowerer {
     return all;
   }
 
+  /// Bytes of layer i's output (or of its first input) for one micro-batch: the graph's tensor a
+  /// TP collective or a pipeline send moves.
+  double micro_batch_bytes(std::size_t i, bool output) const {
+    const workloads::Layer& l = graph_.layer(i);
+    const auto elements = output || l.input_shapes.empty() ? l.output_shape.elements() : l.input_shapes[0].elements();
+    return static_cast<double>(elements) * c_.microbatch * bpe_;
+  }
+
   /// The TP collectives `kinds` of block layer i, on every rank of group (d, r). Reported under the
   /// block's attention layer, where the plan charges a block's TP collectives (registration.cpp),
   /// so that simrun's rows compare like with like.
@@ -291,10 +302,7 @@ class MegatronLowerer {
     // gradient in the backward), or with of_output its output (the residual add's gradient).
     // Whole, as the registry sizes collectives: the all-reduce's input, the all-gather's output,
     // the reduce-scatter's input.
-    const workloads::Layer& l = graph_.layer(i);
-    const double elements = static_cast<double>(of_output || l.input_shapes.empty() ? l.output_shape.elements()
-                                                                                    : l.input_shapes[0].elements());
-    const double bytes = elements * c_.microbatch * bpe_;
+    const double bytes = micro_batch_bytes(i, of_output);
     for (const std::string& kind : kinds) {
       const std::vector<int> end =
           collective(kind, tp_group(d, r), bytes, block_attention_[i], pass, "tp " + kind, all_of(cur));
@@ -335,10 +343,7 @@ class MegatronLowerer {
     // scatter/gather (N21 §4.1) sends slices and all-gathers them on arrival.
     // `layer`: forward the sending chunk's last layer, backward the sending chunk's first layer
     // (its input's gradient goes back).
-    const workloads::Layer& l = graph_.layer(layer);
-    const double elements = static_cast<double>(pass == Pass::fwd || l.input_shapes.empty() ? l.output_shape.elements()
-                                                                                          : l.input_shapes[0].elements());
-    const double whole = elements * c_.microbatch * bpe_;
+    const double whole = micro_batch_bytes(layer, pass == Pass::fwd);
     const double bytes_per_rank = whole / c_.tp;
     const bool all_gather_after = c_.tp > 1 && !c_.sequence_parallel;
     const char* label = pass == Pass::fwd ? "pipeline send (activation)" : "pipeline send (gradient)";
@@ -361,11 +366,11 @@ class MegatronLowerer {
     const int g = global_chunk(r, s);
     std::vector<std::vector<int>> cur(static_cast<std::size_t>(c_.tp));
     for (int t = 0; t < c_.tp; ++t) cur[static_cast<std::size_t>(t)] = forward_in_[slot(d, g, s.micro_batch) * c_.tp + t];
-    const int begin = static_cast<int>(program_.size());
+    start_step(d, r);
     forward_layers(d, r, g, cur, false, s.micro_batch == 0);
     // The chunk's activations for this micro-batch are made from its first forward compute on.
     for (int t = 0; t < c_.tp; ++t)
-      first_forward_[slot(d, g, s.micro_batch) * c_.tp + t] = compute_task(begin, device(t, d, r), /*first=*/true);
+      first_forward_[slot(d, g, s.micro_batch) * c_.tp + t] = step_first_compute_[static_cast<std::size_t>(device(t, d, r))];
     if (g + 1 < chunks_) {
       const auto arrived = send(d, r, (r + 1) % c_.pp, chunk_layers_[static_cast<std::size_t>(g)].back(), Pass::fwd, cur);
       for (int t = 0; t < c_.tp; ++t) forward_in_[slot(d, g + 1, s.micro_batch) * c_.tp + t] = arrived[static_cast<std::size_t>(t)];
@@ -377,7 +382,7 @@ class MegatronLowerer {
     const int g = global_chunk(r, s);
     std::vector<std::vector<int>> cur(static_cast<std::size_t>(c_.tp));
     for (int t = 0; t < c_.tp; ++t) cur[static_cast<std::size_t>(t)] = backward_in_[slot(d, g, s.micro_batch) * c_.tp + t];
-    const int begin = static_cast<int>(program_.size());
+    start_step(d, r);
     if (c_.recompute == Recompute::full) forward_layers(d, r, g, cur, true);
     const auto& layers = chunk_layers_[static_cast<std::size_t>(g)];
     for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
@@ -405,7 +410,8 @@ class MegatronLowerer {
     for (int t = 0; t < c_.tp; ++t) {
       const int dev = device(t, d, r);
       const int first = first_forward_[slot(d, g, s.micro_batch) * c_.tp + t];
-      const int last = compute_task(begin, dev, /*first=*/false);
+      // The step's last compute on the device, if it had any (compute() chains them in order).
+      const int last = step_first_compute_[static_cast<std::size_t>(dev)] >= 0 ? last_compute_[static_cast<std::size_t>(dev)] : -1;
       if (first >= 0 && last >= 0)  // a chunk without compute holds nothing (never, for a real model)
         program_.add_holding(dev, chunk_activations_[static_cast<std::size_t>(g)], first, last, "activations");
     }
@@ -416,17 +422,9 @@ class MegatronLowerer {
     backward_done_[slot(d, g, s.micro_batch)] = true;
   }
 
-  /// The first (or last) compute task on `dev` among the tasks from `begin` on: those of the step
-  /// being lowered. -1 when there is none.
-  int compute_task(int begin, int dev, bool first) const {
-    int found = -1;
-    for (int i = begin; i < static_cast<int>(program_.size()); ++i) {
-      const program::Task& task = program_.tasks()[static_cast<std::size_t>(i)];
-      if (task.kind != program::TaskKind::compute || task.at.device != dev) continue;
-      found = i;
-      if (first) break;
-    }
-    return found;
+  /// A step of group (d, r) begins: compute() notes each device's first compute task from here on.
+  void start_step(int d, int r) {
+    for (int t = 0; t < c_.tp; ++t) step_first_compute_[static_cast<std::size_t>(device(t, d, r))] = -1;
   }
 
   /// Every device's model states for the whole iteration: its stage's weights, gradients and
@@ -575,6 +573,7 @@ class MegatronLowerer {
   std::vector<double> chunk_activations_;  // by global chunk: bytes per micro-batch and device
   std::vector<int> first_forward_;         // by slot x tp: the (chunk, micro-batch)'s first forward compute task
   std::vector<int> last_compute_;
+  std::vector<int> step_first_compute_;  // by device: its first compute task of the step being lowered, -1 none
   std::vector<bool> forward_done_, backward_done_;
   std::vector<std::vector<int>> forward_in_, backward_in_;  // by slot x tp: what a step waits for
   std::vector<std::vector<int>> layer_end_;                 // by (d, layer, t): its last backward's end
