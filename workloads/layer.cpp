@@ -8,9 +8,9 @@
 namespace partsim::workloads {
 namespace {
 
-constexpr std::array<std::string_view, 18> kKindNames = {
-    "input", "conv", "fc", "matmul", "pool", "activation", "batch_norm", "layer_norm",
-    "softmax", "add", "concat", "flatten", "lstm", "embedding", "attention", "reshape", "rms_norm", "multiply"};
+constexpr std::array<std::string_view, 19> kKindNames = {
+    "input",   "conv", "fc",   "matmul",    "pool",      "activation", "batch_norm", "layer_norm", "softmax", "add",
+    "concat", "flatten", "lstm", "embedding", "attention", "reshape",    "rms_norm",   "multiply",   "slice"};
 
 [[noreturn]] void fail(const LayerSpec& spec, const std::string& message) {
   throw LayerError(spec.name, std::string(to_string(spec.kind)) + ": " + message);
@@ -81,6 +81,15 @@ std::string_view to_string(ActivationFn fn) {
     case ActivationFn::gelu: return "gelu";
     case ActivationFn::silu: return "silu";
     case ActivationFn::elementwise: return "elementwise";
+  }
+  return "?";
+}
+
+std::string_view to_string(ShapeAxis axis) {
+  switch (axis) {
+    case ShapeAxis::channels: return "channels";
+    case ShapeAxis::height: return "height";
+    case ShapeAxis::width: return "width";
   }
   return "?";
 }
@@ -221,6 +230,18 @@ Shape infer_shape(const LayerSpec& spec, const std::vector<Shape>& in) {
       if (a.shape.elements() != in[0].elements())
         fail(spec, "shape " + to_string(a.shape) + " must hold as many elements as " + input_text(spec, 0, in[0]));
       return a.shape;
+
+    case LayerKind::slice: {
+      expect_inputs(spec, in, 1, 1);
+      Shape out = in[0];
+      std::int64_t& size = a.axis == ShapeAxis::channels ? out.c : a.axis == ShapeAxis::height ? out.h : out.w;
+      if (a.begin < 0 || a.end <= a.begin || a.end > size)
+        fail(spec, "[begin, end) = [" + std::to_string(a.begin) + ", " + std::to_string(a.end) + ") must be a non-empty " +
+                       "range inside the " + std::string(to_string(a.axis)) + " (" + std::to_string(size) + ") of " +
+                       input_text(spec, 0, in[0]));
+      size = a.end - a.begin;
+      return out;
+    }
   }
   fail(spec, "unknown layer kind");
 }
@@ -253,6 +274,7 @@ LayerQuantities derive_quantities(const LayerSpec& spec, const std::vector<Shape
     case LayerKind::flatten:
     case LayerKind::concat:
     case LayerKind::reshape:
+    case LayerKind::slice:
       break;  // no computation: data movement only
 
     case LayerKind::conv:

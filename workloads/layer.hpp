@@ -40,9 +40,13 @@ enum class LayerKind {
   reshape,     // the same elements in another per-sample shape (`shape`): reshape or transpose; no computation
   rms_norm,    // per-position RMS normalisation over C (Zhang & Sennrich 2019; Llama): C parameters (gain only)
   multiply,    // element-wise product of 2+ inputs of equal shape (the gate of a gated MLP such as SwiGLU)
+  slice,       // the elements [begin, end) of its input along one axis (q, k, v cut out of one projection,
+               // a sequence's first position); no computation
 };
 
 enum class PoolOp { max, avg };
+/// The per-sample axis a `slice` cuts: channels (c), height (h) or width (w).
+enum class ShapeAxis { channels, height, width };
 // silu = x * sigmoid(x) (Swish-1); elementwise: any other one-input element-wise operation (ONNX
 // import: Div, Erf, Clip, ...), costed like the others: one op per element forward, one backward.
 enum class ActivationFn { relu, sigmoid, tanh, gelu, silu, elementwise };
@@ -51,6 +55,7 @@ enum class ActivationFn { relu, sigmoid, tanh, gelu, silu, elementwise };
 std::string_view to_string(LayerKind kind);
 std::string_view to_string(PoolOp op);
 std::string_view to_string(ActivationFn fn);
+std::string_view to_string(ShapeAxis axis);
 /// All layer kind names, in declaration order (for "allowed: ..." messages).
 const std::vector<std::string>& layer_kind_names();
 
@@ -89,6 +94,8 @@ struct LayerAttributes {
   std::int64_t heads = 1;            // attention: number of heads (must divide the model width)
   std::int64_t kv_heads = 0;         // attention: key/value heads (grouped-query attention; 0 = heads)
   std::int64_t seq_len = 0;          // attention: expected query sequence length (0 = any)
+  ShapeAxis axis = ShapeAxis::channels;  // slice: the axis cut
+  std::int64_t begin = 0, end = 0;   // slice: the elements [begin, end) kept along `axis`
 };
 
 /// The layer as written by the user or a zoo builder.

@@ -111,6 +111,15 @@ std::string NetBuilder::reshape(const std::string& name, const std::string& from
   return add_layer(std::move(spec));
 }
 
+std::string NetBuilder::slice(const std::string& name, const std::string& from, ShapeAxis axis, std::int64_t begin,
+                              std::int64_t end) {
+  LayerSpec spec = make(name, LayerKind::slice, {from});
+  spec.attr.axis = axis;
+  spec.attr.begin = begin;
+  spec.attr.end = end;
+  return add_layer(std::move(spec));
+}
+
 std::string NetBuilder::softmax(const std::string& name, const std::string& from) {
   return add_layer(make(name, LayerKind::softmax, {from}));
 }

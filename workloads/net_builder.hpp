@@ -49,6 +49,9 @@ class NetBuilder {
   std::string matmul(const std::string& name, const std::vector<std::string>& from);
   /// The same elements in another per-sample shape (a reshape or transpose).
   std::string reshape(const std::string& name, const std::string& from, Shape shape);
+  /// The elements [begin, end) of `from` along `axis`.
+  std::string slice(const std::string& name, const std::string& from, ShapeAxis axis, std::int64_t begin,
+                    std::int64_t end);
   /// conv (no bias) -> batch_norm -> relu, named name, name_bn, name_relu; returns the relu.
   std::string conv_bn_relu(const std::string& name, const std::string& from, std::int64_t out_channels,
                            std::int64_t kernel, std::int64_t stride = 1, std::int64_t padding = 0);

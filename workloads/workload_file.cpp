@@ -132,6 +132,15 @@ void read_attributes(yaml::MapReader& map, LayerSpec& spec) {
     case LayerKind::reshape:
       a.shape = read_shape(map.required("shape"));
       break;
+    case LayerKind::slice: {
+      if (auto n = map.optional("axis")) {
+        const std::string axis = n->as_enum({"channels", "height", "width"});
+        a.axis = axis == "channels" ? ShapeAxis::channels : axis == "height" ? ShapeAxis::height : ShapeAxis::width;
+      }
+      if (auto n = map.optional("begin")) a.begin = non_negative(*n);
+      a.end = positive(map.required("end"));
+      break;
+    }
     case LayerKind::input:
     case LayerKind::matmul:
     case LayerKind::layer_norm:

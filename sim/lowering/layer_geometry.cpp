@@ -138,6 +138,18 @@ TensorBox input_box(const workloads::Layer& layer, std::size_t slot, const plan:
       t.height = {0, in.h};
       t.width = {0, in.w};
       break;
+    case LayerKind::slice: {
+      // The output's range along the cut axis, shifted by `begin`; the other axes match the input's.
+      const workloads::Shape& out = layer.output_shape;
+      auto shifted = [&](const Range& r, std::int64_t extent, std::int64_t size) {
+        const Range o = scale(r, extent, size);
+        return Range{a.begin + o.lo, a.begin + o.hi};
+      };
+      if (a.axis == workloads::ShapeAxis::channels) t.channel = shifted(channels(b), e.out_channels, out.c);
+      if (a.axis == workloads::ShapeAxis::height) t.height = shifted(b.height, e.height, out.h);
+      if (a.axis == workloads::ShapeAxis::width) t.width = shifted(b.width, e.width, out.w);
+      break;
+    }
     case LayerKind::concat: {
       std::int64_t offset = 0;
       for (std::size_t k = 0; k < slot; ++k) offset += layer.input_shapes[k].c;

@@ -11,6 +11,7 @@
 
 #include "sim/common/error.hpp"
 #include "sim/common/text.hpp"
+#include "workloads/onnx/onnx_constants.hpp"
 
 namespace partsim::workloads::onnx_import {
 namespace {
@@ -128,6 +129,39 @@ std::string dynamic_dim_name(const onnx::GraphProto& g, const std::string& tenso
   return "";
 }
 
+// Rounds of shape inference and folding: PyTorch's exports need two or three (a Slice's ends are
+// known only once the Shape feeding them has a shape); the bound keeps a pathological model finite.
+constexpr int kMaxFoldRounds = 16;
+
+// Replaces every inferred shape (value_info and the outputs') by a fresh inference.
+void infer_shapes(onnx::ModelProto& proto, const std::string& path) {
+  onnx::GraphProto& g = *proto.mutable_graph();
+  g.clear_value_info();
+  for (auto& out : *g.mutable_output())
+    if (out.type().has_tensor_type()) out.mutable_type()->mutable_tensor_type()->clear_shape();
+  try {
+    onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(/*check_type=*/false, /*error_mode=*/1,
+                                                                   /*data_prop=*/true));
+  } catch (const std::exception& e) {
+    throw InputError(path + ": ONNX shape inference failed: " + first_line(e.what()));
+  }
+}
+
+// The dimensions of every tensor whose shape is fully known (inputs, inferred, outputs, initializers).
+std::unordered_map<std::string, std::vector<std::int64_t>> known_shapes(const onnx::GraphProto& g) {
+  std::unordered_map<std::string, std::vector<std::int64_t>> shapes;
+  auto add = [&](const onnx::ValueInfoProto& vi) {
+    const TensorInfo info = info_of(vi.type());
+    if (info.has_shape) shapes[vi.name()] = info.dims;
+  };
+  for (const auto& vi : g.input()) add(vi);
+  for (const auto& vi : g.value_info()) add(vi);
+  for (const auto& vi : g.output()) add(vi);
+  for (const auto& t : g.initializer()) shapes[t.name()] = {t.dims().begin(), t.dims().end()};
+  return shapes;
+}
+
 }  // namespace
 
 std::string OnnxModel::node_name(int index) const {
@@ -146,6 +180,11 @@ const TensorInfo& OnnxModel::tensor(const std::string& name) const {
 }
 
 bool OnnxModel::is_constant(const std::string& name) const { return tensor(name).constant; }
+
+const IntTensor* OnnxModel::value(const std::string& name) const {
+  const auto it = values.find(name);
+  return it == values.end() ? nullptr : &it->second;
+}
 
 std::int64_t OnnxModel::elements(const std::string& name) const {
   std::int64_t n = 1;
@@ -185,15 +224,11 @@ OnnxModel load_onnx_model(const OnnxWorkloadSpec& spec) {
   if (m.activation_inputs.empty()) throw InputError(spec.path + ": the graph has no data input (only weights)");
 
   // Shapes are re-inferred from the fixed inputs: what the exporter wrote (at another batch) goes.
-  g.clear_value_info();
-  for (auto& out : *g.mutable_output())
-    if (out.type().has_tensor_type()) out.mutable_type()->mutable_tensor_type()->clear_shape();
-  try {
-    onnx::shape_inference::InferShapes(m.proto, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(/*check_type=*/false, /*error_mode=*/1,
-                                                                   /*data_prop=*/true));
-  } catch (const std::exception& e) {
-    throw InputError(spec.path + ": ONNX shape inference failed: " + first_line(e.what()));
+  // Shape arithmetic is folded between rounds (onnx_constants.hpp): each fold can reveal the shape
+  // the next needs; a round that folds nothing ends it.
+  for (int round = 0;; ++round) {
+    infer_shapes(m.proto, spec.path);
+    if (round == kMaxFoldRounds || fold_shape_arithmetic(g, known_shapes(g), m.values) == 0) break;
   }
 
   for (const auto& in : g.input()) m.tensors[in.name()] = info_of(in.type());

@@ -15,6 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "workloads/onnx/onnx_constants.hpp"
 #include "workloads/onnx/onnx_workload.hpp"
 
 namespace partsim::workloads::onnx_import {
@@ -34,6 +35,9 @@ struct OnnxModel {
   std::unordered_map<std::string, int> producer;                // tensor -> index of the node writing it
   std::unordered_map<std::string, std::vector<int>> consumers;  // tensor -> nodes reading it, ascending
   std::vector<std::string> activation_inputs;                   // graph inputs that carry data, in order
+  /// Values of the small integer constants (Slice starts, Split sizes, Gather indices): initializers,
+  /// Constant nodes and folded shape arithmetic (onnx_constants.hpp).
+  std::unordered_map<std::string, IntTensor> values;
 
   const onnx::GraphProto& graph() const { return proto.graph(); }
   const onnx::NodeProto& node(int index) const { return proto.graph().node(index); }
@@ -46,6 +50,8 @@ struct OnnxModel {
   bool is_constant(const std::string& name) const;
   /// Elements of a tensor with a known shape.
   std::int64_t elements(const std::string& name) const;
+  /// The value of a small integer constant, or nullptr when it is not known.
+  const IntTensor* value(const std::string& name) const;
 };
 
 /// Reads, checks and shape-infers the model of `spec`.

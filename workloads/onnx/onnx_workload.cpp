@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <numeric>
+#include <optional>
 #include <filesystem>
 #include <set>
 #include <unordered_map>
@@ -55,7 +57,8 @@ std::string supported_ops() {
   std::set<std::string> all = {"Conv", "Gemm", "MatMul", "MaxPool", "AveragePool", "GlobalAveragePool",
                                "GlobalMaxPool", "BatchNormalization", "LayerNormalization", "Softmax",
                                "LogSoftmax", "Concat", "Flatten", "Reshape", "Transpose", "Squeeze", "Unsqueeze",
-                               "Gather", "Identity", "Dropout", "Constant", "Shape", "Size"};
+                               "Gather", "Identity", "Dropout", "Constant", "Shape", "Size", "Slice", "Split",
+                               "Where", "Expand"};
   all.insert(unary_ops().begin(), unary_ops().end());
   all.insert(binary_ops().begin(), binary_ops().end());
   return join(std::vector<std::string>(all.begin(), all.end()));
@@ -144,17 +147,46 @@ class Importer {
     return name;
   }
 
-  // ------------------------------------------------------------------ emitting layers
-  void add_input(const std::string& tensor) {
-    const onnx_import::TensorInfo& t = m_.tensor(tensor);
-    const bool integer = t.elem_type == onnx::TensorProto_DataType_INT64 || t.elem_type == onnx::TensorProto_DataType_INT32;
+  // A tensor that a convolution, pooling or batch norm reads is N C H W; any other is features last.
+  // Decided where the tensor is made (a graph input, a Transpose or Reshape), so a transpose from a
+  // sequence N x L x C to N x C x L before a Conv1d keeps C as the channels.
+  Layout layout_for_readers(const std::string& tensor) const {
     const auto readers = m_.consumers.find(tensor);
     const bool image = readers != m_.consumers.end() &&
                        std::any_of(readers->second.begin(), readers->second.end(),
                                    [&](int c) { return is_spatial(m_.node(c).op_type()); });
-    layout_[tensor] = integer && t.dims.size() <= 2 ? Layout::token_ids
-                      : image                       ? Layout::channels_first
-                                                    : Layout::features_last;
+    return image ? Layout::channels_first : Layout::features_last;
+  }
+
+  // The per-sample axis an ONNX axis of `tensor` is in its layout, when it is one axis of partsim's
+  // shape alone (nullopt for the batch axis, or an axis merged with others of size above 1).
+  std::optional<ShapeAxis> shape_axis(const std::string& tensor, std::int64_t axis) const {
+    const auto& d = dims(tensor);
+    const auto rank = static_cast<std::int64_t>(d.size());
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return std::nullopt;
+    switch (layout_of(tensor)) {
+      case Layout::channels_first:
+        if (rank < 2 || rank > 4 || axis == 0) return std::nullopt;
+        return axis == 1 ? ShapeAxis::channels : axis == 2 ? ShapeAxis::height : ShapeAxis::width;
+      case Layout::token_ids:
+        return rank == 2 && axis == 1 ? std::optional(ShapeAxis::height) : std::nullopt;
+      case Layout::features_last:
+        if (rank == 1 || axis == rank - 1) return ShapeAxis::channels;
+        if (axis == rank - 2) return ShapeAxis::height;
+        // The width is the product of the leading axes: one of them alone when the others are 1.
+        for (std::int64_t k = 0; k < rank - 2; ++k)
+          if (k != axis && d[static_cast<size_t>(k)] != 1) return std::nullopt;
+        return ShapeAxis::width;
+    }
+    return std::nullopt;
+  }
+
+  // ------------------------------------------------------------------ emitting layers
+  void add_input(const std::string& tensor) {
+    const onnx_import::TensorInfo& t = m_.tensor(tensor);
+    const bool integer = t.elem_type == onnx::TensorProto_DataType_INT64 || t.elem_type == onnx::TensorProto_DataType_INT32;
+    layout_[tensor] = integer && t.dims.size() <= 2 ? Layout::token_ids : layout_for_readers(tensor);
     LayerSpec spec;
     spec.name = unique_name(tensor, -1);
     spec.kind = LayerKind::input;
@@ -255,14 +287,24 @@ class Importer {
     if (binary_ops().count(op) > 0) return emit_binary(i, data);
     if (op == "Concat") return emit_concat(i, data);
     if (op == "Flatten" || op == "Reshape" || op == "Transpose" || op == "Squeeze" || op == "Unsqueeze") {
-      const Shape out = to_shape(dims(y), Layout::features_last);
+      const Layout layout = layout_for_readers(y);
+      const Shape out = to_shape(dims(y), layout);
       const bool flat = op == "Flatten" && out.h == 1 && out.w == 1;
-      emit(i, flat ? LayerKind::flatten : LayerKind::reshape, {data[0]}, y, Layout::features_last);
+      emit(i, flat ? LayerKind::flatten : LayerKind::reshape, {data[0]}, y, layout);
       return;
     }
     if (op == "Gemm") return emit_gemm(i, data);
     if (op == "MatMul") return emit_matmul(i, data);
     if (op == "Gather") return emit_gather(i, data);
+    if (op == "Slice") return emit_slice(i, data[0]);
+    if (op == "Split") return emit_split(i, data[0]);
+    if (op == "Where") return emit_where(i, data);
+    if (op == "Expand") {
+      if (dims(y) != dims(data[0]))
+        unsupported(i, "broadcasts data " + dims_text(dims(data[0])) + " to " + dims_text(dims(y)) +
+                           " (an Expand of data is supported only when it copies; of constants it is folded)");
+      return alias(y, data[0], i);
+    }
     unsupported(i, "operator not supported (supported: " + supported_ops() + ")");
   }
 
@@ -380,11 +422,107 @@ class Importer {
     fc.attr.bias = false;
   }
 
+  // A `slice` of `x` to the output `y` along ONNX axis `axis`, starting at `begin` (normalised);
+  // `y`'s inferred dimensions give the end. An axis that keeps its size is no cut: the output is
+  // the input.
+  void emit_cut(int i, const std::string& x, const std::string& y, std::int64_t axis, std::int64_t begin,
+                const std::string& name = "") {
+    const auto rank = static_cast<std::int64_t>(dims(x).size());
+    if (axis < 0) axis += rank;
+    const std::int64_t size = dims(x).at(static_cast<size_t>(axis));
+    const std::int64_t kept = dims(y).size() == dims(x).size() ? dims(y)[static_cast<size_t>(axis)] : 1;
+    if (kept == size) return alias(y, x, i);
+    const std::optional<ShapeAxis> cut = shape_axis(x, axis);
+    if (!cut)
+      unsupported(i, "cuts axis " + std::to_string(axis) + " of " + dims_text(dims(x)) +
+                         ", which is not one of partsim's channel, height or width axes alone in this layout");
+    LayerSpec& s = emit(i, LayerKind::slice, {x}, y, layout_of(x), name);
+    s.attr.axis = *cut;
+    s.attr.begin = begin;
+    s.attr.end = begin + kept;
+  }
+
+  // The value of a constant integer input, or an error naming what partsim needed it for.
+  const onnx_import::IntTensor& constant_value(int i, int slot, const std::string& what) const {
+    const auto& n = m_.node(i);
+    const onnx_import::IntTensor* v = slot < n.input_size() ? m_.value(n.input(slot)) : nullptr;
+    if (v == nullptr) unsupported(i, what + " (input " + std::to_string(slot) + ") is not a constant partsim can evaluate");
+    return *v;
+  }
+
+  // Slice along one axis with step 1 (PyTorch's x[..., a:b], nn.MultiheadAttention's q, k, v).
+  void emit_slice(int i, const std::string& x) {
+    const auto& n = m_.node(i);
+    const auto& in = dims(x);
+    const auto& out = dims(n.output(0));
+    const auto rank = static_cast<std::int64_t>(in.size());
+    const auto& starts = constant_value(i, 1, "the starts").data;
+    std::vector<std::int64_t> axes(starts.size());
+    std::iota(axes.begin(), axes.end(), 0);
+    if (n.input_size() > 3 && !n.input(3).empty()) axes = constant_value(i, 3, "the axes").data;
+    std::vector<std::int64_t> steps(starts.size(), 1);
+    if (n.input_size() > 4 && !n.input(4).empty()) steps = constant_value(i, 4, "the steps").data;
+    std::optional<size_t> cut;
+    for (size_t k = 0; k < axes.size() && k < starts.size(); ++k) {
+      const std::int64_t axis = axes[k] < 0 ? axes[k] + rank : axes[k];
+      if (axis < 0 || axis >= rank || out[static_cast<size_t>(axis)] == in[static_cast<size_t>(axis)]) continue;
+      if (cut) unsupported(i, "cuts more than one axis (partsim's slice cuts one)");
+      if (k >= steps.size() || steps[k] != 1) unsupported(i, "slices with a step other than 1");
+      cut = k;
+    }
+    if (!cut) return alias(n.output(0), x, i);
+    const std::int64_t axis = axes[*cut] < 0 ? axes[*cut] + rank : axes[*cut];
+    const std::int64_t size = in[static_cast<size_t>(axis)];
+    const std::int64_t start = starts[*cut] < 0 ? starts[*cut] + size : starts[*cut];
+    emit_cut(i, x, n.output(0), axis, std::clamp<std::int64_t>(start, 0, size));
+  }
+
+  // Split into consecutive slices (PyTorch's tensor.split / chunk): one `slice` per output.
+  void emit_split(int i, const std::string& x) {
+    const auto& n = m_.node(i);
+    const std::int64_t axis = int_attribute(n, "axis", 0);
+    const auto rank = static_cast<std::int64_t>(dims(x).size());
+    const auto a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
+    std::int64_t begin = 0;
+    for (int k = 0; k < n.output_size(); ++k) {
+      const std::string& y = n.output(k);
+      if (y.empty() || !m_.tensor(y).has_shape) continue;
+      emit_cut(i, x, y, axis, begin, m_.node_name(i) + "_" + std::to_string(k));
+      begin += dims(y).at(a);
+    }
+  }
+
+  // Where(condition, x, y): with one data input (a constant mask over data) an element-wise
+  // operation on it; with more, an element-wise combination of equal shapes (`add`).
+  void emit_where(int i, const std::vector<std::string>& data) {
+    const std::string& y = m_.node(i).output(0);
+    if (data.size() == 1) {
+      if (dims(data[0]) != dims(y))
+        unsupported(i, "broadcasts data " + dims_text(dims(data[0])) + " to " + dims_text(dims(y)) +
+                           " (only an output of the data input's shape is supported)");
+      return emit_unary(i, data[0]);
+    }
+    emit_binary(i, data);
+  }
+
   void emit_gather(int i, const std::vector<std::string>& data) {
     const auto& n = m_.node(i);
     const auto& table = dims(n.input(0));
+    if (!m_.is_constant(n.input(0)) && m_.is_constant(n.input(1))) {
+      // Constant indices into data (PyTorch's x[:, 0]): one index, or consecutive ones, is a slice.
+      const auto& index = constant_value(i, 1, "the indices").data;
+      const std::int64_t axis = int_attribute(n, "axis", 0);
+      const auto rank = static_cast<std::int64_t>(table.size());
+      const std::int64_t size = table.at(static_cast<size_t>(axis < 0 ? axis + rank : axis));
+      for (size_t k = 1; k < index.size(); ++k)
+        if (index[k] != index[0] + static_cast<std::int64_t>(k))
+          unsupported(i, "gathers indices that are not consecutive from data (only a slice is supported)");
+      if (index.empty()) unsupported(i, "gathers no index");
+      return emit_cut(i, data[0], n.output(0), axis, index[0] < 0 ? index[0] + size : index[0]);
+    }
     if (!m_.is_constant(n.input(0)) || table.size() != 2 || int_attribute(n, "axis", 0) != 0)
-      unsupported(i, "only a lookup in a constant 2-D table (an embedding) is supported");
+      unsupported(i, "only a lookup in a constant 2-D table (an embedding) or constant indices into data (a slice) "
+                     "are supported");
     layout_[data[0]] = Layout::token_ids;
     LayerSpec& e = emit(i, LayerKind::embedding, data, n.output(0), Layout::features_last);
     e.attr.vocab = table[0];
