@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Exports PyTorch models to ONNX for partsim (tests and the README's "Bring your own model").
 
-    /usr/bin/python3 scripts/export_test_models.py OUT_DIR [resnet18] [vgg16] [bert_mini] [dynamic_seq]
+    /usr/bin/python3 scripts/export_test_models.py OUT_DIR [MODEL ...]
 
-Writes OUT_DIR/<name>.onnx for each model named (all four by default). Debian's python3-torch and
+MODEL: resnet18, vgg16, bert_mini, dynamic_seq, mha, encoder_layer, gpt_block, transpose_pool.
+Writes OUT_DIR/<name>.onnx for each model named (all of them by default). Debian's python3-torch and
 python3-torchvision only: weights are random (seeded), nothing is downloaded, and the python onnx
 package is not needed. Every model is exported at batch 1 (partsim's workloads are per sample; the
 batch is simplan's --batch) with opset 16, which Debian's libonnx 1.12 knows.
@@ -18,6 +19,16 @@ batch is simplan's --batch) with opset 16, which Debian's libonnx 1.12 knows.
   v projections, the 1/sqrt(d) scale folded into q's weights, GELU feed-forward of 4 x width.
 - dynamic_seq: one nn.Linear(8, 16) over batch x seq x 8 with both dimensions dynamic (named
   "batch" and "seq"): partsim needs dynamic_seq.onnx#seq=N.
+- mha: torch's own nn.MultiheadAttention(128, 4, batch_first=True) as self-attention over 64
+  positions. Its export packs q, k and v into one projection cut with Slice, whose ends it computes
+  from Shape (Shape, Gather, Add, Div, Mul), and transposes the batch behind the sequence.
+- encoder_layer: torch's nn.TransformerEncoderLayer(128, 4, dim_feedforward=512) (post-norm, ReLU),
+  batch first, 64 positions.
+- gpt_block: a GPT-2 block in plain torch (Hugging Face's layout): pre-norm, one fused q, k, v
+  projection cut with tensor.split (Split), a causal mask applied with masked_fill (Where over a
+  constant mask sliced to the sequence), GELU feed-forward of 4 x 128; 64 positions.
+- transpose_pool: a sequence 32 x 64 transposed to 64 channels for a Conv1d(64, 128, 3, padding=1),
+  adaptive_avg_pool1d to 1, flatten, nn.Linear(128, 10): a layout that flips through a Transpose.
 """
 import math
 import os
@@ -77,6 +88,55 @@ class BertMini(torch.nn.Module):
         return x
 
 
+class SelfAttention(torch.nn.Module):
+    """torch.nn.MultiheadAttention used as self-attention: forward(x) = attention(x, x, x)."""
+
+    def __init__(self, width=128, heads=4):
+        super().__init__()
+        self.attention = torch.nn.MultiheadAttention(width, heads, batch_first=True)
+
+    def forward(self, x):
+        return self.attention(x, x, x, need_weights=False)[0]
+
+
+class GptBlock(torch.nn.Module):
+    def __init__(self, width=128, heads=4, positions=64):
+        super().__init__()
+        self.heads = heads
+        self.ln_1 = torch.nn.LayerNorm(width)
+        self.c_attn = torch.nn.Linear(width, 3 * width)
+        self.c_proj = torch.nn.Linear(width, width)
+        self.ln_2 = torch.nn.LayerNorm(width)
+        self.c_fc = torch.nn.Linear(width, 4 * width)
+        self.mlp_proj = torch.nn.Linear(4 * width, width)
+        self.register_buffer("bias", torch.tril(torch.ones(positions, positions, dtype=torch.bool)))
+
+    def forward(self, x):
+        batch, seq, width = x.shape
+        d = width // self.heads
+        q, k, v = self.c_attn(self.ln_1(x)).split(width, dim=2)
+        q, k, v = (t.view(batch, seq, self.heads, d).transpose(1, 2) for t in (q, k, v))
+        scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d))
+        scores = scores.masked_fill(~self.bias[:seq, :seq], float("-inf"))
+        context = (torch.softmax(scores, dim=-1) @ v).transpose(1, 2).reshape(batch, seq, width)
+        x = x + self.c_proj(context)
+        return x + self.mlp_proj(torch.nn.functional.gelu(self.c_fc(self.ln_2(x))))
+
+
+class TransposePool(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv1d(64, 128, 3, padding=1)
+        self.fc = torch.nn.Linear(128, 10)
+
+    def forward(self, x):  # x: batch x 32 positions x 64 features
+        y = self.conv(x.transpose(1, 2))
+        return self.fc(torch.nn.functional.adaptive_avg_pool1d(y, 1).flatten(1))
+
+
+MODELS = ["resnet18", "vgg16", "bert_mini", "dynamic_seq", "mha", "encoder_layer", "gpt_block", "transpose_pool"]
+
+
 def with_softmax(model):
     return torch.nn.Sequential(model, torch.nn.Softmax(dim=1)).eval()
 
@@ -91,7 +151,7 @@ def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
     out_dir = argv[1]
-    wanted = argv[2:] or ["resnet18", "vgg16", "bert_mini", "dynamic_seq"]
+    wanted = argv[2:] or MODELS
     os.makedirs(out_dir, exist_ok=True)
     torch.manual_seed(0)
     warnings.filterwarnings("ignore")  # the tracer's notes on Python integers taken from shapes
@@ -110,8 +170,17 @@ def main(argv):
         elif name == "dynamic_seq":
             export(torch.nn.Linear(8, 16).eval(), (torch.randn(1, 4, 8),), ["x"], path,
                    dynamic_axes={"x": {0: "batch", 1: "seq"}})
+        elif name == "mha":
+            export(SelfAttention().eval(), (torch.randn(1, 64, 128),), ["x"], path)
+        elif name == "encoder_layer":
+            layer = torch.nn.TransformerEncoderLayer(128, 4, dim_feedforward=512, batch_first=True)
+            export(layer.eval(), (torch.randn(1, 64, 128),), ["x"], path)
+        elif name == "gpt_block":
+            export(GptBlock().eval(), (torch.randn(1, 64, 128),), ["x"], path)
+        elif name == "transpose_pool":
+            export(TransposePool().eval(), (torch.randn(1, 32, 64),), ["x"], path)
         else:
-            sys.exit(f"export_test_models.py: unknown model '{name}' (allowed: resnet18, vgg16, bert_mini, dynamic_seq)")
+            sys.exit(f"export_test_models.py: unknown model '{name}' (allowed: {', '.join(MODELS)})")
         print(path)
 
 

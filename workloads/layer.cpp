@@ -237,8 +237,8 @@ Shape infer_shape(const LayerSpec& spec, const std::vector<Shape>& in) {
       std::int64_t& size = a.axis == ShapeAxis::channels ? out.c : a.axis == ShapeAxis::height ? out.h : out.w;
       if (a.begin < 0 || a.end <= a.begin || a.end > size)
         fail(spec, "[begin, end) = [" + std::to_string(a.begin) + ", " + std::to_string(a.end) + ") must be a non-empty " +
-                       "range inside the " + std::string(to_string(a.axis)) + " (" + std::to_string(size) + ") of " +
-                       input_text(spec, 0, in[0]));
+                       "range inside the input's " + std::to_string(size) + " " + std::string(to_string(a.axis)) + " (" +
+                       input_text(spec, 0, in[0]) + ")");
       size = a.end - a.begin;
       return out;
     }

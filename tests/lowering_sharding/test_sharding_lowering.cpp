@@ -268,6 +268,29 @@ TEST(LayerGeometry, ConvolutionReadsItsWindowAndConcatItsSlot) {
   EXPECT_EQ(lowering::input_box(cat, 1, cb, ce, 2).channel, (plan::Range{0, 2}));
 }
 
+// A slice reads its input shifted by `begin` along the cut axis: output channels 32..64 of k (input
+// channels 128..256 of qkv) read qkv's 160..192; a height slice of rows 4..8 reads rows 4+1..4+3
+// for its output rows 1..3.
+TEST(LayerGeometry, SliceReadsItsInputShiftedByBegin) {
+  workloads::NetBuilder b("geo", "");
+  const std::string qkv = b.fc("qkv", b.input("x", {128, 16, 1}), 384);
+  b.slice("k", qkv, workloads::ShapeAxis::channels, 128, 256);
+  b.slice("rows", qkv, workloads::ShapeAxis::height, 4, 8);
+  const workloads::Graph g = b.build(2);
+  const auto& k = g.layer("k");
+  const plan::LoopExtent e = lowering::loop_extent(k, 2);
+  plan::LoopBox box{{0, 2}, {32, 64}, {32, 64}, {0, 16}, {0, 1}};
+  const auto in = lowering::input_box(k, 0, box, e, 2);
+  EXPECT_EQ(in.channel, (plan::Range{160, 192}));
+  EXPECT_EQ(in.height, (plan::Range{0, 16}));
+  const auto& rows = g.layer("rows");
+  const plan::LoopExtent re = lowering::loop_extent(rows, 2);
+  plan::LoopBox rbox{{0, 2}, {0, 384}, {0, 384}, {1, 3}, {0, 1}};
+  const auto rin = lowering::input_box(rows, 0, rbox, re, 2);
+  EXPECT_EQ(rin.height, (plan::Range{5, 7}));
+  EXPECT_EQ(rin.channel, (plan::Range{0, 384}));
+}
+
 // Partial sums (in_channels split) are reduce-scattered on a ring: with 2 devices, one step of half
 // the output each way (64 x 1024 / 2 x 2 B = 65,536 B, 65.5 us); each device then owns half.
 TEST(ShardingLowering, SplitReductionIsReduceScattered) {

@@ -105,6 +105,114 @@ TEST(OnnxTorchModels, BertMiniAtLayerGranularityFoldsAttention) {
   EXPECT_EQ(attention, 2);
 }
 
+// A transformer encoder layer written with the kinds of the layer vocabulary: self-attention of 4
+// heads over 128 x 64 x 1, residual, norm, feed-forward 128 -> 512 -> 128 with `fn`, residual, norm;
+// `pre_norm` puts the norms before the attention and the feed-forward (GPT-2) instead of after.
+Graph encoder_reference(const std::string& name, ActivationFn fn, bool pre_norm, std::int64_t batch) {
+  NetBuilder b(name, "");
+  std::string x = b.input("x", {128, 64, 1});
+  const std::string attention_in = pre_norm ? b.layer_norm("ln1", x) : x;
+  x = b.add("attention_res", {b.attention("attention", {attention_in}, 4), x});
+  if (!pre_norm) x = b.layer_norm("norm1", x);
+  const std::string ffn_in = pre_norm ? b.layer_norm("ln2", x) : x;
+  x = b.add("ffn_res", {b.fc("ffn2", b.activation("act", b.fc("ffn1", ffn_in, 512), fn), 128), x});
+  if (!pre_norm) x = b.layer_norm("norm2", x);
+  return b.build(batch);
+}
+
+// Every layer of `kind` in `g`.
+std::vector<const Layer*> layers_of(const Graph& g, LayerKind kind) {
+  std::vector<const Layer*> found;
+  for (const Layer& l : g.layers())
+    if (l.kind == kind) found.push_back(&l);
+  return found;
+}
+
+TEST(OnnxTorchModels, MultiheadAttentionIsOneAttentionLayer) {
+  // torch's nn.MultiheadAttention(128, 4): 4 x 128 x 128 weights + 4 x 128 biases = 66,048, as one
+  // fused 384-wide in-projection cut by three Slices whose ends are shape arithmetic (128, 256).
+  const Graph imported = load_workload(model("mha"), 2);
+  NetBuilder b("mha_reference", "");
+  b.attention("attention", {b.input("x", {128, 64, 1})}, 4);
+  expect_same_totals(imported, b.build(2));
+  ASSERT_EQ(imported.size(), 2u);  // the batch-second transposes before and after joined the block
+  const Layer& attention = imported.layers()[1];
+  EXPECT_EQ(attention.kind, LayerKind::attention);
+  EXPECT_EQ(attention.name, "/attention/attention");
+  EXPECT_EQ(attention.attr.heads, 4);
+  EXPECT_EQ(attention.q.params, 66048);
+}
+
+TEST(OnnxTorchModels, MultiheadAttentionAtOperationGranularityCutsTheFusedProjection) {
+  const Graph g = load_workload(model("mha") + "#ops", 2);
+  const auto slices = layers_of(g, LayerKind::slice);
+  ASSERT_EQ(slices.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {  // q, k, v: channels [0, 128), [128, 256), [256, 384)
+    EXPECT_EQ(slices[k]->attr.axis, ShapeAxis::channels);
+    EXPECT_EQ(slices[k]->attr.begin, 128 * static_cast<std::int64_t>(k));
+    EXPECT_EQ(slices[k]->attr.end, 128 * static_cast<std::int64_t>(k + 1));
+    EXPECT_EQ(slices[k]->input_shapes[0].c, 384);
+  }
+  const auto fc = layers_of(g, LayerKind::fc);
+  ASSERT_EQ(fc.size(), 2u);
+  EXPECT_EQ(fc[0]->attr.out_channels, 384);
+  EXPECT_EQ(g.totals().params, 66048);
+  // Forward MACs per sample: projections 64 x 128 x (384 + 128), scores and context 4 heads x 64 x
+  // 64 x 32 each: 4,194,304 + 1,048,576 = 5,242,880; batch 2.
+  EXPECT_DOUBLE_EQ(g.totals().macs.fwd, 2.0 * 5242880);
+  EXPECT_EQ(layers_of(g, LayerKind::matmul).size(), 2u);
+  EXPECT_EQ(layers_of(g, LayerKind::softmax).size(), 1u);
+}
+
+TEST(OnnxTorchModels, TransformerEncoderLayerEqualsItsLayers) {
+  // nn.TransformerEncoderLayer(128, 4, 512): 66,048 + 128 x 512 + 512 + 512 x 128 + 128 + 2 x 256 =
+  // 198,272 parameters (torch's sum of numel()).
+  const Graph imported = load_workload(model("encoder_layer"), 2);
+  expect_same_totals(imported, encoder_reference("encoder_reference", ActivationFn::relu, false, 2));
+  EXPECT_EQ(imported.totals().params, 198272);
+  EXPECT_EQ(layers_of(imported, LayerKind::attention).size(), 1u);
+}
+
+TEST(OnnxTorchModels, GptBlockWithSplitAndCausalMaskEqualsItsLayers) {
+  const Graph imported = load_workload(model("gpt_block"), 2);
+  expect_same_totals(imported, encoder_reference("gpt_reference", ActivationFn::gelu, true, 2));
+  EXPECT_EQ(imported.totals().params, 198272);
+  // At operation level: Split -> three slices, the mask's Where and the scale -> element-wise.
+  const Graph ops = load_workload(model("gpt_block") + "#ops", 2);
+  EXPECT_EQ(layers_of(ops, LayerKind::slice).size(), 3u);
+  EXPECT_EQ(layers_of(ops, LayerKind::attention).size(), 0u);
+  EXPECT_EQ(ops.layer("/Where").kind, LayerKind::activation);
+  EXPECT_EQ(ops.layer("/Where").output_shape, (Shape{64, 64, 4}));
+}
+
+TEST(OnnxTorchModels, TransposeBeforeConv1dKeepsTheChannels) {
+  // x: 32 positions x 64 features, transposed to 64 channels x 32 for Conv1d(64, 128, 3, padding 1).
+  const Graph g = load_workload(model("transpose_pool"), 2);
+  const Layer& conv = *layers_of(g, LayerKind::conv).at(0);
+  EXPECT_EQ(conv.input_shapes[0], (Shape{64, 32, 1}));
+  EXPECT_EQ(conv.output_shape, (Shape{128, 32, 1}));
+  EXPECT_EQ(conv.attr.kernel_h, 3);
+  EXPECT_EQ(conv.attr.kernel_w, 1);
+  const Layer& fc = *layers_of(g, LayerKind::fc).at(0);
+  EXPECT_EQ(fc.input_shapes[0], (Shape{128, 1, 1}));
+  EXPECT_EQ(g.totals().params, 64 * 128 * 3 + 128 + 128 * 10 + 10);  // 25,994
+}
+
+TEST(OnnxTorchModels, TransformerImportsPlanAndReplay) {
+  // Slices go through the planners and the sharding lowering like any layer.
+  const std::string dir = std::string(PARTSIM_ONNX_MODELS) + "/";
+  const std::string bin = std::string(PARTSIM_BIN_DIR) + "/";
+  const std::string config = std::string(" --config ") + PARTSIM_SOURCE_DIR + "/configs/torus_8pf.yaml";
+  for (const std::string strategy : {"dp", "accpar", "owt"}) {
+    const std::string command = bin + "simplan" + config + " -q --batch 16 --strategy " + strategy + " --workload '" +
+                                model("gpt_block") + "#ops' -o " + dir + "plan_gpt.json && " + bin + "simrun" + config +
+                                " -q --plan " + dir + "plan_gpt.json --out " + dir + "results_gpt.json";
+    ASSERT_EQ(test::run_command(command), 0) << command;
+    const auto results = nlohmann::json::parse(test::read_text_file(dir + "results_gpt.json"));
+    EXPECT_GT(results.at("simulated_iteration_s").get<double>(), 0) << strategy;
+  }
+}
+
 TEST(OnnxTorchModels, DynamicDimensionNeedsItsSize) {
   const std::string file = model("dynamic_seq");
   std::string out;

@@ -195,3 +195,18 @@ TEST(LayerShapes, PoolAndFlatten) {
   EXPECT_EQ(g.layer("flat").output_shape, (Shape{64, 1, 1}));
   EXPECT_EQ(g.layer("pool").q.N_ws, 9);
 }
+
+// q, k and v cut out of one fused 3E projection: each slice keeps E channels at every position, no
+// work and no parameters; a slice along the positions keeps one (a sequence's first token).
+TEST(LayerShapes, SliceCutsOneAxisWithoutWork) {
+  NetBuilder b("t", "");
+  const std::string qkv = b.fc("qkv", b.input("x", {128, 16, 1}), 384);
+  b.slice("k", qkv, ShapeAxis::channels, 128, 256);
+  b.slice("first", qkv, ShapeAxis::height, 0, 1);
+  const Graph g = b.build(2);
+  EXPECT_EQ(g.layer("k").output_shape, (Shape{128, 16, 1}));
+  EXPECT_EQ(g.layer("first").output_shape, (Shape{384, 1, 1}));
+  EXPECT_EQ(g.layer("k").q.params, 0);
+  EXPECT_DOUBLE_EQ(g.layer("k").q.macs.total() + g.layer("k").q.aux_flops.total(), 0.0);
+  EXPECT_DOUBLE_EQ(g.layer("k").q.output_elements, 2.0 * 128 * 16);
+}
