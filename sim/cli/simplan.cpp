@@ -23,14 +23,18 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <utility>
+#include <unistd.h>
 
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/inputs.hpp"
 #include "sim/cli/simplan_options.hpp"
 #include "sim/collectives/algorithm_registry.hpp"
 #include "sim/common/error.hpp"
+#include "sim/common/progress.hpp"
 #include "sim/memory/footprint.hpp"
 #include "sim/memory/memory_report.hpp"
 #include "sim/plan/plan_io.hpp"
@@ -84,6 +88,48 @@ void reckon_memory(const Options& o, plan::Plan& p, const topology::SystemSpec& 
     throw InputError(memory::over_memory_message(*p.memory, type, settings_text));
 }
 
+// Progress of a long search (issue 41 item 3), drawn as simrun draws its replay's: on a terminal,
+// unless --quiet, at most once a second, one line rewritten in place on stderr; cleared when the
+// search reports its last candidate (before the strategy's own summary) or, on an error, when this
+// goes out of scope. Nothing is drawn for a search under a second.
+class SearchProgressLine {
+ public:
+  explicit SearchProgressLine(std::string strategy) : strategy_(std::move(strategy)) {}
+  SearchProgressLine(const SearchProgressLine&) = delete;
+  SearchProgressLine& operator=(const SearchProgressLine&) = delete;
+  ~SearchProgressLine() { clear(); }
+
+  ProgressCallback callback() {
+    return [this](const SearchProgress& p) { show(p); };
+  }
+
+ private:
+  void show(const SearchProgress& p) {
+    if (p.done >= p.total) return clear();
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::seconds(1)) return;
+    last_ = now;
+    char best[64] = "";
+    if (p.best_s) {  // in s, ms or us: the mcm searches' latencies are fractions of a millisecond
+      const double v = *p.best_s;
+      const auto [scale, unit] = v >= 1 ? std::pair{1.0, "s"} : v >= 1e-3 ? std::pair{1e3, "ms"} : std::pair{1e6, "us"};
+      std::snprintf(best, sizeof best, ", best %.4g %s so far", v * scale, unit);
+    }
+    // The percentage rounded down: 100 % only at the end, when the line is cleared instead.
+    const int n = std::fprintf(stderr, "\rsimplan: %s search: %zu of %zu %.*s (%zu %%)%s   ", strategy_.c_str(), p.done,
+                               p.total, static_cast<int>(p.unit.size()), p.unit.data(), p.done * 100 / p.total, best);
+    width_ = std::max(width_, n);
+  }
+  void clear() {
+    if (width_ > 0) std::fprintf(stderr, "\r%*s\r", width_, "");
+    width_ = 0;
+  }
+
+  std::string strategy_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();  // the search's start, then the last line
+  int width_ = 0;  // characters of the widest line drawn (0: none on screen)
+};
+
 int plan_mode(const Options& o) {
   const auto& registry = planner::builtin_strategies();
   registry.find(o.strategy);  // an unknown strategy fails before anything is loaded
@@ -104,7 +150,9 @@ int plan_mode(const Options& o) {
   const topology::SystemSpec& spec = loaded.spec;
   const workloads::Graph& graph = loaded.graph;
   const plan::Mode mode = o.mode == "inference" ? plan::Mode::inference : plan::Mode::training;
-  const planner::PlanInputs inputs{spec, graph, o.workload, mode, options, o.seed};
+  planner::PlanInputs inputs{spec, graph, o.workload, mode, options, o.seed};
+  SearchProgressLine progress_line(o.strategy);
+  if (!o.quiet && ::isatty(STDERR_FILENO) != 0) inputs.progress = progress_line.callback();
   if (!o.explain.empty()) {
     const std::string explanation = registry.explain(o.strategy, inputs, o.explain);
     outputs.commit();

@@ -81,7 +81,8 @@ void add_gradient_sync_options(CLI::App& app, GradientSyncOptions& o) {
              "How inputs and errors move between layers of different shardings (plan schedule.redistribution): "
              "point_to_point (default: one transfer per holder and needer) or collective (an all-gather or "
              "reduce-scatter over every device runs as that collective, as tensor-parallel frameworks do; the "
-             "rest stays point to point)");
+             "rest stays point to point). Over 200,000 point-to-point transfers the replay may take minutes: "
+             "simplan and simrun warn, naming this option (docs/sweeps.md)");
 }
 
 void add_simplan_options(CLI::App& app, SimplanOptions& o) {

@@ -36,6 +36,7 @@
 #include "sim/common/units.hpp"
 #include "sim/export/chakra_trace.hpp"
 #include "sim/lowering/lowering.hpp"
+#include "sim/lowering/redistribution_check.hpp"
 #include "sim/memory/footprint.hpp"
 #include "sim/memory/memory_timeline.hpp"
 #include "sim/lowering/task_builders.hpp"
@@ -420,6 +421,11 @@ int plan_mode(const Options& o) {
 
   const program::Program program = cli::lower_replay_inputs(loaded, graph, o.plan_file);
   if (!o.timeline_file.empty()) report::check_timeline_options(o.timeline, program, graph);  // before the replay
+  // A replay that will take minutes, said before it starts (issue 41 item 4; a warning, so printed
+  // with --quiet too): very many point-to-point redistribution transfers.
+  if (const auto slow = lowering::redistribution_transfer_warning(lowering::point_to_point_redistribution_transfers(program),
+                                                                  plan.schedule.redistribution))
+    std::fprintf(stderr, "simrun: warning: %s\n", slow->c_str());
   const program::Evaluation closed = program::ClosedFormEvaluator(program::uncontended_transfer_time(graph)).evaluate(program);
   replay::SimGridEvaluator simgrid(graph, o.simgrid_config, o.lone);
   // Progress on a long replay (issue 41 item 3): on a terminal, unless --quiet, about once a second,

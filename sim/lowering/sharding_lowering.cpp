@@ -164,7 +164,8 @@ class ShardingLowerer {
   /// sender in shift order: device i sends to i+1 first, then i+2, ... (pairwise exchange, as MPI's
   /// all-to-all does), one queue per network link of the sender, each transfer after the previous one
   /// of its queue. That keeps an all-to-all over k devices at k flows at a time, not k^2, and every
-  /// link busy (docs/model.md "The sharding lowering").
+  /// link busy (docs/model.md "The sharding lowering"). Their labels ("input from L", "error of L",
+  /// "error to L") are what redistribution_check.hpp counts for the warning of a slow replay.
   struct Pending {
     int src = 0, dst = 0;
     double bytes = 0;

@@ -15,6 +15,7 @@ SearchOptions search_options(const planner::PlanInputs& in, Search search) {
   SearchOptions o;
   o.seed = in.seed.value_or(1);
   o.solver = solver_options(in);
+  o.progress = in.progress;
   if (search == Search::greedy) o.split = parse_greedy_split(in.resolved.text("split"));
   if (search != Search::greedy) o.samples = static_cast<int>(in.resolved.integer("samples"));
   if (search == Search::annealing) {

@@ -37,6 +37,12 @@ std::optional<AnalyticalCost> record_sample(const PlacementProblem& p, const Pla
   return cost;
 }
 
+void report_samples(const ProgressCallback& progress, const SearchResult& r, int total) {
+  if (!progress) return;
+  progress({static_cast<std::size_t>(r.samples), static_cast<std::size_t>(total), "samples",
+            r.best.empty() ? std::nullopt : std::optional<double>(r.best_cost.latency_s)});
+}
+
 namespace {
 /// `compute`: each chip up to 1/C of the total compute or until the next node's weights overflow it.
 Placement compute_split(const PlacementProblem& p) {
@@ -114,7 +120,10 @@ SearchResult random_search(const PlacementProblem& p, const SearchOptions& o) {
   SearchResult r;
   PlacementSolver solver(p, o.solver);
   std::mt19937_64 rng(o.seed);
-  for (int k = 0; k < o.samples; ++k) record(p, solve_sample(solver, random_order(p.size(), rng), {}, rng), r);
+  for (int k = 0; k < o.samples; ++k) {
+    record(p, solve_sample(solver, random_order(p.size(), rng), {}, rng), r);
+    report_samples(o.progress, r, o.samples);
+  }
   return r;
 }
 
@@ -126,6 +135,7 @@ SearchResult annealing_search(const PlacementProblem& p, const SearchOptions& o)
   const auto C = static_cast<std::size_t>(p.chips);
   Distribution current(N, std::vector<double>(C, 1.0 / static_cast<double>(C)));
   double current_latency = record(p, solve_sample(solver, random_order(p.size(), rng), current, rng), r);
+  report_samples(o.progress, r, o.samples);
   double first_valid = std::isfinite(current_latency) ? current_latency : 0.0;
   double temperature = o.t0;
   for (int k = 1; k < o.samples; ++k) {
@@ -137,6 +147,7 @@ SearchResult annealing_search(const PlacementProblem& p, const SearchOptions& o)
       for (double& w : next[v]) w = sum > 0 ? w / sum : 1.0 / static_cast<double>(C);
     }
     const double latency = record(p, solve_sample(solver, random_order(p.size(), rng), next, rng), r);
+    report_samples(o.progress, r, o.samples);
     if (first_valid == 0 && std::isfinite(latency)) first_valid = latency;
     bool accept = latency < current_latency;
     if (!accept && std::isfinite(latency) && first_valid > 0 && temperature > 0)

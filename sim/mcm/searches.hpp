@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/common/progress.hpp"
 #include "sim/mcm/cost_model.hpp"
 #include "sim/mcm/problem.hpp"
 #include "sim/mcm/solver.hpp"
@@ -56,6 +57,9 @@ struct SearchOptions {
   // greedy
   int repairs = 100;
   GreedySplit split = GreedySplit::compute;
+  // random and annealing: told after each sample (sim/common/progress.hpp; best_s: the best valid
+  // latency so far); empty: nothing reported. Greedy does not report (a few repairs at most).
+  ProgressCallback progress;
 };
 
 SearchResult greedy_search(const PlacementProblem& problem, const SearchOptions& options);
@@ -70,5 +74,9 @@ Placement greedy_split(const PlacementProblem& problem, GreedySplit split = Gree
 /// the solver's samples, eq. 2-4 and H for mcm_rl's).
 std::optional<AnalyticalCost> record_sample(const PlacementProblem& problem, const Placement& f, bool valid,
                                             SearchResult& result);
+
+/// Tells `progress` (when set) that `result.samples` of `total` samples are scored, with the best
+/// latency so far.
+void report_samples(const ProgressCallback& progress, const SearchResult& result, int total);
 
 }  // namespace partsim::mcm

@@ -368,16 +368,17 @@ std::vector<int> divisors(long long n) {
 }  // namespace
 
 SearchResult search(const topology::SystemSpec& spec, const topology::TopologyGraph& topology,
-                    const workloads::Graph& graph, const RecognisedModel& model, const Configuration& base) {
+                    const workloads::Graph& graph, const RecognisedModel& model, const Configuration& base,
+                    const ProgressCallback& progress) {
   const auto start = std::chrono::steady_clock::now();
   const int devices = spec.device_count();
   std::vector<int> all(static_cast<std::size_t>(devices));
   for (int i = 0; i < devices; ++i) all[static_cast<std::size_t>(i)] = i;
   const auto domains = collectives::locality_domains(all, topology);
   const int node = static_cast<int>(domains.empty() ? devices : domains.front().size());
-  SearchResult r;
-  double best = std::numeric_limits<double>::infinity();
-  double smallest_need = std::numeric_limits<double>::infinity(), capacity = 0;
+  // The configurations first, then their predictions: enumerating is cheap, and knowing the count
+  // lets the progress report say "n of N" (the order, and so the winner on a tie, is unchanged).
+  std::vector<Configuration> candidates;
   for (int tp : divisors(devices)) {
     if (tp > node || model.shape.heads % tp != 0 || model.shape.hidden % tp != 0) continue;
     if (base.sequence_parallel && model.shape.sequence % tp != 0) continue;
@@ -401,26 +402,32 @@ SearchResult search(const topology::SystemSpec& spec, const topology::TopologyGr
               c.virtual_stages = v;
               c.recompute = rc;
               c.zero = zero;
-              c = complete(c, devices, graph.batch(), model.shape);
-              const Prediction pr = predict(spec, topology, graph, model, c);
-              ++r.candidates;
-              if (!pr.memory.fits()) {
-                ++r.over_memory;
-                if (pr.memory.per_device_bytes < smallest_need) {
-                  smallest_need = pr.memory.per_device_bytes;
-                  capacity = pr.memory.capacity_bytes;
-                }
-                continue;
-              }
-              if (pr.iteration_s < best) {
-                best = pr.iteration_s;
-                r.best = c;
-                r.prediction = pr;
-              }
+              candidates.push_back(complete(c, devices, graph.batch(), model.shape));
             }
         }
       }
     }
+  }
+  SearchResult r;
+  double best = std::numeric_limits<double>::infinity();
+  double smallest_need = std::numeric_limits<double>::infinity(), capacity = 0;
+  for (const Configuration& c : candidates) {
+    const Prediction pr = predict(spec, topology, graph, model, c);
+    ++r.candidates;
+    if (!pr.memory.fits()) {
+      ++r.over_memory;
+      if (pr.memory.per_device_bytes < smallest_need) {
+        smallest_need = pr.memory.per_device_bytes;
+        capacity = pr.memory.capacity_bytes;
+      }
+    } else if (pr.iteration_s < best) {
+      best = pr.iteration_s;
+      r.best = c;
+      r.prediction = pr;
+    }
+    if (progress)
+      progress({static_cast<std::size_t>(r.candidates), candidates.size(), "configurations",
+                best < std::numeric_limits<double>::infinity() ? std::optional<double>(best) : std::nullopt});
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!(best < std::numeric_limits<double>::infinity()))

@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/common/progress.hpp"
 #include "sim/megatron/recompute.hpp"
 #include "sim/megatron/schedule.hpp"
 #include "sim/megatron/transformer_shape.hpp"
@@ -156,8 +157,11 @@ struct SearchResult {
   int over_memory = 0;        // of those, skipped for memory
   double seconds = 0;         // wall time of the search
 };
-/// Throws InputError "megatron: no configuration fits ..." when none fits.
+/// Throws InputError "megatron: no configuration fits ..." when none fits. `progress`, when given,
+/// hears after each configuration predicted (sim/common/progress.hpp; best_s: the least iteration
+/// time of those that fit so far).
 SearchResult search(const topology::SystemSpec& spec, const topology::TopologyGraph& topology,
-                    const workloads::Graph& graph, const RecognisedModel& model, const Configuration& base);
+                    const workloads::Graph& graph, const RecognisedModel& model, const Configuration& base,
+                    const ProgressCallback& progress = {});
 
 }  // namespace partsim::megatron

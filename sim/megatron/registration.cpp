@@ -61,7 +61,7 @@ plan::Plan make_megatron_plan(const planner::PlanInputs& in) {
   Prediction pr;
   nlohmann::json search_json;
   if (in.resolved.flag("search")) {
-    const SearchResult r = search(in.spec, topology, in.graph, model, c);
+    const SearchResult r = search(in.spec, topology, in.graph, model, c, in.progress);
     c = r.best;
     c.fold_replicas = in.resolved.flag("fold_replicas");  // not searched: how the plan is lowered
     pr = r.prediction;

@@ -8,6 +8,7 @@
 
 #include "sim/devices/shard_compute.hpp"
 #include "sim/lowering/layer_geometry.hpp"
+#include "sim/lowering/redistribution_check.hpp"
 #include "sim/lowering/sharding_lowering.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
@@ -71,9 +72,16 @@ std::vector<std::string> communication_warnings(const plan::Plan& plan, const to
                   plan.strategy + "'s redistributions or collectives among " + std::to_string(spec.device_count()) +
                   " devices), so simplan cannot say how much link latency and contention add to the predicted "
                   "iteration (" + ms(plan.predicted_iteration_s) + "). Replaying it (simrun --plan) needs more than " +
-                  megabytes(320.0 * static_cast<double>(c.too_many_tasks)) + " (about 320 B per task).");
+                  megabytes(320.0 * static_cast<double>(c.too_many_tasks)) + " (about 320 B per task)" +
+                  (plan.schedule.redistribution == plan::Redistribution::point_to_point
+                       ? " and may take minutes; where most of them are point-to-point redistribution transfers, "
+                         "plan with --redistribution collective (docs/sweeps.md)."
+                       : "."));
     return out;
   }
+  // A replay that will take minutes (issue 41 item 4): simrun says it again before replaying.
+  if (const auto slow = lowering::redistribution_transfer_warning(c.redistribution_transfers, plan.schedule.redistribution))
+    out.push_back(*slow);
   const double margin = threshold * plan.predicted_iteration_s;
   const double latency_excess = c.latency_s() - c.predicted_latency_s;
   if (latency_excess > margin)
@@ -165,6 +173,7 @@ CommunicationCheck check_communication(const plan::Plan& plan, const topology::S
     c.too_many_tasks = e.limit();
     return c;
   }
+  c.redistribution_transfers = lowering::point_to_point_redistribution_transfers(program);
   const report::TransferRoutes routes(program, topology);
   // Both closed forms on the same routes: with latency (what the replay gives a lone flow) and
   // without (what a bandwidth-only model such as AccPar's eq. 7 charges); routes looked up per pair.

@@ -42,6 +42,9 @@ struct CommunicationCheck {
   double busiest_link_s = 0;       // max over links of bytes carried / bandwidth
   double busiest_link_bytes = 0;
   std::string busiest_link;        // its label (report::link_label), empty when nothing crosses a link
+  /// Of the transfers, those of point-to-point redistributions (lowering/redistribution_check.hpp):
+  /// over kRedistributionWarningTransfers, prediction_warnings() says the replay may take minutes.
+  std::size_t redistribution_transfers = 0;
   /// Not 0: the lowered program has more tasks than this (kCommunicationCheckTasks) and was not
   /// looked at; every other field but the predicted ones is then 0.
   std::size_t too_many_tasks = 0;

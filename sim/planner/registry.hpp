@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/common/progress.hpp"
 #include "sim/lowering/lowering.hpp"
 #include "sim/plan/plan.hpp"
 #include "sim/program/program.hpp"
@@ -90,6 +91,9 @@ struct PlanInputs {
   std::vector<std::string> options;        // "key=value" as the user gave them (--option)
   std::optional<std::uint64_t> seed;       // stochastic strategies: the seed (make_plan supplies 1 if none)
   StrategyOptions resolved;                // filled by make_plan / explain: every declared option's value
+  /// Searching strategies (megatron search=true, mcm_random, mcm_sa, mcm_rl) report their progress
+  /// here (sim/common/progress.hpp); empty: nothing is reported. simplan sets it on a terminal.
+  ProgressCallback progress;
 };
 
 using PlanFunction = std::function<plan::Plan(const PlanInputs&)>;

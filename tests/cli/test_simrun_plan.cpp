@@ -279,3 +279,31 @@ TEST(SimrunPlan, GradientSyncOptionsRefuseWhatTheyCannotMean) {
   EXPECT_EQ(nlohmann::json::parse(partsim::test::read_text_file(inference)).at("schedule").at("redistribution"),
             "collective");
 }
+
+// A replay that may take minutes is announced (issue 41 item 4, docs/sweeps.md "Replays that take
+// minutes"): owt's bert_base at batch 128 on tpu_v3_128 lowers to 585,597 point-to-point
+// redistribution transfers, over the 200,000 of kRedistributionWarningTransfers: simplan and simrun
+// (before its replay, --quiet too) each say so once and name --redistribution collective. Planned
+// collective, the count falls under the threshold and neither says anything of it.
+TEST(SimrunPlan, ManyPointToPointRedistributionTransfersAreWarnedOf) {
+  const std::string base = kBin + "simplan --config " + kConfigs +
+                           "tpu_v3_128.yaml --workload bert_base --batch 128 --strategy owt -q -o ";
+  const std::string point = testing::TempDir() + "simrun_plan_owt_point.json";
+  const std::string collective = testing::TempDir() + "simrun_plan_owt_collective.json";
+  const std::string warning = "585,597 point-to-point redistribution transfers";
+  const auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  std::string out;
+  ASSERT_EQ(run_command(base + point, &out), 0) << out;
+  EXPECT_EQ(count(out, "simplan: warning: the plan lowers to " + warning), 1u) << out;
+  EXPECT_NE(out.find("plan with --redistribution collective"), std::string::npos) << out;
+  ASSERT_EQ(run_command(kBin + "simrun --config " + kConfigs + "tpu_v3_128.yaml -q --plan " + point, &out), 0) << out;
+  EXPECT_EQ(count(out, "simrun: warning: the plan lowers to " + warning), 1u) << out;
+  ASSERT_EQ(run_command(base + collective + " --redistribution collective", &out), 0) << out;
+  EXPECT_EQ(out.find("point-to-point redistribution transfers"), std::string::npos) << out;
+  ASSERT_EQ(run_command(kBin + "simrun --config " + kConfigs + "tpu_v3_128.yaml -q --plan " + collective, &out), 0) << out;
+  EXPECT_EQ(out.find("point-to-point redistribution transfers"), std::string::npos) << out;
+}

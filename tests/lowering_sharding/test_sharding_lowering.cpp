@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/lowering/layer_geometry.hpp"
+#include "sim/lowering/redistribution_check.hpp"
 #include "sim/lowering/sharding_lowering.hpp"
 #include "sim/planner/prediction_check.hpp"
 #include "sim/program/closed_form.hpp"
@@ -202,6 +203,40 @@ TEST(ShardingLowering, CollectiveRedistributionIsAnAllGatherAndAReduceScatterByH
   const double expected = hops + fwd + hops + fwd + fwd + std::max(upd, hops) + upd;
   EXPECT_NEAR(point.closed.makespan_s, expected, 1e-9 * expected);
   EXPECT_NEAR(collective.closed.makespan_s, expected, 1e-9 * expected);
+}
+
+// The count behind simrun's and simplan's warning of a replay that takes minutes
+// (lowering/redistribution_check.hpp): every point-to-point redistribution transfer (the 12 of x to
+// fc1, 12 of fc1 to fc2, 12 errors back to fc1), none of the collective ones.
+TEST(ShardingLowering, CountsPointToPointRedistributionTransfers) {
+  const auto spec = fixtures::star(4);
+  const auto g = fixtures::two_fc();
+  const plan::Sharding mp = plan::mesh_sharding({}, {{ShardDim::out_channels, 4}});
+  const plan::Sharding dp = plan::mesh_sharding({}, {{ShardDim::batch, 4}});
+  plan::Plan p = plan_of(g, {dp, mp, mp});
+  EXPECT_EQ(lowering::point_to_point_redistribution_transfers(lower(p, spec, g).program), 36u);
+  p.schedule.redistribution = plan::Redistribution::collective;
+  EXPECT_EQ(lowering::point_to_point_redistribution_transfers(lower(p, spec, g).program), 12u);  // x's: the graph's input
+  EXPECT_TRUE(lowering::is_point_to_point_redistribution("error of fc1"));
+  EXPECT_FALSE(lowering::is_point_to_point_redistribution("error of fc1 (all-gather)"));
+  EXPECT_FALSE(lowering::is_point_to_point_redistribution("grad_allreduce fc1 step 2"));
+}
+
+TEST(RedistributionWarning, OnlyOverTheThresholdAndNamingTheOptionOnlyForPointToPointPlans) {
+  using lowering::kRedistributionWarningTransfers;
+  using lowering::redistribution_transfer_warning;
+  EXPECT_FALSE(redistribution_transfer_warning(0, plan::Redistribution::point_to_point));
+  EXPECT_FALSE(redistribution_transfer_warning(kRedistributionWarningTransfers, plan::Redistribution::point_to_point));
+  const auto over = redistribution_transfer_warning(kRedistributionWarningTransfers + 1, plan::Redistribution::point_to_point);
+  ASSERT_TRUE(over);
+  EXPECT_NE(over->find("200,001 point-to-point redistribution transfers"), std::string::npos) << *over;
+  EXPECT_NE(over->find("may take minutes"), std::string::npos) << *over;
+  EXPECT_NE(over->find("--redistribution collective"), std::string::npos) << *over;
+  // Already collective (the rest stays point to point): said, with no advice to do what was done.
+  const auto already = redistribution_transfer_warning(1'234'567, plan::Redistribution::collective);
+  ASSERT_TRUE(already);
+  EXPECT_NE(already->find("1,234,567"), std::string::npos) << *already;
+  EXPECT_EQ(already->find("--redistribution collective"), std::string::npos) << *already;
 }
 
 // fc1 split 4 ways on in_channels: its partial sums are reduce-scattered into 4 equal slices; in

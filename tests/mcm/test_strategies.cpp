@@ -4,7 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <vector>
 
 #include "sim/mcm/constraints.hpp"
 #include "sim/mcm/searches.hpp"
@@ -82,6 +84,34 @@ TEST(Searches, SameSeedSameResultAndSaNeverWorseThanItsStart) {
   ASSERT_FALSE(s.best.empty());
   EXPECT_TRUE(violations(p, s.best).empty());
   EXPECT_GE(s.best_throughput.back(), s.best_throughput.front());
+}
+
+TEST(Searches, RandomAndAnnealingReportTheirProgressOncePerSample) {
+  // The progress seam (sim/common/progress.hpp): done 1..samples, total = samples, best_s the best
+  // valid latency so far; the results are the same without a callback.
+  const workloads::Graph g = workloads::build_zoo("bert_base_ops", 1);
+  const PlacementProblem p = make_problem(topology::load_system(kRing), g);
+  SearchOptions o;
+  o.samples = 4;
+  o.seed = 11;
+  const SearchResult plain = random_search(p, o);
+  for (const bool annealing : {false, true}) {
+    std::vector<std::size_t> done;
+    std::optional<double> best;
+    o.progress = [&](const SearchProgress& q) {
+      EXPECT_EQ(q.total, 4u);
+      EXPECT_EQ(q.unit, "samples");
+      done.push_back(q.done);
+      best = q.best_s;
+    };
+    const SearchResult r = annealing ? annealing_search(p, o) : random_search(p, o);
+    EXPECT_EQ(done, (std::vector<std::size_t>{1, 2, 3, 4})) << (annealing ? "annealing" : "random");
+    ASSERT_TRUE(best);
+    EXPECT_DOUBLE_EQ(*best, r.best_cost.latency_s);
+    if (!annealing) {
+      EXPECT_EQ(r.best, plain.best);
+    }
+  }
 }
 
 TEST(Strategies, SimplanWritesAPlanSimrunReplays) {

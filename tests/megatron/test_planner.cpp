@@ -14,8 +14,10 @@
 #include <algorithm>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "sim/common/error.hpp"
+#include "sim/common/progress.hpp"
 #include "sim/megatron/planner.hpp"
 #include "tests/lowering_sharding/two_fc.hpp"
 #include "workloads/workload_file.hpp"
@@ -199,6 +201,31 @@ TEST(MegatronPlanner, SearchPicksAFittingConfigurationAndNeverAnOverMemoryOne) {
   EXPECT_NE(message_of([&] { megatron::search(tiny.spec, tiny.topology, tiny.graph, tiny.model, {}); })
                 .find("megatron: no configuration fits"),
             std::string::npos);
+}
+
+TEST(MegatronPlanner, SearchReportsItsProgressOncePerConfiguration) {
+  // The progress seam (sim/common/progress.hpp): done counts 1, 2, ... up to total, one call per
+  // configuration predicted, total fixed; best_s once a fitting one is seen, never rising after.
+  const Tiny s(4, 8, "1.5MiB");
+  std::vector<SearchProgress> calls;
+  const auto r = megatron::search(s.spec, s.topology, s.graph, s.model, {},
+                                  [&](const SearchProgress& p) { calls.push_back(p); });
+  ASSERT_EQ(calls.size(), static_cast<std::size_t>(r.candidates));
+  for (std::size_t k = 0; k < calls.size(); ++k) {
+    EXPECT_EQ(calls[k].done, k + 1);
+    EXPECT_EQ(calls[k].total, calls.size());
+    EXPECT_EQ(calls[k].unit, "configurations");
+    if (k > 0 && calls[k - 1].best_s) {
+      ASSERT_TRUE(calls[k].best_s);
+      EXPECT_LE(*calls[k].best_s, *calls[k - 1].best_s);
+    }
+  }
+  ASSERT_TRUE(calls.back().best_s);
+  EXPECT_DOUBLE_EQ(*calls.back().best_s, r.prediction.iteration_s);
+  // Without a callback the search is the same.
+  const auto quiet = megatron::search(s.spec, s.topology, s.graph, s.model, {});
+  EXPECT_EQ(quiet.candidates, r.candidates);
+  EXPECT_DOUBLE_EQ(quiet.prediction.iteration_s, r.prediction.iteration_s);
 }
 
 TEST(MegatronPlanner, ComputeOfTheOutputProjectionFromTheDeviceModel) {

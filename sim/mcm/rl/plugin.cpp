@@ -17,6 +17,7 @@ RlOptions rl_options(const planner::PlanInputs& in) {
   o.seed = in.seed.value_or(1);
   o.solver = solver_options(in);
   o.samples = static_cast<int>(in.resolved.integer("samples"));
+  o.progress = in.progress;
   o.rollouts = static_cast<int>(in.resolved.integer("rollouts"));
   o.minibatches = static_cast<int>(in.resolved.integer("minibatches"));
   o.epochs = static_cast<int>(in.resolved.integer("epochs"));

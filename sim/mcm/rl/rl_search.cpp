@@ -244,6 +244,7 @@ RlResult RlAgent::search(const PlacementProblem& p, const RlOptions& o) {
         result.rewards.push_back(r.reward);
         if (o.keep_samples) result.placements.push_back(r.action);
         actions.push_back(r.action);
+        report_samples(o.progress, result.search, o.samples);
       }
       const torch::Tensor logp = action_log_prob(logits, as_tensor(actions), o.ratio).to(torch::kFloat64).contiguous();
       const auto width = static_cast<std::size_t>(logp.size(1));

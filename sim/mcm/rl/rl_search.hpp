@@ -97,6 +97,7 @@ struct RlOptions {
   RlAdvantage advantage = RlAdvantage::batch;
   std::uint64_t seed = 1;
   SolverOptions solver = rl_solver_options();
+  ProgressCallback progress;  // told after each scored sample (sim/common/progress.hpp); empty: nothing
 
   /// The solver's defaults with max_failures 5000: a repair needing more is rare, costs a minute at
   /// the searches' 100000 on BERT, and RL then draws y' in SAMPLE mode from the policy (see above).
