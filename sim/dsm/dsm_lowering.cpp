@@ -390,6 +390,7 @@ class DsmLowerer {
     // Repeating a schedule that is one run extends the run; otherwise the runs are repeated.
     collectives::Schedule merged;
     double removed_latency = 0;
+    std::vector<double> steps_merged;  // per step of `merged`: the schedule steps it carries
     const bool single = runs.size() == 1;
     const double copies = single ? 1 : repeats;
     int step = 0;
@@ -399,11 +400,20 @@ class DsmLowerer {
         for (std::size_t i = 0; i < run.pairs.size(); ++i)
           merged.add(run.pairs[i].first, run.pairs[i].second, run.bytes[i] * scale, step);
         ++step;
+        steps_merged.push_back(run.steps * scale);
         removed_latency += (run.steps * scale - 1) * run.latency;
       }
     merged.step_count = step;
-    std::vector<int> done = add_collective(program_, merged, chip_topology_, layer, pass, label, after);
-    if (removed_latency > 0) done = {program_.add_delay(layer, pass, label + " latency", removed_latency, done)};
+    std::vector<std::pair<int, int>> transfer_steps;
+    std::vector<int> done = add_collective(program_, merged, chip_topology_, layer, pass, label, after,
+                                           EmptyTransfers::skip, &transfer_steps);
+    for (const auto& [task, s] : transfer_steps)
+      if (steps_merged[static_cast<std::size_t>(s)] > 1)
+        program_.add_merged_transfer(task, steps_merged[static_cast<std::size_t>(s)]);
+    if (removed_latency > 0) {
+      done = {program_.add_delay(layer, pass, label + " latency", removed_latency, done)};
+      program_.add_merged_latency(done.front());
+    }
     return done;
   }
 
@@ -530,8 +540,11 @@ class DsmLowerer {
             const program::Endpoint src{d, static_cast<int>(first + i), false};
             const program::Endpoint dst{d, static_cast<int>(first + (i + 1) % n), false};
             int id = program_.add_transfer(layer, pass, "partial_sum", src, dst, bytes, after);
-            if (steps > 1)
+            if (steps > 1) {
+              program_.add_merged_transfer(id, steps);
               id = program_.add_delay(layer, pass, "partial_sum latency", (steps - 1) * s_.chip.on_chip_latency, {id});
+              program_.add_merged_latency(id);
+            }
             done.push_back(id);
           }
       }

@@ -3,6 +3,7 @@
 #include <google/protobuf/util/delimited_message_util.h>
 
 #include <algorithm>
+#include <functional>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -21,16 +22,6 @@ using program::Program;
 using program::Task;
 using program::TaskKind;
 using NodeId = std::uint64_t;
-
-// Where a task has nodes: (rank, node id on that rank); a transfer has two (send, then receive).
-struct Placement {
-  std::vector<std::pair<int, NodeId>> nodes;
-  std::optional<NodeId> on(int rank) const {
-    for (const auto& [r, id] : nodes)
-      if (r == rank) return id;
-    return std::nullopt;
-  }
-};
 
 void require_chip_level(const program::Endpoint& e, std::size_t task) {
   if (e.core >= 0)
@@ -160,75 +151,226 @@ ChakraProtoMsg::GlobalMetadata metadata(const TraceContext& context, int rank, i
 
 std::string trace_file_name(const std::string& prefix, int rank) { return prefix + "." + std::to_string(rank) + ".et"; }
 
-ChakraExport export_chakra(const Program& program, int device_count, const workloads::Graph& graph,
-                           const TraceContext& context) {
-  const auto& tasks = program.tasks();
-  if (tasks.size() > static_cast<std::size_t>(INT32_MAX))
-    throw Error("chakra export: more tasks than a 32-bit comm_tag can name");
-  ChakraExport out;
-  out.ranks.resize(static_cast<std::size_t>(device_count));
-  for (int r = 0; r < device_count; ++r) out.ranks[static_cast<std::size_t>(r)].rank = r;
+namespace {
 
-  // Pass 1: which ranks every task has a node on, and the node ids (task order per rank).
-  std::vector<Placement> placement(tasks.size());
+// One node of a rank's trace before sibling folding and numbering.
+struct ProtoNode {
+  ChakraProtoMsg::NodeType type = ChakraProtoMsg::COMP_NODE;
+  std::size_t task = 0;
+  double seconds = 0;              // COMP: duration
+  double ops = 0;                  // COMP: num_ops
+  double bytes = 0;                // SEND, RECV: one message
+  std::int64_t tag = 0;            // SEND, RECV
+  std::vector<std::uint32_t> deps; // earlier nodes of the rank, transitively reduced
+  std::string extra_names;         // COMP: the labels of siblings folded into it
+};
+
+// A rank's nodes with the transitive reduction of their dependencies (ASTRA-sim's feeder reads
+// every dependency; one implied by another only costs it time and memory).
+class RankGraph {
+ public:
+  std::vector<ProtoNode> nodes;
+
+  // Keeps of `ids` only those no other of them depends on (transitively); sorted ascending.
+  void reduce(std::vector<std::uint32_t>& ids) {
+    std::sort(ids.begin(), ids.end(), std::greater<>());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    if (ids.size() < 2) return;
+    if (mark_.size() < nodes.size()) mark_.resize(nodes.size(), 0);
+    ++stamp_;
+    const std::uint32_t lowest = ids.back();
+    std::vector<std::uint32_t> kept;
+    for (std::uint32_t id : ids) {
+      if (mark_[id] == stamp_) continue;  // an ancestor of a later one: implied
+      kept.push_back(id);
+      // Ids are topological: ancestors below the lowest candidate cannot be candidates.
+      stack_.assign(nodes[id].deps.begin(), nodes[id].deps.end());
+      while (!stack_.empty()) {
+        const std::uint32_t x = stack_.back();
+        stack_.pop_back();
+        if (x < lowest || mark_[x] == stamp_) continue;
+        mark_[x] = stamp_;
+        stack_.insert(stack_.end(), nodes[x].deps.begin(), nodes[x].deps.end());
+      }
+    }
+    ids.assign(kept.rbegin(), kept.rend());
+  }
+
+ private:
+  std::vector<std::uint64_t> mark_;
+  std::uint64_t stamp_ = 0;
+  std::vector<std::uint32_t> stack_;
+};
+
+// What the export does with each task, decided once for all ranks.
+struct TaskPlan {
+  std::vector<std::vector<int>> ranks;   // the ranks a task has nodes on
+  std::vector<int> messages;             // transfers: messages (merged steps split again)
+  std::vector<std::int64_t> first_tag;   // transfers: the first message's comm_tag
+  std::vector<bool> carried;             // merged-latency delays: carried by the messages, no node
+};
+
+TaskPlan plan_tasks(const Program& program, int device_count, std::size_t& dropped_delays) {
+  const auto& tasks = program.tasks();
+  TaskPlan plan;
+  plan.ranks.resize(tasks.size());
+  plan.messages.assign(tasks.size(), 1);
+  plan.first_tag.assign(tasks.size(), -1);
+  plan.carried.assign(tasks.size(), false);
+  for (const auto& [task, steps] : program.merged_steps().transfers)
+    plan.messages[static_cast<std::size_t>(task)] = std::max(1, static_cast<int>(std::lround(steps)));
+  for (int delay : program.merged_steps().latency_delays) plan.carried[static_cast<std::size_t>(delay)] = true;
   std::vector<std::vector<int>> finish(tasks.size());
-  std::vector<NodeId> next_id(static_cast<std::size_t>(device_count), 0);
+  std::int64_t next_tag = 0;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const std::vector<int> ranks = ranks_of(tasks[i], i, finish);
-    if (ranks.empty() && tasks[i].kind == TaskKind::delay && tasks[i].seconds > 0) ++out.dropped_delays;
-    for (int r : ranks) {
+    std::vector<int> ranks = plan.carried[i] ? std::vector<int>{} : ranks_of(tasks[i], i, finish);
+    if (ranks.empty() && !plan.carried[i] && tasks[i].kind == TaskKind::delay && tasks[i].seconds > 0) ++dropped_delays;
+    for (int r : ranks)
       if (r < 0 || r >= device_count)
         throw Error("chakra export: task " + std::to_string(i) + " is on device " + std::to_string(r) +
                     " of a platform of " + std::to_string(device_count));
-      placement[i].nodes.emplace_back(r, next_id[static_cast<std::size_t>(r)]++);
+    if (is_cross_device(tasks[i])) {
+      plan.first_tag[i] = next_tag;
+      next_tag += plan.messages[i];
+      if (next_tag > INT32_MAX) throw Error("chakra export: more messages than a 32-bit comm_tag can name");
     }
     finish[i] = finish_ranks(tasks[i], ranks, finish);
+    plan.ranks[i] = std::move(ranks);
   }
-  const std::vector<double> ops = compute_ops(program, graph);
+  return plan;
+}
 
-  // Pass 2, one rank at a time: a node depends on the nearest nodes of its own rank among the
-  // tasks it waited for (the "frontier" of each task on this rank).
-  for (int rank = 0; rank < device_count; ++rank) {
-    RankTrace& trace = out.ranks[static_cast<std::size_t>(rank)];
-    std::ostringstream stream;
-    google::protobuf::util::SerializeDelimitedToOstream(metadata(context, rank, device_count), &stream);
-    std::vector<std::vector<NodeId>> frontier(tasks.size());
-    for (std::size_t i = 0; i < tasks.size(); ++i) {
-      const Task& t = tasks[i];
-      std::vector<NodeId> deps;
-      for (int p : t.after) {
-        const auto& f = frontier[static_cast<std::size_t>(p)];
-        deps.insert(deps.end(), f.begin(), f.end());
+bool on_rank(const std::vector<int>& ranks, int rank) { return std::find(ranks.begin(), ranks.end(), rank) != ranks.end(); }
+
+// The rank's nodes in the Program's order, each depending on the nearest nodes of the rank among
+// the tasks it waited for (the "frontier" of each task on this rank), reduced.
+RankGraph rank_nodes(const Program& program, const TaskPlan& plan, const std::vector<double>& ops, int rank) {
+  const auto& tasks = program.tasks();
+  RankGraph g;
+  std::vector<std::vector<std::uint32_t>> frontier(tasks.size());
+  std::vector<std::uint32_t> deps;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const Task& t = tasks[i];
+    deps.clear();
+    for (int p : t.after) {
+      const auto& f = frontier[static_cast<std::size_t>(p)];
+      deps.insert(deps.end(), f.begin(), f.end());
+    }
+    g.reduce(deps);
+    if (!on_rank(plan.ranks[i], rank)) {
+      frontier[i] = deps;  // a join, a carried latency, or another rank's task: waits pass through
+      continue;
+    }
+    if (t.kind == TaskKind::transfer) {
+      // One message per merged step, each after the previous on both sides (a ring step after
+      // the last: uncontended, k x (latency + bytes / k / bandwidth), the merged transfer's time).
+      const bool send = t.src.device == rank;
+      const int k = plan.messages[i];
+      for (int j = 0; j < k; ++j) {
+        ProtoNode n;
+        n.type = send ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE;
+        n.task = i;
+        n.bytes = t.bytes / k;
+        n.tag = plan.first_tag[i] + j;
+        n.deps = j == 0 ? deps : std::vector<std::uint32_t>{static_cast<std::uint32_t>(g.nodes.size() - 1)};
+        g.nodes.push_back(std::move(n));
       }
-      std::sort(deps.begin(), deps.end());
-      deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-      const std::optional<NodeId> id = placement[i].on(rank);
-      if (!id) {
-        frontier[i] = std::move(deps);
+    } else {
+      ProtoNode n;
+      n.task = i;
+      n.seconds = t.seconds;
+      n.ops = ops[i];
+      n.deps = deps;
+      g.nodes.push_back(std::move(n));
+    }
+    frontier[i] = {static_cast<std::uint32_t>(g.nodes.size() - 1)};
+  }
+  return g;
+}
+
+// ASTRA-sim runs one COMP node at a time per NPU, partsim every task as soon as it may: COMP nodes
+// of a rank with the same dependencies (a layer's compute and its memory traffic, started
+// together) become one node of the longest duration, their FLOP summed. Nodes that waited for any
+// of them wait for the folded node. Returns the folded graph and counts the nodes folded away.
+RankGraph fold_siblings(RankGraph in, std::size_t& folded) {
+  RankGraph out;
+  std::vector<std::uint32_t> rep(in.nodes.size());
+  std::map<std::vector<std::uint32_t>, std::uint32_t> comp_with_deps;
+  for (std::size_t i = 0; i < in.nodes.size(); ++i) {
+    ProtoNode& n = in.nodes[i];
+    for (auto& d : n.deps) d = rep[d];
+    out.reduce(n.deps);
+    if (n.type == ChakraProtoMsg::COMP_NODE) {
+      const auto [it, fresh] = comp_with_deps.try_emplace(n.deps, static_cast<std::uint32_t>(out.nodes.size()));
+      if (!fresh) {
+        ProtoNode& sibling = out.nodes[it->second];
+        sibling.seconds = std::max(sibling.seconds, n.seconds);
+        sibling.ops += n.ops;
+        sibling.extra_names += "+" + std::to_string(n.task);
+        rep[i] = it->second;
+        ++folded;
         continue;
       }
-      frontier[i] = {*id};
+    }
+    rep[i] = static_cast<std::uint32_t>(out.nodes.size());
+    out.nodes.push_back(std::move(n));
+  }
+  return out;
+}
+
+}  // namespace
+
+ChakraExport export_chakra(const Program& program, int device_count, const workloads::Graph& graph,
+                           const TraceContext& context) {
+  const auto& tasks = program.tasks();
+  ChakraExport out;
+  out.ranks.resize(static_cast<std::size_t>(device_count));
+  const TaskPlan plan = plan_tasks(program, device_count, out.dropped_delays);
+  for (const auto& [task, steps] : program.merged_steps().transfers)
+    if (is_cross_device(tasks[static_cast<std::size_t>(task)])) ++out.split_transfers;
+  out.carried_latencies = program.merged_steps().latency_delays.size();
+  const std::vector<double> ops = compute_ops(program, graph);
+
+  for (int rank = 0; rank < device_count; ++rank) {
+    RankTrace& trace = out.ranks[static_cast<std::size_t>(rank)];
+    trace.rank = rank;
+    RankGraph g = fold_siblings(rank_nodes(program, plan, ops, rank), out.folded_compute);
+    if (g.nodes.empty()) {
+      // ASTRA-sim's feeder throws on a trace without nodes ("No dependancy free nodes found"): an
+      // idle device gets one COMP node of no time.
+      ProtoNode idle;
+      idle.task = SIZE_MAX;
+      g.nodes.push_back(idle);
+    }
+    std::ostringstream stream;
+    google::protobuf::util::SerializeDelimitedToOstream(metadata(context, rank, device_count), &stream);
+    for (std::size_t id = 0; id < g.nodes.size(); ++id) {
+      const ProtoNode& n = g.nodes[id];
       ChakraProtoMsg::Node node;
-      node.set_id(*id);
-      node.set_name(node_name(program, t));
-      for (NodeId d : deps) node.add_data_deps(d);
+      node.set_id(id);
+      node.set_type(n.type);
+      if (n.task == SIZE_MAX) {
+        node.set_name("idle");
+      } else {
+        node.set_name(node_name(program, tasks[n.task]) +
+                      (n.extra_names.empty() ? "" : " (with tasks " + n.extra_names.substr(1) + ")"));
+      }
+      for (std::uint32_t d : n.deps) node.add_data_deps(d);
       add_bool_attr(node, "is_cpu_op", false);
-      if (t.kind == TaskKind::transfer) {
-        const bool send = t.src.device == rank;
-        node.set_type(send ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE);
+      if (n.type == ChakraProtoMsg::COMP_NODE) {
+        // The time partsim's device model gives, in whole microseconds as the schema has it (and
+        // exactly, in seconds, as duration_s).
+        node.set_duration_micros(static_cast<std::uint64_t>(std::llround(n.seconds * 1e6)));
+        add_attr(node, "num_ops", std::llround(n.ops));
+        add_double_attr(node, "duration_s", n.seconds);
+        ++trace.compute_nodes;
+      } else {
+        const Task& t = tasks[n.task];
         add_int32_attr(node, "comm_src", t.src.device);
         add_int32_attr(node, "comm_dst", t.dst.device);
-        add_int32_attr(node, "comm_tag", static_cast<std::int64_t>(i));
-        add_attr(node, "comm_size", std::llround(t.bytes));
-        ++(send ? trace.send_nodes : trace.recv_nodes);
-      } else {
-        // Compute and delays: the time partsim's device model gives, in whole microseconds as the
-        // schema has it (and exactly, in seconds, as duration_s).
-        node.set_type(ChakraProtoMsg::COMP_NODE);
-        node.set_duration_micros(static_cast<std::uint64_t>(std::llround(t.seconds * 1e6)));
-        add_attr(node, "num_ops", std::llround(ops[i]));
-        add_double_attr(node, "duration_s", t.seconds);
-        ++trace.compute_nodes;
+        add_int32_attr(node, "comm_tag", n.tag);
+        add_attr(node, "comm_size", std::llround(n.bytes));
+        ++(n.type == ChakraProtoMsg::COMM_SEND_NODE ? trace.send_nodes : trace.recv_nodes);
       }
       google::protobuf::util::SerializeDelimitedToOstream(node, &stream);
     }

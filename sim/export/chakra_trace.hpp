@@ -47,7 +47,10 @@ struct RankTrace {
 
 struct ChakraExport {
   std::vector<RankTrace> ranks;  // one per device, rank = device index
-  std::size_t dropped_delays = 0; // latency delays with no rank to run on (no predecessor on a device)
+  std::size_t dropped_delays = 0; // delays with no rank to run on (no predecessor on a device)
+  std::size_t split_transfers = 0;    // transfers of merged collective steps written one message per step
+  std::size_t carried_latencies = 0;  // merged-latency delays left out (each message pays its latency)
+  std::size_t folded_compute = 0;     // COMP nodes folded into a sibling with the same dependencies
 };
 
 /// The Chakra schema version written in GlobalMetadata.version.

@@ -253,8 +253,11 @@ class ShardingLowerer {
       for (std::size_t i = 0; i < run.pairs.size(); ++i) {
         const auto [src, dst] = run.pairs[i];
         int id = program_.add_transfer(layer_index, pass, label, at(src), at(dst), run.bytes[i], arrived[src]);
-        if (run.removed_latency() > 0)
+        if (run.steps > 1) program_.add_merged_transfer(id, run.steps);
+        if (run.removed_latency() > 0) {
           id = program_.add_delay(layer_index, pass, label + " latency", run.removed_latency(), {id});
+          program_.add_merged_latency(id);
+        }
         next[dst].push_back(id);
         if (every_arrival) (*every_arrival)[dst].push_back(id);
         sent.insert(src);

@@ -26,7 +26,8 @@ int add_join(program::Program& program, int layer, plan::Pass pass, const std::s
 
 std::vector<int> add_collective(program::Program& program, const collectives::Schedule& device_schedule,
                                 const topology::TopologyGraph& topology, int layer, plan::Pass pass,
-                                const std::string& label, const std::vector<int>& after, EmptyTransfers empty) {
+                                const std::string& label, const std::vector<int>& after, EmptyTransfers empty,
+                                std::vector<std::pair<int, int>>* transfer_steps) {
   if (device_schedule.on_nodes) throw Error("lowering: add_collective takes a device schedule");
   const collectives::Schedule nodes = collectives::lower_to_nodes(device_schedule, topology);
   std::vector<int> previous = after;
@@ -45,6 +46,7 @@ std::vector<int> add_collective(program::Program& program, const collectives::Sc
       in_step.push_back(program.add_transfer(layer, pass, label + " step " + std::to_string(step + 1),
                                              endpoint_of_node(topology, ts[t].src),
                                              endpoint_of_node(topology, ts[t].dst), ts[t].bytes, previous));
+      if (transfer_steps) transfer_steps->emplace_back(in_step.back(), step);
     }
     if (in_step.empty()) continue;
     // One join per step keeps the dependencies linear in the transfers (n + n, not n x n).

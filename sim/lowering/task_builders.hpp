@@ -24,11 +24,13 @@ program::Endpoint endpoint_of_node(const topology::TopologyGraph& topology, int 
 /// schedule's barrier semantics, schedule.hpp), the first step after `after`. Returns the last join.
 /// Transfers of 0 bytes are left out of a plan's program (nothing moves); a collective measured on
 /// its own (simrun --collective --bytes 0B) keeps them, so each step still takes its route latency.
+/// `transfer_steps`, when given, receives (transfer task, schedule step) of every transfer added.
 enum class EmptyTransfers { skip, keep };
 std::vector<int> add_collective(program::Program& program, const collectives::Schedule& device_schedule,
                                 const topology::TopologyGraph& topology, int layer, plan::Pass pass,
                                 const std::string& label, const std::vector<int>& after,
-                                EmptyTransfers empty = EmptyTransfers::skip);
+                                EmptyTransfers empty = EmptyTransfers::skip,
+                                std::vector<std::pair<int, int>>* transfer_steps = nullptr);
 
 /// Traffic between device `device`'s external memory and the device. At core granularity (the graph
 /// has a memory node) it is `bytes` split evenly into one transfer per core (to_memory: core to

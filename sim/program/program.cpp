@@ -87,6 +87,21 @@ void Program::add_resident(int device, double bytes, std::string_view what) {
   holdings_.push_back({device, -1, -1, bytes, intern(what)});
 }
 
+void Program::add_merged_transfer(int transfer, double steps) {
+  if (transfer < 0 || static_cast<std::size_t>(transfer) >= tasks_.size() ||
+      tasks_[static_cast<std::size_t>(transfer)].kind != TaskKind::transfer || !(steps >= 1) || !std::isfinite(steps))
+    throw Error("program: merged steps name task " + std::to_string(transfer) + ", not a transfer, or " +
+                std::to_string(steps) + " steps");
+  merged_.transfers.emplace_back(transfer, steps);
+}
+
+void Program::add_merged_latency(int delay) {
+  if (delay < 0 || static_cast<std::size_t>(delay) >= tasks_.size() ||
+      tasks_[static_cast<std::size_t>(delay)].kind != TaskKind::delay)
+    throw Error("program: merged latency names task " + std::to_string(delay) + ", not a delay");
+  merged_.latency_delays.push_back(delay);
+}
+
 int Program::add_compute(int layer, plan::Pass pass, std::string label, Endpoint at, double seconds,
                          std::vector<int> after) {
   Task t;

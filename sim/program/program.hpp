@@ -30,6 +30,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "sim/common/error.hpp"
@@ -170,6 +171,16 @@ struct Holding {
   bool resident() const noexcept { return first_task < 0; }
 };
 
+/// Steps of a collective the lowering merged into fewer tasks (lowering::step_runs: a ring's steps
+/// between the same pair as one transfer of all their bytes, the latencies merged away as one delay
+/// after them). Both evaluators time the merged form; an exporter whose simulator sends one message
+/// per step (Chakra, ASTRA-sim) splits the transfers again and leaves the delays out, because each
+/// message there pays its own latency.
+struct MergedSteps {
+  std::vector<std::pair<int, double>> transfers;  // (transfer task, steps it carries)
+  std::vector<int> latency_delays;                // delays that add back the latency the merge removed
+};
+
 class Program {
  public:
   /// At most `limit` tasks (0: no limit); add() throws TaskLimitExceeded beyond it.
@@ -203,6 +214,12 @@ class Program {
   /// Every holding, in the order they were declared.
   const std::vector<Holding>& holdings() const noexcept { return holdings_; }
 
+  /// Declares that transfer task `transfer` carries `steps` (>= 1) steps merged (MergedSteps).
+  void add_merged_transfer(int transfer, double steps);
+  /// Declares that delay task `delay` adds back the latency of merged steps (MergedSteps).
+  void add_merged_latency(int delay);
+  const MergedSteps& merged_steps() const noexcept { return merged_; }
+
   const TaskList& tasks() const noexcept { return tasks_; }
   size_t size() const noexcept { return tasks_.size(); }
 
@@ -226,6 +243,7 @@ class Program {
   std::vector<std::vector<int>> dependency_blocks_;
   std::size_t task_limit_ = 0;
   std::vector<Holding> holdings_;
+  MergedSteps merged_;
 };
 
 }  // namespace partsim::program
