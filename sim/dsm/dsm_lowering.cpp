@@ -407,9 +407,11 @@ class DsmLowerer {
     std::vector<std::pair<int, int>> transfer_steps;
     std::vector<int> done = add_collective(program_, merged, chip_topology_, layer, pass, label, after,
                                            EmptyTransfers::skip, &transfer_steps);
-    for (const auto& [task, s] : transfer_steps)
+    std::map<int, std::vector<int>> run_of_step;
+    for (const auto& [task, s] : transfer_steps) run_of_step[s].push_back(task);
+    for (const auto& [s, transfers] : run_of_step)
       if (steps_merged[static_cast<std::size_t>(s)] > 1)
-        program_.add_merged_transfer(task, steps_merged[static_cast<std::size_t>(s)]);
+        program_.add_merged_run(transfers, steps_merged[static_cast<std::size_t>(s)]);
     if (removed_latency > 0) {
       done = {program_.add_delay(layer, pass, label + " latency", removed_latency, done)};
       program_.add_merged_latency(done.front());
@@ -541,7 +543,7 @@ class DsmLowerer {
             const program::Endpoint dst{d, static_cast<int>(first + (i + 1) % n), false};
             int id = program_.add_transfer(layer, pass, "partial_sum", src, dst, bytes, after);
             if (steps > 1) {
-              program_.add_merged_transfer(id, steps);
+              program_.add_merged_run({id}, steps);
               id = program_.add_delay(layer, pass, "partial_sum latency", (steps - 1) * s_.chip.on_chip_latency, {id});
               program_.add_merged_latency(id);
             }

@@ -65,7 +65,7 @@ enum class ReadyOrder : std::uint8_t { fifo, lowest_id };
 struct AstraRulesOptions {
   SendCompletion send_completes = SendCompletion::at_delivery;
   CompDuration duration = CompDuration::exact_seconds;
-  ReadyOrder order = ReadyOrder::fifo;
+  ReadyOrder order = ReadyOrder::lowest_id;  // ASTRA-sim walks its ready nodes by ascending id
   bool recv_takes_comm_slot = false;  // a RECV waits for, and holds, the SEND slot of its rank
   bool allow_empty_ranks = false;     // a rank without nodes finishes at 0 instead of throwing
 };

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <utility>
@@ -171,30 +172,37 @@ class RankGraph {
  public:
   std::vector<ProtoNode> nodes;
 
-  // Keeps of `ids` only those no other of them depends on (transitively); sorted ascending.
+  // Keeps of `ids` only those no other of them depends on (transitively); sorted ascending. The
+  // search for ancestors visits at most kReductionBudget nodes per call: past it a dependency may
+  // be kept although implied (the schedule is the same; the trace only a little larger).
   void reduce(std::vector<std::uint32_t>& ids) {
+    if (ids.size() < 2) return;
     std::sort(ids.begin(), ids.end(), std::greater<>());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     if (ids.size() < 2) return;
     if (mark_.size() < nodes.size()) mark_.resize(nodes.size(), 0);
     ++stamp_;
     const std::uint32_t lowest = ids.back();
+    std::size_t budget = kReductionBudget;
     std::vector<std::uint32_t> kept;
     for (std::uint32_t id : ids) {
       if (mark_[id] == stamp_) continue;  // an ancestor of a later one: implied
       kept.push_back(id);
       // Ids are topological: ancestors below the lowest candidate cannot be candidates.
       stack_.assign(nodes[id].deps.begin(), nodes[id].deps.end());
-      while (!stack_.empty()) {
+      while (!stack_.empty() && budget > 0) {
         const std::uint32_t x = stack_.back();
         stack_.pop_back();
         if (x < lowest || mark_[x] == stamp_) continue;
         mark_[x] = stamp_;
+        --budget;
         stack_.insert(stack_.end(), nodes[x].deps.begin(), nodes[x].deps.end());
       }
     }
     ids.assign(kept.rbegin(), kept.rend());
   }
+
+  static constexpr std::size_t kReductionBudget = 1 << 16;
 
  private:
   std::vector<std::uint64_t> mark_;
@@ -206,6 +214,7 @@ class RankGraph {
 struct TaskPlan {
   std::vector<std::vector<int>> ranks;   // the ranks a task has nodes on
   std::vector<int> messages;             // transfers: messages (merged steps split again)
+  std::vector<int> run;                  // transfers: index of their merged run, -1 for none
   std::vector<std::int64_t> first_tag;   // transfers: the first message's comm_tag
   std::vector<bool> carried;             // merged-latency delays: carried by the messages, no node
 };
@@ -217,8 +226,13 @@ TaskPlan plan_tasks(const Program& program, int device_count, std::size_t& dropp
   plan.messages.assign(tasks.size(), 1);
   plan.first_tag.assign(tasks.size(), -1);
   plan.carried.assign(tasks.size(), false);
-  for (const auto& [task, steps] : program.merged_steps().transfers)
-    plan.messages[static_cast<std::size_t>(task)] = std::max(1, static_cast<int>(std::lround(steps)));
+  plan.run.assign(tasks.size(), -1);
+  const auto& runs = program.merged_steps().runs;
+  for (std::size_t r = 0; r < runs.size(); ++r)
+    for (int task : runs[r].transfers) {
+      plan.messages[static_cast<std::size_t>(task)] = std::max(1, static_cast<int>(std::lround(runs[r].steps)));
+      plan.run[static_cast<std::size_t>(task)] = static_cast<int>(r);
+    }
   for (int delay : program.merged_steps().latency_delays) plan.carried[static_cast<std::size_t>(delay)] = true;
   std::vector<std::vector<int>> finish(tasks.size());
   std::int64_t next_tag = 0;
@@ -244,49 +258,130 @@ bool on_rank(const std::vector<int>& ranks, int rank) { return std::find(ranks.b
 
 // The rank's nodes in the Program's order, each depending on the nearest nodes of the rank among
 // the tasks it waited for (the "frontier" of each task on this rank), reduced.
-RankGraph rank_nodes(const Program& program, const TaskPlan& plan, const std::vector<double>& ops, int rank) {
-  const auto& tasks = program.tasks();
-  RankGraph g;
-  std::vector<std::vector<std::uint32_t>> frontier(tasks.size());
-  std::vector<std::uint32_t> deps;
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const Task& t = tasks[i];
-    deps.clear();
-    for (int p : t.after) {
-      const auto& f = frontier[static_cast<std::size_t>(p)];
-      deps.insert(deps.end(), f.begin(), f.end());
-    }
-    g.reduce(deps);
-    if (!on_rank(plan.ranks[i], rank)) {
-      frontier[i] = deps;  // a join, a carried latency, or another rank's task: waits pass through
-      continue;
-    }
-    if (t.kind == TaskKind::transfer) {
-      // One message per merged step, each after the previous on both sides (a ring step after
-      // the last: uncontended, k x (latency + bytes / k / bandwidth), the merged transfer's time).
-      const bool send = t.src.device == rank;
-      const int k = plan.messages[i];
-      for (int j = 0; j < k; ++j) {
-        ProtoNode n;
-        n.type = send ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE;
-        n.task = i;
-        n.bytes = t.bytes / k;
-        n.tag = plan.first_tag[i] + j;
-        n.deps = j == 0 ? deps : std::vector<std::uint32_t>{static_cast<std::uint32_t>(g.nodes.size() - 1)};
-        g.nodes.push_back(std::move(n));
+class RankBuilder {
+ public:
+  RankBuilder(const Program& program, const TaskPlan& plan, const std::vector<double>& ops, int rank)
+      : program_(program), plan_(plan), ops_(ops), rank_(rank), frontier_(program.tasks().size()),
+        emitted_(program.merged_steps().runs.size(), false) {}
+
+  RankGraph build() {
+    const auto& tasks = program_.tasks();
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      const int run = plan_.run[i];
+      if (run >= 0 && on_rank(plan_.ranks[i], rank_)) {
+        if (!emitted_[static_cast<std::size_t>(run)]) emit_run(run);
+        continue;  // its frontier was set with the run
       }
-    } else {
-      ProtoNode n;
-      n.task = i;
-      n.seconds = t.seconds;
-      n.ops = ops[i];
-      n.deps = deps;
-      g.nodes.push_back(std::move(n));
+      if (!on_rank(plan_.ranks[i], rank_)) {
+        // A join, a carried latency or a copy inside a device passes the waits through. Another
+        // rank's task passes nothing: what it waited for on this rank reaches this rank's later
+        // nodes only through a message (a RECV here), and the message carries that wait.
+        if (plan_.ranks[i].empty()) frontier_[i] = waits_of(i);
+        continue;
+      }
+      Frontier deps = waits_of(i);
+      const Task& t = tasks[i];
+      if (t.kind == TaskKind::transfer) {
+        add_message(i, 0, ids(deps));
+      } else {
+        ProtoNode n;
+        n.task = i;
+        n.seconds = t.seconds;
+        n.ops = ops_[i];
+        n.deps = ids(deps);
+        g_.nodes.push_back(std::move(n));
+      }
+      frontier_[i] = make({last()});
     }
-    frontier[i] = {static_cast<std::uint32_t>(g.nodes.size() - 1)};
+    return std::move(g_);
   }
-  return g;
-}
+
+ private:
+  const Program& program_;
+  const TaskPlan& plan_;
+  const std::vector<double>& ops_;
+  int rank_;
+  RankGraph g_;
+  // Per task, its frontier on this rank; shared, since most tasks pass one predecessor's on.
+  using Frontier = std::shared_ptr<const std::vector<std::uint32_t>>;
+  std::vector<Frontier> frontier_;
+  std::vector<bool> emitted_;
+
+  static Frontier make(std::vector<std::uint32_t> ids) {
+    return ids.empty() ? nullptr : std::make_shared<const std::vector<std::uint32_t>>(std::move(ids));
+  }
+
+  std::uint32_t last() const { return static_cast<std::uint32_t>(g_.nodes.size() - 1); }
+
+  Frontier waits_of(std::size_t i) {
+    // Most tasks wait for one task, or for tasks with nothing on this rank: no reduction needed.
+    Frontier only;
+    std::size_t nonempty = 0;
+    for (int p : program_.tasks()[i].after) {
+      const Frontier& f = frontier_[static_cast<std::size_t>(p)];
+      if (!f || f == only || (only && *only == *f)) continue;
+      only = f;
+      ++nonempty;
+    }
+    if (nonempty <= 1) return only;
+    std::vector<std::uint32_t> deps;
+    for (int p : program_.tasks()[i].after)
+      if (const Frontier& f = frontier_[static_cast<std::size_t>(p)]) deps.insert(deps.end(), f->begin(), f->end());
+    g_.reduce(deps);
+    return make(std::move(deps));
+  }
+
+  static std::vector<std::uint32_t> ids(const Frontier& f) { return f ? *f : std::vector<std::uint32_t>{}; }
+
+  // Message `j` of transfer `i`: a SEND on its source, a RECV on its destination.
+  std::uint32_t add_message(std::size_t i, int j, std::vector<std::uint32_t> deps) {
+    const Task& t = program_.tasks()[i];
+    ProtoNode n;
+    n.type = t.src.device == rank_ ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE;
+    n.task = i;
+    n.bytes = t.bytes / plan_.messages[i];
+    n.tag = plan_.first_tag[i] + j;
+    g_.reduce(deps);
+    n.deps = std::move(deps);
+    g_.nodes.push_back(std::move(n));
+    return last();
+  }
+
+  // A merged run, one message per step again: in step j a member sends after its own step j - 1
+  // and after what reached it in step j - 1 (a ring forwards what it received), and receives after
+  // its previous receive; so an uncontended run takes k x (latency + bytes / k / bandwidth), what
+  // the merged transfer and its latency delay take in partsim.
+  void emit_run(int run) {
+    emitted_[static_cast<std::size_t>(run)] = true;
+    const auto& members = program_.merged_steps().runs[static_cast<std::size_t>(run)].transfers;
+    std::vector<std::size_t> mine;
+    for (int m : members)
+      if (on_rank(plan_.ranks[static_cast<std::size_t>(m)], rank_)) mine.push_back(static_cast<std::size_t>(m));
+    std::vector<std::vector<std::uint32_t>> first_deps;
+    for (std::size_t m : mine) first_deps.push_back(ids(waits_of(m)));
+    std::optional<std::size_t> incoming;  // the member delivering to this rank
+    for (std::size_t k = 0; k < mine.size(); ++k)
+      if (program_.tasks()[mine[k]].dst.device == rank_) incoming = k;
+    std::vector<std::uint32_t> previous(mine.size());
+    const int steps = plan_.messages[mine.front()];
+    for (int j = 0; j < steps; ++j) {
+      std::vector<std::uint32_t> now(mine.size());
+      for (std::size_t k = 0; k < mine.size(); ++k) {
+        std::vector<std::uint32_t> deps;
+        if (j == 0) {
+          deps = first_deps[k];
+        } else {
+          deps = {previous[k]};
+          if (program_.tasks()[mine[k]].src.device == rank_ && incoming && *incoming != k)
+            deps.push_back(previous[*incoming]);
+        }
+        now[k] = add_message(mine[k], j, std::move(deps));
+      }
+      previous = std::move(now);
+    }
+    for (std::size_t k = 0; k < mine.size(); ++k) frontier_[mine[k]] = make({previous[k]});
+  }
+};
 
 // ASTRA-sim runs one COMP node at a time per NPU, partsim every task as soon as it may: COMP nodes
 // of a rank with the same dependencies (a layer's compute and its memory traffic, started
@@ -326,15 +421,16 @@ ChakraExport export_chakra(const Program& program, int device_count, const workl
   ChakraExport out;
   out.ranks.resize(static_cast<std::size_t>(device_count));
   const TaskPlan plan = plan_tasks(program, device_count, out.dropped_delays);
-  for (const auto& [task, steps] : program.merged_steps().transfers)
-    if (is_cross_device(tasks[static_cast<std::size_t>(task)])) ++out.split_transfers;
+  for (const auto& run : program.merged_steps().runs)
+    for (int task : run.transfers)
+      if (is_cross_device(tasks[static_cast<std::size_t>(task)])) ++out.split_transfers;
   out.carried_latencies = program.merged_steps().latency_delays.size();
   const std::vector<double> ops = compute_ops(program, graph);
 
   for (int rank = 0; rank < device_count; ++rank) {
     RankTrace& trace = out.ranks[static_cast<std::size_t>(rank)];
     trace.rank = rank;
-    RankGraph g = fold_siblings(rank_nodes(program, plan, ops, rank), out.folded_compute);
+    RankGraph g = fold_siblings(RankBuilder(program, plan, ops, rank).build(), out.folded_compute);
     if (g.nodes.empty()) {
       // ASTRA-sim's feeder throws on a trace without nodes ("No dependancy free nodes found"): an
       // idle device gets one COMP node of no time.

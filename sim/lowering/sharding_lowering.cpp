@@ -250,17 +250,22 @@ class ShardingLowerer {
     for (const StepRun& run : step_runs(schedule, c_.topology)) {
       std::map<int, std::vector<int>> next;
       std::set<int> sent;
+      std::vector<int> transfers;
       for (std::size_t i = 0; i < run.pairs.size(); ++i) {
         const auto [src, dst] = run.pairs[i];
-        int id = program_.add_transfer(layer_index, pass, label, at(src), at(dst), run.bytes[i], arrived[src]);
-        if (run.steps > 1) program_.add_merged_transfer(id, run.steps);
+        transfers.push_back(program_.add_transfer(layer_index, pass, label, at(src), at(dst), run.bytes[i], arrived[src]));
+        sent.insert(src);
+      }
+      if (run.steps > 1) program_.add_merged_run(transfers, run.steps);
+      for (std::size_t i = 0; i < run.pairs.size(); ++i) {
+        const int dst = run.pairs[i].second;
+        int id = transfers[i];
         if (run.removed_latency() > 0) {
           id = program_.add_delay(layer_index, pass, label + " latency", run.removed_latency(), {id});
           program_.add_merged_latency(id);
         }
         next[dst].push_back(id);
         if (every_arrival) (*every_arrival)[dst].push_back(id);
-        sent.insert(src);
       }
       for (auto& [d, tasks] : next) {
         if (!sent.contains(d)) tasks.insert(tasks.end(), arrived[d].begin(), arrived[d].end());

@@ -87,12 +87,12 @@ void Program::add_resident(int device, double bytes, std::string_view what) {
   holdings_.push_back({device, -1, -1, bytes, intern(what)});
 }
 
-void Program::add_merged_transfer(int transfer, double steps) {
-  if (transfer < 0 || static_cast<std::size_t>(transfer) >= tasks_.size() ||
-      tasks_[static_cast<std::size_t>(transfer)].kind != TaskKind::transfer || !(steps >= 1) || !std::isfinite(steps))
-    throw Error("program: merged steps name task " + std::to_string(transfer) + ", not a transfer, or " +
-                std::to_string(steps) + " steps");
-  merged_.transfers.emplace_back(transfer, steps);
+void Program::add_merged_run(std::vector<int> transfers, double steps) {
+  for (int t : transfers)
+    if (t < 0 || static_cast<std::size_t>(t) >= tasks_.size() || tasks_[static_cast<std::size_t>(t)].kind != TaskKind::transfer)
+      throw Error("program: a merged run names task " + std::to_string(t) + ", not a transfer");
+  if (!(steps >= 1) || !std::isfinite(steps)) throw Error("program: a merged run of " + std::to_string(steps) + " steps");
+  merged_.runs.push_back({std::move(transfers), steps});
 }
 
 void Program::add_merged_latency(int delay) {

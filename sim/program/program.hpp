@@ -176,9 +176,13 @@ struct Holding {
 /// after them). Both evaluators time the merged form; an exporter whose simulator sends one message
 /// per step (Chakra, ASTRA-sim) splits the transfers again and leaves the delays out, because each
 /// message there pays its own latency.
+struct MergedRun {
+  std::vector<int> transfers;  // the run's transfer tasks, one per (src, dst) pair (a ring: one per member)
+  double steps = 1;            // the schedule steps each of them carries
+};
 struct MergedSteps {
-  std::vector<std::pair<int, double>> transfers;  // (transfer task, steps it carries)
-  std::vector<int> latency_delays;                // delays that add back the latency the merge removed
+  std::vector<MergedRun> runs;
+  std::vector<int> latency_delays;  // delays that add back the latency the merge removed
 };
 
 class Program {
@@ -214,8 +218,9 @@ class Program {
   /// Every holding, in the order they were declared.
   const std::vector<Holding>& holdings() const noexcept { return holdings_; }
 
-  /// Declares that transfer task `transfer` carries `steps` (>= 1) steps merged (MergedSteps).
-  void add_merged_transfer(int transfer, double steps);
+  /// Declares that the transfer tasks `transfers` each carry `steps` (>= 1) steps of one merged run
+  /// (MergedSteps): in each step a member forwards what reached it in the previous one.
+  void add_merged_run(std::vector<int> transfers, double steps);
   /// Declares that delay task `delay` adds back the latency of merged steps (MergedSteps).
   void add_merged_latency(int delay);
   const MergedSteps& merged_steps() const noexcept { return merged_; }
