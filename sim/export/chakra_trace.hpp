@@ -3,21 +3,27 @@
 // replays, so the same plan can be run in both simulators (docs/chakra-export.md).
 //
 // Contract:
-// - export_chakra() turns a chip-granularity Program into one trace per device of the platform
-//   (devices without work get a trace with the metadata only: ASTRA-sim wants one per NPU).
+// - export_chakra() turns a chip-granularity Program into one trace per device of the platform; a
+//   device without work gets one COMP node of 0 us (ASTRA-sim refuses a trace without nodes).
 // - A trace is a length-delimited protobuf stream (a varint length, then the message): first the
 //   GlobalMetadata, then the Nodes in the Program's topological order, ids 0, 1, 2, ... per rank.
 // - Compute task on device d -> COMP_NODE on rank d (duration_micros from partsim's device model,
 //   num_ops the layer's FLOP of that pass shared over its compute tasks by duration). A transfer
 //   between two devices -> COMM_SEND_NODE on the source and COMM_RECV_NODE on the destination with
-//   the same comm_tag (the task index) and comm_size. A delay that stands for a device's activity
-//   -> COMP_NODE there; a latency delay -> COMP_NODE on the ranks its predecessors finish on; a
-//   zero-time delay (a join) and a transfer inside one device -> no node.
-// - Dependencies are per rank: a node depends on the nearest earlier nodes of its own rank it
-//   transitively waited for in the Program; waits across ranks are carried by the SEND/RECV pairs.
+//   the same comm_tag (unique to the message) and comm_size; a transfer carrying k merged steps of
+//   a collective (Program::merged_steps) -> k such pairs, step after step. A delay that stands for a
+//   device's activity -> COMP_NODE there; a delay adding back merged latencies -> no node (each
+//   message pays its latency); another delay of no place -> COMP_NODE on the ranks its predecessors
+//   finish on; a zero-time delay (a join) and a transfer inside one device -> no node.
+// - COMP nodes of a rank with the same dependencies (work partsim runs concurrently) are one node
+//   of the longest duration: ASTRA-sim runs one COMP at a time per NPU.
+// - Dependencies are per rank and transitively reduced: a node depends on the nearest nodes of its
+//   own rank it waited for through its rank's tasks and placeless ones (joins); waits across ranks
+//   are carried by the SEND/RECV pairs.
 // - The Program holds collectives as their steps on the topology (lowering::add_collective), so
-//   they appear as SEND/RECV pairs, never as COMM_COLL_NODE (docs/chakra-export.md says why).
+//   they appear as SEND/RECV pairs, never as COMM_COLL_NODE.
 // - Throws InputError for a core-granularity Program (Chakra ranks are devices).
+// docs/chakra-export.md gives ASTRA-sim's execution rules behind each choice.
 
 #include <cstddef>
 #include <string>
