@@ -28,7 +28,6 @@ struct RuleNode {
   std::vector<std::size_t> children;  // indices of the nodes that depend on this one
   std::size_t waiting_for = 0;        // dependencies not completed yet
   double seconds = 0;                 // COMP: its duration
-  bool cpu = false;                   // COMP: is_cpu_op (ASTRA-sim's CPU slot, beside the GPU's)
   int peer = -1;                      // SEND: comm_dst; RECV: comm_src
   std::int64_t tag = 0;
   double bytes = 0;
@@ -43,8 +42,8 @@ using QueueKey = std::tuple<double, std::uint64_t, std::size_t>;
 
 struct Rank {
   std::vector<RuleNode> nodes;
-  std::set<QueueKey> comp_queue, cpu_queue, comm_queue;
-  bool comp_busy = false, cpu_busy = false, comm_busy = false;
+  std::set<QueueKey> comp_queue, comm_queue;
+  bool comp_busy = false, comm_busy = false;
   std::size_t completed = 0;
   double finish_s = 0;
 };
@@ -139,8 +138,6 @@ Rank read_rank(const RankTrace& trace, int rank_count, const AstraRulesOptions& 
     }
     switch (n.type) {
       case ChakraProtoMsg::COMP_NODE: {
-        for (const auto& a : in.attr())
-          if (a.name() == "is_cpu_op") n.cpu = a.bool_val();
         double exact = 0;
         const bool has_exact = options.duration == CompDuration::exact_seconds && numeric_attr(in, "duration_s", exact);
         n.seconds = has_exact ? exact : static_cast<double>(in.duration_micros()) * 1e-6;
@@ -148,9 +145,6 @@ Rank read_rank(const RankTrace& trace, int rank_count, const AstraRulesOptions& 
       }
       case ChakraProtoMsg::COMM_SEND_NODE:
       case ChakraProtoMsg::COMM_RECV_NODE: {
-        for (const auto& a : in.attr())
-          if (a.name() == "is_cpu_op" && a.bool_val())  // ASTRA-sim throws "Comm node should not be on CPU"
-            throw InputError(at + "node " + std::to_string(n.id) + " '" + n.name + "' is a message with is_cpu_op true");
         const bool send = n.type == ChakraProtoMsg::COMM_SEND_NODE;
         const double peer = required_attr(in, send ? "comm_dst" : "comm_src", rank);
         if (!(peer >= 0 && peer < rank_count))
@@ -211,7 +205,7 @@ class Replay {
     n.ready = true;
     n.start_s = now;
     switch (n.type) {
-      case ChakraProtoMsg::COMP_NODE: (n.cpu ? rank(r).cpu_queue : rank(r).comp_queue).insert(key(n, i, now)); break;
+      case ChakraProtoMsg::COMP_NODE: rank(r).comp_queue.insert(key(n, i, now)); break;
       case ChakraProtoMsg::COMM_SEND_NODE: rank(r).comm_queue.insert(key(n, i, now)); break;
       default:  // RECV
         if (options_.recv_takes_comm_slot) rank(r).comm_queue.insert(key(n, i, now));
@@ -244,14 +238,11 @@ class Replay {
   bool issue(int r, double now) {
     Rank& k = rank(r);
     bool started = false;
-    for (const bool cpu : {false, true}) {
-      bool& busy = cpu ? k.cpu_busy : k.comp_busy;
-      std::set<QueueKey>& queue = cpu ? k.cpu_queue : k.comp_queue;
-      if (busy || queue.empty()) continue;
+    if (!k.comp_busy && !k.comp_queue.empty()) {
       started = true;
-      const std::size_t i = std::get<2>(*queue.begin());
-      queue.erase(queue.begin());
-      busy = true;
+      const std::size_t i = std::get<2>(*k.comp_queue.begin());
+      k.comp_queue.erase(k.comp_queue.begin());
+      k.comp_busy = true;
       k.nodes[i].start_s = now;
       schedule(now + k.nodes[i].seconds, EventKind::node_done, r, i);
     }
@@ -299,7 +290,7 @@ class Replay {
     if (n.done) return;  // a SEND completed at issue gets no second completion
     n.done = true;
     n.finish_s = now;
-    if (n.type == ChakraProtoMsg::COMP_NODE) (n.cpu ? k.cpu_busy : k.comp_busy) = false;
+    if (n.type == ChakraProtoMsg::COMP_NODE) k.comp_busy = false;
     else if (n.type == ChakraProtoMsg::COMM_SEND_NODE || options_.recv_takes_comm_slot) k.comm_busy = false;
     ++k.completed;
     k.finish_s = std::max(k.finish_s, now);

@@ -8,16 +8,15 @@
 // Contract (the rules, per rank; times in seconds):
 // - A node is ready when every node of its data_deps (ids on the same rank) has completed.
 // - COMP_NODE: at most one runs at a time on a rank (ASTRA-sim's HardwareResource lets one GPU
-//   compute op be in flight), and beside it at most one with is_cpu_op true (its CPU slot); ready COMP nodes wait in the order they became ready, ties by node
+//   compute op be in flight); ready COMP nodes wait in the order they became ready, ties by node
 //   id (AstraRulesOptions::order). It takes the exact `duration_s` double attribute when the node
 //   has one, else duration_micros (AstraRulesOptions::duration). A COMP of 0 s still waits for
 //   its turn, then completes at once.
 // - COMM_SEND_NODE: at most one SEND in flight on a rank, queued like COMP. Started at t, its
 //   message is delivered at t + message_time(rank, comm_dst, comm_size). Assumption: the SEND
 //   completes (frees its slot, releases its dependants) when the message is delivered
-//   (AstraRulesOptions::send_completes; ASTRA-sim 518bd51's analytical frontend runs the sender's
-//   callback at delivery: docs/chakra-export.md).
-// - A SEND or RECV with is_cpu_op true -> InputError (ASTRA-sim: "Comm node should not be on CPU").
+//   (AstraRulesOptions::send_completes; not yet checked against ASTRA-sim's network backends,
+//   which decide when the sender's callback runs).
 // - COMM_RECV_NODE: completes when it is ready and its matching message has been delivered: the
 //   message from comm_src to this rank with the same comm_tag (as ASTRA-sim matches: the sender
 //   is the rank that holds the SEND, the receiver the rank that holds the RECV). A message that

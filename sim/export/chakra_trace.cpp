@@ -162,7 +162,6 @@ struct ProtoNode {
   double ops = 0;                  // COMP: num_ops
   double bytes = 0;                // SEND, RECV: one message
   std::int64_t tag = 0;            // SEND, RECV
-  bool cpu = false;                // COMP: memory traffic, on ASTRA-sim's second (CPU) compute slot
   std::vector<std::uint32_t> deps; // earlier nodes of the rank, transitively reduced
   std::string extra_names;         // COMP: the labels of siblings folded into it
 };
@@ -289,7 +288,6 @@ class RankBuilder {
         n.task = i;
         n.seconds = t.seconds;
         n.ops = ops_[i];
-        n.cpu = t.kind == TaskKind::delay && t.at.memory;
         n.deps = ids(deps);
         g_.nodes.push_back(std::move(n));
       }
@@ -392,14 +390,13 @@ class RankBuilder {
 RankGraph fold_siblings(RankGraph in, std::size_t& folded) {
   RankGraph out;
   std::vector<std::uint32_t> rep(in.nodes.size());
-  std::map<std::pair<bool, std::vector<std::uint32_t>>, std::uint32_t> comp_with_deps;  // (cpu slot, deps)
+  std::map<std::vector<std::uint32_t>, std::uint32_t> comp_with_deps;
   for (std::size_t i = 0; i < in.nodes.size(); ++i) {
     ProtoNode& n = in.nodes[i];
     for (auto& d : n.deps) d = rep[d];
     out.reduce(n.deps);
     if (n.type == ChakraProtoMsg::COMP_NODE) {
-      const auto [it, fresh] =
-          comp_with_deps.try_emplace({n.cpu, n.deps}, static_cast<std::uint32_t>(out.nodes.size()));
+      const auto [it, fresh] = comp_with_deps.try_emplace(n.deps, static_cast<std::uint32_t>(out.nodes.size()));
       if (!fresh) {
         ProtoNode& sibling = out.nodes[it->second];
         sibling.seconds = std::max(sibling.seconds, n.seconds);
@@ -455,7 +452,7 @@ ChakraExport export_chakra(const Program& program, int device_count, const workl
                       (n.extra_names.empty() ? "" : " (with tasks " + n.extra_names.substr(1) + ")"));
       }
       for (std::uint32_t d : n.deps) node.add_data_deps(d);
-      add_bool_attr(node, "is_cpu_op", n.cpu);
+      add_bool_attr(node, "is_cpu_op", false);
       if (n.type == ChakraProtoMsg::COMP_NODE) {
         // The time partsim's device model gives, in whole microseconds as the schema has it (and
         // exactly, in seconds, as duration_s).

@@ -6,7 +6,6 @@
 #include <map>
 
 #include "sim/common/error.hpp"
-#include "sim/export/astra_rules.hpp"
 #include "sim/export/chakra_trace.hpp"
 #include "sim/lowering/sharding_lowering.hpp"
 #include "tests/export/chakra_reader.hpp"
@@ -268,26 +267,4 @@ TEST(ChakraTrace, DataParallelPlanMatchesItsProgram) {
   // 1048576 * 127 = 133,169,152 each: 3 * 134,152,192 + 2 * 133,169,152 = 668,794,880, up to one
   // rounding per node.
   EXPECT_NEAR(ops, 3 * fixtures::kFwdFlops + 2 * fixtures::kUpdFlops, 8.0);
-}
-
-// Memory traffic (a delay standing for a device's external memory, chip granularity) overlaps the
-// device's compute in partsim; in the traces it is a COMP with is_cpu_op true, ASTRA-sim's second
-// compute slot, so that it overlaps there too: compute 2 us and memory 5 us from the start, then
-// compute 3 us after the memory: 8 us under ASTRA-sim's rules (10 us if they shared one slot).
-TEST(ChakraTrace, MemoryTrafficRunsBesideCompute) {
-  program::Program p;
-  const int fc1 = p.add_layer("fc1");
-  using plan::Pass;
-  p.add_compute(fc1, Pass::fwd, "compute", device(0), 2e-6, {});
-  const int memory = p.add_delay(fc1, Pass::fwd, "fetch", 5e-6, {}, {0, -1, true});
-  p.add_compute(fc1, Pass::fwd, "compute", device(0), 3e-6, {memory});
-  const auto out = chakra_export::export_chakra(p, 1, fixtures::two_fc(), kContext);
-  const auto d0 = read_chakra(out.ranks[0].bytes);
-  ASSERT_EQ(d0.nodes.size(), 3u);
-  EXPECT_FALSE(attributes(d0.nodes[0]).flag("is_cpu_op"));
-  EXPECT_TRUE(attributes(d0.nodes[1]).flag("is_cpu_op"));
-  EXPECT_EQ(deps(d0.nodes[2]), NodeIds{1});
-  EXPECT_EQ(out.folded_compute, 0u);  // the same dependencies, but not the same slot
-  const auto replay = chakra_export::replay_astra_rules(out, [](int, int, double) { return 0.0; });
-  EXPECT_NEAR(replay.makespan_s, 8e-6, 1e-15);
 }
