@@ -2,7 +2,7 @@
 
 #include "sim/accpar/plan_fields.hpp"
 #include "sim/common/error.hpp"
-#include "sim/planner/prediction_check.hpp"
+#include "sim/planner/compute_check.hpp"
 
 namespace partsim::accpar {
 namespace {

@@ -21,17 +21,11 @@
 #include <vector>
 
 #include "sim/plan/plan.hpp"
+#include "sim/planner/compute_check.hpp"
 #include "topology/system_spec.hpp"
 #include "workloads/graph.hpp"
 
 namespace partsim::planner {
-
-struct ComputeCheck {
-  double predicted_compute_s = 0;  // the plan's compute, summed over its layers (or of one layer)
-  double device_compute_s = 0;     // per layer and pass the slowest shard by the device model, summed
-  double flops_at_peak_s = 0;      // the same shards' FLOPs at the devices' peaks, summed
-  double memory_bound_s = 0;       // how much of device_compute_s the memory term adds
-};
 
 struct CommunicationCheck {
   double predicted_comm_s = 0;     // the plan's communication, summed over its layers
@@ -51,14 +45,6 @@ struct CommunicationCheck {
   /// What the routes' latency adds to the program's critical path.
   double latency_s() const { return closed_form_s - closed_form_bandwidth_only_s; }
 };
-
-/// The device model's compute of each layer's shards (the sharding lowering's compute tasks, without
-/// any communication), one entry per plan layer; what strategies that price their compute with the
-/// device model (AccPar's compute=device) charge.
-std::vector<ComputeCheck> check_compute_by_layer(const plan::Plan& plan, const topology::SystemSpec& spec,
-                                                 const workloads::Graph& graph);
-/// The same summed over the layers.
-ComputeCheck check_compute(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph);
 
 /// The most tasks check_communication() lowers a plan to (about 1.6 GB of memory at 4 M: the
 /// program and its bandwidth-only copy). The 4,096-chip data-parallel bert_large iteration has 3.1 M;
