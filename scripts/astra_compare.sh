@@ -40,6 +40,7 @@
 # Example:
 #   nice scripts/astra_compare.sh -w /tmp/ac \
 #     "configs/torus_8pf.yaml vgg16 dp 64 torus4x16.yml sendrecv_2d.json"
+. "$(dirname "$0")/help_option.sh" "$@"
 set -u -o pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
