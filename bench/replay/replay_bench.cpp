@@ -1,7 +1,8 @@
 // replay_bench: the 2-D all-reduce of seed 003 §II-D (reduce-scatter along X, all-reduce along Y of
 // the 1/M shard, all-gather along X) of 100 MB per chip on torus_8pf_asym (4 x 16 chips, 120/40
 // GB/s), replayed on SimGrid at chip granularity (64 hosts) and at core granularity (2048 cores +
-// 64 memories). Prints, per granularity: simulated and closed-form time, their difference, SimGrid
+// 64 memories), as simrun --collective replays it: the Program of its steps (collective_program.hpp).
+// Prints, per granularity: simulated and closed-form time, their difference, SimGrid
 // activities, wall time, activities per second and peak resident memory.
 //
 // SimGrid runs one simulation per process, so every run happens in a forked child
@@ -18,11 +19,11 @@
 #include <cstdlib>
 #include <string>
 
+#include "bench/replay/collective_program.hpp"
 #include "bench/replay/run_in_child.hpp"
 #include "sim/cli/command_line.hpp"
 #include "sim/collectives/collectives.hpp"
 #include "sim/common/error.hpp"
-#include "sim/replay/replay.hpp"
 #include "topology/system_parser.hpp"
 
 using namespace partsim;
@@ -52,7 +53,7 @@ Result run_one(const std::string& config, double bytes, topology::Granularity gr
   const auto schedule = collectives::build_schedule(request, graph);
   r.closed_form_s = collectives::evaluate(collectives::lower_to_nodes(schedule, graph), graph);
   r.formula_s = collectives::formula_time(request, graph);
-  const auto stats = replay::replay(graph, schedule);
+  const auto stats = bench::replay_collective(graph, schedule);
   r.simulated_s = stats.simulated_s;
   r.activities = static_cast<double>(stats.activities);
   r.replay_wall_s = stats.wall_s;

@@ -9,13 +9,15 @@
 #include <functional>
 #include <limits>
 #include <memory>
-#include <map>
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "sim/common/error.hpp"
 #include "sim/program/platform_binding.hpp"
+#include "sim/replay/engine_parts.hpp"
 #include "sim/replay/simulation_impl.hpp"
 
 namespace partsim::replay {
@@ -53,32 +55,29 @@ program::Evaluation SimGridEvaluator::evaluate(const program::Program& program) 
   return result;
 }
 
-program::Evaluation Simulation::run(const program::Program& program, LoneTransfers lone_mode, ReplayStats* counts,
-                                    const ReplayProgress& progress) {
-  if (impl_->ran) throw Error("replay: a Simulation runs once");
-  impl_->ran = true;
-  const auto& tasks = program.tasks();
-  const std::size_t n = tasks.size();
+namespace {
 
-  // Successor lists in one flat array (CSR): the Program only stores predecessors.
-  std::vector<int> waiting(n, 0);
-  std::vector<std::size_t> first_successor(n + 1, 0);
-  for (const auto& task : tasks)
-    for (int dep : task.after) ++first_successor[static_cast<std::size_t>(dep) + 1];
-  for (std::size_t i = 0; i < n; ++i) first_successor[i + 1] += first_successor[i];
-  std::vector<int> successors(first_successor[n]);  // task indices are ints (Task::after)
-  {
-    std::vector<std::size_t> fill(first_successor.begin(), first_successor.end() - 1);
-    for (std::size_t i = 0; i < n; ++i) {
-      waiting[i] = static_cast<int>(tasks[i].after.size());
-      for (int dep : tasks[i].after) successors[fill[static_cast<std::size_t>(dep)]++] = static_cast<int>(i);
-    }
-  }
+// What a kernel timer does for its task when it fires: compute, delay and empty-transfer tasks end
+// on one, a transfer starts once its route latency has passed, a lone transfer ends.
+enum class OnTimer : std::uint8_t { end_task, start_transfer, end_lone };
+
+// The replay of one Program on a built platform (program_replay.hpp describes the execution). A task
+// is started when its last predecessor completes, from SimGrid's completion callback
+// (on_comm_completed) or a kernel timer (on_timer); both complete their task and then start what
+// became ready (start_ready), so only the tasks in flight exist.
+class ReplayEngine {
+ public:
+  ReplayEngine(sg4::Engine& engine, const topology::TopologyGraph& graph, const std::vector<sg4::Host*>& hosts,
+               const std::vector<std::pair<int, int>>& pairs, const program::Program& program, LoneTransfers lone_mode,
+               const ReplayProgress& progress);
+  program::Evaluation run(ReplayStats* counts);
+
+ private:
   // Per node pair routed (the Simulation's pairs, which hold every pair the Program's transfers
   // use): its hosts; the route latency, paid before the comm starts (LinkLatency::by_caller); the
-  // route's links as SimGrid holds them (indices into the link state below); and what SimGrid's
-  // max-min model gives a flow alone on that route, the slowest link's bandwidth (CM02 with
-  // crosstraffic and TCP-gamma off, links without latency: no other factor).
+  // route's links as SimGrid holds them (indices into links_); and what SimGrid's max-min model
+  // gives a flow alone on that route, the slowest link's bandwidth (CM02 with crosstraffic and
+  // TCP-gamma off, links without latency: no other factor).
   struct PairRoute {
     sg4::Host* src = nullptr;
     sg4::Host* dst = nullptr;
@@ -86,214 +85,267 @@ program::Evaluation Simulation::run(const program::Program& program, LoneTransfe
     double lone_rate = 0;  // B/s
     std::vector<int> links;
   };
-  std::vector<PairRoute> routes;
-  std::unordered_map<std::uint64_t, std::size_t> route_of;  // (src << 32 | dst) -> index in routes
-  std::unordered_map<const sg4::Link*, int> link_index;
-  auto pair_key = [](int src, int dst) {
-    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32 | static_cast<std::uint32_t>(dst);
-  };
-  {
-    std::vector<sg4::Link*> links;
-    for (const auto& [src, dst] : impl_->pairs) {
-      PairRoute route;
-      route.src = impl_->hosts.at(static_cast<std::size_t>(src));
-      route.dst = impl_->hosts.at(static_cast<std::size_t>(dst));
-      route.latency = impl_->graph.route_latency(impl_->graph.route(src, dst));
-      links.clear();
-      double simgrid_latency = 0;  // 0: the links carry none (by_caller)
-      route.src->route_to(route.dst, links, &simgrid_latency);
-      route.lone_rate = std::numeric_limits<double>::infinity();
-      for (const sg4::Link* link : links) {
-        route.links.push_back(link_index.emplace(link, static_cast<int>(link_index.size())).first->second);
-        route.lone_rate = std::min(route.lone_rate, link->get_bandwidth());
-      }
-      route_of.emplace(pair_key(src, dst), routes.size());
-      routes.push_back(std::move(route));
-    }
-  }
-  // Per link: the lone transfer holding it (task index, -1 when none) and the SimGrid comms on it.
-  // A lone transfer never shares a link: one that meets another transfer joins SimGrid.
-  std::vector<int> link_owner(link_index.size(), -1);
-  std::vector<int> link_comms(link_index.size(), 0);
-
-  program::Evaluation result;
-  result.tasks.resize(n);
-  // comm -> its task and route, and the comm held until completion (an actor-free comm must be);
-  // only the comms in flight, not one slot per task.
+  // A comm in flight: its task and route, and the comm held until completion (an actor-free comm
+  // must be).
   struct Running {
     std::size_t task;
     std::size_t route;
     sg4::CommPtr comm;
   };
-  std::unordered_map<const sg4::Activity*, Running> running;
-  std::vector<sg4::CommPtr> finished;     // released in the next callback, once SimGrid is done with it
-  // Lone transfers in flight, by task: the timer that ends them, when, and their route.
+  // A lone transfer in flight: the timer that ends it, when, and its route.
   struct Lone {
     simgrid::kernel::timer::Timer* timer;
     double finish;  // s
     std::size_t route;
   };
-  std::unordered_map<std::size_t, Lone> lone;
-  std::vector<std::size_t> ready;
-  std::size_t done = 0;
-  std::size_t simgrid_comms = 0;
-  std::size_t lone_done = 0;
-  std::function<void()> drain;
 
-  // Progress: the wall clock is read every 4,096 completions, the callback called once a second.
-  auto last_report = std::chrono::steady_clock::now();
-  auto complete = [&](std::size_t i) {
-    result.tasks[i].finish = sg4::Engine::get_clock();
-    ++done;
-    if (progress && (done & 4095) == 0) {
-      const auto now = std::chrono::steady_clock::now();
-      if (std::chrono::duration<double>(now - last_report).count() >= kReplayProgressEvery) {
-        last_report = now;
-        progress(result.tasks[i].finish, done, n);
-      }
-    }
-    for (std::size_t s = first_successor[i]; s < first_successor[i + 1]; ++s)
-      if (--waiting[static_cast<std::size_t>(successors[s])] == 0) ready.push_back(static_cast<std::size_t>(successors[s]));
-  };
-  // A kernel timer fires at `date` (a heap entry, not an activity) and does `what` for task `task`:
-  // compute, delay and empty-transfer tasks end on one, a transfer starts once its route latency has
-  // passed, a lone transfer ends. The callback is 24 bytes, which SimGrid stores without allocating
-  // (3.1 M timers at 4,096 chips).
-  enum class OnTimer : std::uint8_t { end_task, start_transfer, end_lone };
-  std::function<void(std::uint32_t, std::uint32_t, OnTimer)> fire;
-  auto at = [&fire](double date, std::size_t task, std::size_t route, OnTimer what) {
-    return simgrid::kernel::timer::Timer::set(
-        date, [f = &fire, task = static_cast<std::uint32_t>(task), route = static_cast<std::uint32_t>(route), what]() {
-          (*f)(task, route, what);
-        });
-  };
-  auto start_comm = [&](std::size_t i, std::size_t route, std::uint64_t bytes) {
-    auto comm = sg4::Comm::sendto_init(routes[route].src, routes[route].dst);
-    comm->set_payload_size(bytes);
-    for (int l : routes[route].links) ++link_comms[static_cast<std::size_t>(l)];
-    running[comm.get()] = {i, route, comm};  // registered before start()
-    ++simgrid_comms;
-    comm->start();
-  };
-  auto release = [&](std::size_t i, std::size_t route) {
-    for (int l : routes[route].links)
-      if (int& owner = link_owner[static_cast<std::size_t>(l)]; owner == static_cast<int>(i)) owner = -1;
-  };
-  auto bytes_left = [&](const Lone& t) { return (t.finish - sg4::Engine::get_clock()) * routes[t.route].lone_rate; };
-  // A lone transfer that meets another: its timer is dropped and SimGrid sends what is left.
-  auto join_simgrid = [&](std::size_t j) {
-    const auto it = lone.find(j);
-    const Lone t = it->second;
-    lone.erase(it);
-    t.timer->remove();
-    release(j, t.route);
-    start_comm(j, t.route, static_cast<std::uint64_t>(std::llround(bytes_left(t))));
-  };
-  auto start_transfer = [&](std::size_t i, std::size_t route, std::uint64_t bytes) {
-    const PairRoute& r = routes[route];
-    if (lone_mode == LoneTransfers::timed && !r.links.empty()) {
-      // A lone transfer with under half a byte left ends now (SimGrid sends whole bytes): it lets
-      // go of its links, and its timer completes it.
-      for (int l : r.links) {
-        const int j = link_owner[static_cast<std::size_t>(l)];
-        if (j < 0) continue;
-        if (const Lone& t = lone.at(static_cast<std::size_t>(j)); bytes_left(t) < 0.5) release(static_cast<std::size_t>(j), t.route);
-      }
-      bool shared = false;
-      for (int l : r.links)
-        shared = shared || link_comms[static_cast<std::size_t>(l)] > 0 || link_owner[static_cast<std::size_t>(l)] >= 0;
-      if (!shared) {
-        for (int l : r.links) link_owner[static_cast<std::size_t>(l)] = static_cast<int>(i);
-        const double finish = sg4::Engine::get_clock() + static_cast<double>(bytes) / r.lone_rate;
-        lone[i] = {at(finish, i, route, OnTimer::end_lone), finish, route};
-        return;
-      }
-      for (int l : r.links)
-        if (const int j = link_owner[static_cast<std::size_t>(l)]; j >= 0) join_simgrid(static_cast<std::size_t>(j));
-    }
-    start_comm(i, route, bytes);
-  };
+  static std::uint64_t pair_key(int src, int dst) {
+    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32 | static_cast<std::uint32_t>(dst);
+  }
+  // Binds every routed pair to its hosts and links once, so a transfer's start is a lookup.
+  void bind_routes(const std::vector<sg4::Host*>& hosts, const std::vector<std::pair<int, int>>& pairs);
   // Starts every ready task; zero-length ones complete at once and may make more tasks ready.
-  drain = [&]() {
-    while (!ready.empty()) {
-      const std::size_t i = ready.back();
-      ready.pop_back();
-      const program::Task& task = tasks[i];
-      const double now = sg4::Engine::get_clock();
-      result.tasks[i].start = now;
-      if (task.kind == program::TaskKind::transfer) {
-        const int src = program::node_of(impl_->graph, task.src);
-        const int dst = program::node_of(impl_->graph, task.dst);
-        const auto bytes = static_cast<std::uint64_t>(std::llround(task.bytes));
-        if (src == dst) {
-          complete(i);
-          continue;
-        }
-        const std::size_t route = route_of.at(pair_key(src, dst));
-        const double wait = routes[route].latency;
-        ++result.activities;
-        if (bytes == 0) {  // nothing to send, but the route's latency still passes (as in the closed form)
-          at(now + wait, i, route, OnTimer::end_task);
-          continue;
-        }
-        if (wait > 0)
-          at(now + wait, i, route, OnTimer::start_transfer);
-        else
-          start_transfer(i, route, bytes);
-      } else if (task.seconds > 0) {
-        ++result.activities;
-        at(now + task.seconds, i, 0, OnTimer::end_task);
-      } else {
-        complete(i);
-      }
+  void start_ready();
+  // Starts one task: a timer for compute, delay and a transfer's route latency; local and empty
+  // tasks complete at once.
+  void start_task(std::size_t i);
+  // A transfer whose latency has passed: timed alone when its links are free (LoneTransfers::timed),
+  // else a SimGrid comm, taking into SimGrid the lone transfers it meets.
+  void start_transfer(std::size_t i, std::size_t route, std::uint64_t bytes);
+  // A SimGrid comm of `bytes` for task i on `route`.
+  void start_comm(std::size_t i, std::size_t route, std::uint64_t bytes);
+  // A lone transfer that meets another: its timer is dropped and SimGrid sends what is left.
+  void join_simgrid(std::size_t j);
+  // The bytes a lone transfer has yet to send at the current simulated time.
+  double bytes_left(const Lone& t) const;
+  // A kernel timer at `date` (a heap entry, not an activity) that calls on_timer. The callback is
+  // 24 bytes, which SimGrid stores without allocating (3.1 M timers at 4,096 chips).
+  simgrid::kernel::timer::Timer* set_timer(double date, std::size_t task, std::size_t route, OnTimer what);
+  // A timer fired: it ends its task or starts its transfer, then starts what became ready.
+  void on_timer(std::size_t i, std::size_t route, OnTimer what);
+  // SimGrid finished an activity: if it is one of our comms, its task completes.
+  void on_comm_completed(const sg4::Activity& activity);
+  // Task i finishes now: its time is recorded and its successors may become ready.
+  void complete(std::size_t i);
+  // simrun's progress line: the wall clock is read every 4,096 completions, the callback called
+  // once per kReplayProgressEvery.
+  void report_progress(double simulated_s);
+
+  sg4::Engine& engine_;
+  const topology::TopologyGraph& graph_;
+  const program::TaskList& tasks_;
+  const LoneTransfers lone_mode_;
+  const ReplayProgress& progress_;
+
+  std::vector<PairRoute> routes_;
+  std::unordered_map<std::uint64_t, std::size_t> route_of_;  // pair_key -> index in routes_
+  std::unordered_map<const sg4::Link*, int> link_index_;     // SimGrid link -> index in links_
+  LinkUse links_{0};
+
+  ReadyTasks ready_;
+  program::Evaluation result_;
+  // Only the comms in flight, not one slot per task.
+  std::unordered_map<const sg4::Activity*, Running> running_;
+  std::vector<sg4::CommPtr> finished_;  // released in the next callback, once SimGrid is done with it
+  std::unordered_map<std::size_t, Lone> lone_;  // by task
+  std::size_t done_ = 0;
+  std::size_t simgrid_comms_ = 0;
+  std::size_t lone_done_ = 0;
+  std::chrono::steady_clock::time_point last_report_ = std::chrono::steady_clock::now();
+};
+
+ReplayEngine::ReplayEngine(sg4::Engine& engine, const topology::TopologyGraph& graph,
+                           const std::vector<sg4::Host*>& hosts, const std::vector<std::pair<int, int>>& pairs,
+                           const program::Program& program, LoneTransfers lone_mode, const ReplayProgress& progress)
+    : engine_(engine),
+      graph_(graph),
+      tasks_(program.tasks()),
+      lone_mode_(lone_mode),
+      progress_(progress),
+      ready_(program.tasks()) {
+  bind_routes(hosts, pairs);
+  result_.tasks.resize(tasks_.size());
+}
+
+void ReplayEngine::bind_routes(const std::vector<sg4::Host*>& hosts, const std::vector<std::pair<int, int>>& pairs) {
+  std::vector<sg4::Link*> links;
+  for (const auto& [src, dst] : pairs) {
+    PairRoute route;
+    route.src = hosts.at(static_cast<std::size_t>(src));
+    route.dst = hosts.at(static_cast<std::size_t>(dst));
+    route.latency = graph_.route_latency(graph_.route(src, dst));
+    links.clear();
+    double simgrid_latency = 0;  // 0: the links carry none (by_caller)
+    route.src->route_to(route.dst, links, &simgrid_latency);
+    route.lone_rate = std::numeric_limits<double>::infinity();
+    for (const sg4::Link* link : links) {
+      route.links.push_back(link_index_.emplace(link, static_cast<int>(link_index_.size())).first->second);
+      route.lone_rate = std::min(route.lone_rate, link->get_bandwidth());
     }
-  };
-  fire = [&](std::uint32_t task, std::uint32_t route, OnTimer what) {
-    const std::size_t i = task;
-    switch (what) {
-      case OnTimer::end_task: complete(i); break;
-      case OnTimer::start_transfer:
-        start_transfer(i, route, static_cast<std::uint64_t>(std::llround(tasks[i].bytes)));
-        break;
-      case OnTimer::end_lone:
-        lone.erase(i);
-        release(i, route);
-        ++lone_done;
-        complete(i);
-        break;
-    }
-    drain();
-  };
+    route_of_.emplace(pair_key(src, dst), routes_.size());
+    routes_.push_back(std::move(route));
+  }
+  links_ = LinkUse(link_index_.size());
+}
+
+program::Evaluation ReplayEngine::run(ReplayStats* counts) {
   // SimGrid keeps callbacks for the life of the process: route them through a handler emptied on return.
   auto handler = std::make_shared<std::function<void(sg4::Activity const&)>>();
   sg4::Activity::on_completion_cb([handler](sg4::Activity const& activity) {
     if (*handler) (*handler)(activity);
   });
-  *handler = [&](sg4::Activity const& activity) {
-    finished.clear();
-    auto it = running.find(&activity);
-    if (it == running.end()) return;
-    const std::size_t i = it->second.task;
-    for (int l : routes[it->second.route].links) --link_comms[static_cast<std::size_t>(l)];
-    finished.push_back(std::move(it->second.comm));
-    running.erase(it);
-    complete(i);
-    drain();
-  };
-
-  for (std::size_t i = n; i-- > 0;)
-    if (waiting[i] == 0) ready.push_back(i);  // reversed, so tasks start in index order
-  drain();
-  impl_->engine->run();
+  *handler = [this](sg4::Activity const& activity) { on_comm_completed(activity); };
+  start_ready();
+  engine_.run();
   *handler = nullptr;
-  if (done != n)
-    throw Error("replay: " + std::to_string(n - done) + " of " + std::to_string(n) + " tasks never finished");
-  for (const auto& t : result.tasks) result.makespan_s = std::max(result.makespan_s, t.finish);
+  const std::size_t n = tasks_.size();
+  if (done_ != n)
+    throw Error("replay: " + std::to_string(n - done_) + " of " + std::to_string(n) + " tasks never finished");
+  for (const auto& t : result_.tasks) result_.makespan_s = std::max(result_.makespan_s, t.finish);
   if (counts != nullptr) {
-    counts->simgrid_comms = simgrid_comms;
-    counts->lone_transfers = lone_done;
+    counts->simgrid_comms = simgrid_comms_;
+    counts->lone_transfers = lone_done_;
   }
-  return result;
+  return std::move(result_);
+}
+
+void ReplayEngine::start_ready() {
+  while (!ready_.empty()) start_task(ready_.pop());
+}
+
+void ReplayEngine::start_task(std::size_t i) {
+  const program::Task& task = tasks_[i];
+  const double now = sg4::Engine::get_clock();
+  result_.tasks[i].start = now;
+  if (task.kind == program::TaskKind::transfer) {
+    const int src = program::node_of(graph_, task.src);
+    const int dst = program::node_of(graph_, task.dst);
+    const auto bytes = static_cast<std::uint64_t>(std::llround(task.bytes));
+    if (src == dst) {
+      complete(i);
+      return;
+    }
+    const std::size_t route = route_of_.at(pair_key(src, dst));
+    const double wait = routes_[route].latency;
+    ++result_.activities;
+    if (bytes == 0) {  // nothing to send, but the route's latency still passes (as in the closed form)
+      set_timer(now + wait, i, route, OnTimer::end_task);
+      return;
+    }
+    if (wait > 0)
+      set_timer(now + wait, i, route, OnTimer::start_transfer);
+    else
+      start_transfer(i, route, bytes);
+  } else if (task.seconds > 0) {
+    ++result_.activities;
+    set_timer(now + task.seconds, i, 0, OnTimer::end_task);
+  } else {
+    complete(i);
+  }
+}
+
+void ReplayEngine::start_transfer(std::size_t i, std::size_t route, std::uint64_t bytes) {
+  const PairRoute& r = routes_[route];
+  if (lone_mode_ == LoneTransfers::timed && !r.links.empty()) {
+    // A lone transfer with under half a byte left ends now (SimGrid sends whole bytes): it lets
+    // go of its links, and its timer completes it.
+    for (int l : r.links) {
+      const int j = links_.owner(l);
+      if (j < 0) continue;
+      if (const Lone& t = lone_.at(static_cast<std::size_t>(j)); bytes_left(t) < 0.5)
+        links_.release(routes_[t.route].links, static_cast<std::size_t>(j));
+    }
+    if (!links_.busy(r.links)) {
+      links_.claim(r.links, i);
+      const double finish = sg4::Engine::get_clock() + static_cast<double>(bytes) / r.lone_rate;
+      lone_[i] = {set_timer(finish, i, route, OnTimer::end_lone), finish, route};
+      return;
+    }
+    for (int l : r.links)
+      if (const int j = links_.owner(l); j >= 0) join_simgrid(static_cast<std::size_t>(j));
+  }
+  start_comm(i, route, bytes);
+}
+
+void ReplayEngine::start_comm(std::size_t i, std::size_t route, std::uint64_t bytes) {
+  auto comm = sg4::Comm::sendto_init(routes_[route].src, routes_[route].dst);
+  comm->set_payload_size(bytes);
+  links_.add_comm(routes_[route].links);
+  running_[comm.get()] = {i, route, comm};  // registered before start()
+  ++simgrid_comms_;
+  comm->start();
+}
+
+void ReplayEngine::join_simgrid(std::size_t j) {
+  const auto it = lone_.find(j);
+  const Lone t = it->second;
+  lone_.erase(it);
+  t.timer->remove();
+  links_.release(routes_[t.route].links, j);
+  start_comm(j, t.route, static_cast<std::uint64_t>(std::llround(bytes_left(t))));
+}
+
+double ReplayEngine::bytes_left(const Lone& t) const {
+  return (t.finish - sg4::Engine::get_clock()) * routes_[t.route].lone_rate;
+}
+
+simgrid::kernel::timer::Timer* ReplayEngine::set_timer(double date, std::size_t task, std::size_t route,
+                                                       OnTimer what) {
+  return simgrid::kernel::timer::Timer::set(
+      date, [engine = this, task = static_cast<std::uint32_t>(task), route = static_cast<std::uint32_t>(route), what]() {
+        engine->on_timer(task, route, what);
+      });
+}
+
+void ReplayEngine::on_timer(std::size_t i, std::size_t route, OnTimer what) {
+  switch (what) {
+    case OnTimer::end_task: complete(i); break;
+    case OnTimer::start_transfer: start_transfer(i, route, static_cast<std::uint64_t>(std::llround(tasks_[i].bytes))); break;
+    case OnTimer::end_lone:
+      lone_.erase(i);
+      links_.release(routes_[route].links, i);
+      ++lone_done_;
+      complete(i);
+      break;
+  }
+  start_ready();
+}
+
+void ReplayEngine::on_comm_completed(const sg4::Activity& activity) {
+  finished_.clear();
+  auto it = running_.find(&activity);
+  if (it == running_.end()) return;
+  const std::size_t i = it->second.task;
+  links_.remove_comm(routes_[it->second.route].links);
+  finished_.push_back(std::move(it->second.comm));
+  running_.erase(it);
+  complete(i);
+  start_ready();
+}
+
+void ReplayEngine::complete(std::size_t i) {
+  result_.tasks[i].finish = sg4::Engine::get_clock();
+  ++done_;
+  report_progress(result_.tasks[i].finish);
+  ready_.finished(i);
+}
+
+void ReplayEngine::report_progress(double simulated_s) {
+  if (!progress_ || (done_ & 4095) != 0) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (std::chrono::duration<double>(now - last_report_).count() < kReplayProgressEvery) return;
+  last_report_ = now;
+  progress_(simulated_s, done_, tasks_.size());
+}
+
+}  // namespace
+
+program::Evaluation Simulation::run(const program::Program& program, LoneTransfers lone_mode, ReplayStats* counts,
+                                    const ReplayProgress& progress) {
+  if (impl_->ran) throw Error("replay: a Simulation runs once");
+  impl_->ran = true;
+  return ReplayEngine(*impl_->engine, impl_->graph, impl_->hosts, impl_->pairs, program, lone_mode, progress)
+      .run(counts);
 }
 
 }  // namespace partsim::replay

@@ -16,6 +16,10 @@
 // transfers rarely meet. Compute and delay tasks are timers of their seconds: they never share a
 // device (the Program says where work overlaps). Zero-length tasks and transfers within one node
 // complete at once. Evaluation::activities counts the timed tasks (comms + timers).
+//
+// Code: Simulation::run hands the Program to a ReplayEngine (program_replay.cpp), one member per
+// event (start a task, start a transfer, a timer fired, a comm completed, a task completed); the
+// pieces that need no SimGrid, the ready tasks and who holds each link, are engine_parts.hpp.
 
 #include <optional>
 #include <string>

@@ -5,14 +5,8 @@
 #include <xbt/log.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdint>
-#include <functional>
-#include <cmath>
 #include <map>
-#include <set>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/common/error.hpp"
@@ -27,10 +21,6 @@ namespace sg4 = simgrid::s4u;
 namespace {
 
 bool g_engine_created = false;  // SimGrid allows one Engine (one simulation) per process
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 }  // namespace
 
@@ -131,13 +121,6 @@ std::string simgrid_link_name(const topology::TopologyGraph& graph, int link_id)
   return l.physical + (link_id < l.reverse ? "_UP" : "_DOWN");
 }
 
-std::vector<std::pair<int, int>> communicating_pairs(const collectives::Schedule& s) {
-  std::set<std::pair<int, int>> pairs;
-  for (const auto& t : s.transfers)
-    if (t.src != t.dst) pairs.emplace(t.src, t.dst);
-  return {pairs.begin(), pairs.end()};
-}
-
 Simulation::Simulation(const topology::TopologyGraph& graph, const std::vector<std::pair<int, int>>& pairs,
                        const std::vector<std::string>& simgrid_config, LinkLatency latency)
     : impl_(std::make_unique<Impl>(graph)) {
@@ -227,75 +210,6 @@ std::vector<std::string> Simulation::route_link_names(int src, int dst, double* 
   std::vector<std::string> names;
   for (auto* l : links) names.push_back(l->get_name());
   return names;
-}
-
-ReplayStats Simulation::run(const collectives::Schedule& s) {
-  if (impl_->ran) throw Error("replay: a Simulation runs once");
-  impl_->ran = true;
-  if (!s.on_nodes) throw Error("replay: the schedule must be lowered to nodes first");
-  const auto& ts = s.transfers;
-  // Transfers of step k are ts[step_begin[k], step_begin[k + 1]).
-  std::vector<std::size_t> step_begin(s.step_count + 1, ts.size());
-  for (std::size_t i = ts.size(); i-- > 0;) step_begin.at(static_cast<std::size_t>(ts[i].step)) = i;
-  for (int k = s.step_count; k-- > 0;) step_begin[k] = std::min(step_begin[k], step_begin[k + 1]);
-
-  ReplayStats stats;
-  std::vector<sg4::CommPtr> in_flight;   // the current step's comms, kept alive until it ends
-  std::unordered_map<const sg4::Activity*, std::size_t> pending;
-  std::vector<sg4::CommPtr> finished;    // the previous step's comms, dropped in the next callback
-  int step = -1;
-  bool starting = false;  // inside start_next_step: a comm may complete at once (0 bytes)
-
-  // Starts the next step that has something in flight; returns false when the schedule is done.
-  std::function<bool()> start_next_step = [&]() {
-    starting = true;
-    while (++step < s.step_count) {
-      for (std::size_t t = step_begin[step]; t < step_begin[step + 1]; ++t) {
-        const auto& tr = ts[t];
-        if (tr.src == tr.dst) continue;
-        auto comm = sg4::Comm::sendto_init(impl_->hosts.at(tr.src), impl_->hosts.at(tr.dst));
-        comm->set_payload_size(static_cast<std::uint64_t>(std::llround(tr.bytes)));
-        pending[comm.get()] = t;  // registered before start(), which may complete it
-        in_flight.push_back(comm);
-        comm->start();
-        ++stats.activities;
-      }
-      if (!pending.empty()) break;
-    }
-    starting = false;
-    return step < s.step_count;
-  };
-  // SimGrid keeps its callbacks for the life of the process: route them through a handler that is
-  // emptied when run() returns, so no callback can reach this frame afterwards.
-  auto handler = std::make_shared<std::function<void(sg4::Activity const&)>>();
-  sg4::Activity::on_completion_cb([handler](sg4::Activity const& activity) {
-    if (*handler) (*handler)(activity);
-  });
-  *handler = [&](sg4::Activity const& activity) {
-    finished.clear();  // comms of an earlier step: SimGrid is done with them
-    if (pending.erase(&activity) == 0 || !pending.empty() || starting) return;
-    finished.swap(in_flight);  // the step is over; its last comm is still being completed
-    start_next_step();
-  };
-
-  const auto t0 = std::chrono::steady_clock::now();
-  if (start_next_step()) impl_->engine->run();
-  stats.wall_s = seconds_since(t0);
-  stats.simulated_s = sg4::Engine::get_clock();
-  *handler = nullptr;
-  if (!pending.empty()) throw Error("replay: " + std::to_string(pending.size()) + " transfers never finished");
-  return stats;
-}
-
-ReplayStats replay(const topology::TopologyGraph& graph, const collectives::Schedule& device_schedule,
-                   const std::vector<std::string>& simgrid_config) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const collectives::Schedule node_schedule = collectives::lower_to_nodes(device_schedule, graph);
-  Simulation sim(graph, communicating_pairs(node_schedule), simgrid_config);
-  const double setup = seconds_since(t0);
-  ReplayStats stats = sim.run(node_schedule);
-  stats.setup_wall_s = setup;
-  return stats;
 }
 
 }  // namespace partsim::replay

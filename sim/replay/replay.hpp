@@ -1,6 +1,6 @@
 #pragma once
-// The SimGrid replay: the platform of a TopologyGraph built in SimGrid 3.32, and a schedule of
-// point-to-point transfers executed on it. This library is the ONLY place that uses SimGrid (its
+// The SimGrid replay: the platform of a TopologyGraph built in SimGrid 3.32, on which a Program
+// (program_replay.hpp) is executed. This library is the ONLY place that uses SimGrid (its
 // Engine is a process singleton): one Simulation per process.
 //
 // Platform: one SimGrid host per endpoint node of the graph (device at chip granularity; core and
@@ -12,10 +12,8 @@
 // takes exactly latency + bytes / bandwidth; network/optim Full at core granularity, Lazy at chip
 // granularity (whichever is faster; the rates are the same).
 //
-// Execution: a device schedule is lowered to the graph's nodes (collectives::lower_to_nodes); every
-// part is an actor-free SimGrid comm (Comm::sendto_async). Steps run one after the other
-// (schedule.hpp): the comms of step k are created when the last comm of step k-1 has finished, so only
-// one step's comms exist at a time.
+// Execution: program_replay.hpp (a collective on its own is the Program of its steps,
+// lowering::add_collective, as simrun --collective runs it).
 
 #include <functional>
 #include <cstddef>
@@ -24,7 +22,6 @@
 #include <utility>
 #include <vector>
 
-#include "sim/collectives/schedule.hpp"
 #include "sim/program/evaluation.hpp"
 #include "topology/topology_graph.hpp"
 
@@ -37,7 +34,7 @@ inline constexpr double kReplayProgressEvery = 1.0;  // s of wall clock
 
 struct ReplayStats {
   double simulated_s = 0;      // simulated makespan, s
-  std::size_t activities = 0;  // SimGrid comms started (a Program's replay: comms and timers, its timed tasks)
+  std::size_t activities = 0;  // the timed tasks of a Program's replay: SimGrid comms and timers
   // A Program's replay (program_replay.hpp): transfers SimGrid's network model ran (with
   // LoneTransfers::timed, those that met another transfer on a link, from that moment on), and
   // transfers that shared no link from start to end and were timed directly.
@@ -50,9 +47,6 @@ struct ReplayStats {
 /// The SimGrid name of link `link_id` of `graph` as SimGrid reports it on a route
 /// (split-duplex halves are called <physical>_UP and <physical>_DOWN).
 std::string simgrid_link_name(const topology::TopologyGraph& graph, int link_id);
-
-/// Every (src, dst) node pair of a node schedule with src != dst, without repeats.
-std::vector<std::pair<int, int>> communicating_pairs(const collectives::Schedule& node_schedule);
 
 /// Where a transfer's route latency is paid. in_links: SimGrid's links carry their latency (CM02 then
 /// weights a flow's share of a link by its route latency, TCP's RTT unfairness; harmless in the
@@ -96,8 +90,6 @@ class Simulation {
   /// The route SimGrid holds from node src to node dst: link names in order, and its latency (s).
   std::vector<std::string> route_link_names(int src_node, int dst_node, double* latency = nullptr) const;
 
-  /// Runs a node schedule (lower_to_nodes of a device schedule) to completion; once per Simulation.
-  ReplayStats run(const collectives::Schedule& node_schedule);
   /// Runs a Program to completion (program_replay.hpp describes how); once per Simulation. The
   /// routes for its transfers must be among `pairs`. `counts`, when given, receives simgrid_comms
   /// and lone_transfers.
@@ -110,9 +102,5 @@ class Simulation {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-/// Lowers the device schedule, builds the platform for its pairs and runs it: the one-call form.
-ReplayStats replay(const topology::TopologyGraph& graph, const collectives::Schedule& device_schedule,
-                   const std::vector<std::string>& simgrid_config = {});
 
 }  // namespace partsim::replay

@@ -1,5 +1,5 @@
 #pragma once
-// Private to sim/replay: the state of a Simulation, shared by replay.cpp (platform, schedules) and
+// Private to sim/replay: the state of a Simulation, shared by replay.cpp (the platform) and
 // program_replay.cpp (Programs).
 
 #include <simgrid/s4u.hpp>

@@ -13,6 +13,7 @@
 #include "sim/collectives/algorithm_registry.hpp"
 #include "sim/collectives/collectives.hpp"
 #include "sim/common/error.hpp"
+#include "bench/replay/collective_program.hpp"
 #include "sim/replay/replay.hpp"
 #include "tests/topology_graph/spec_builders.hpp"
 
@@ -112,7 +113,7 @@ TEST_P(AlgorithmOnPlatform, ReplayEqualsStepRuleAndFormula) {
   const Schedule s = build_schedule(r, g);
   const double step_rule = evaluate(lower_to_nodes(s, g), g);
   ASSERT_GT(step_rule, 0);
-  const auto replayed = replay::replay(g, s);
+  const auto replayed = bench::replay_collective(g, s);
   if (c.contended) {  // max-min sharing of uneven loads: SimGrid takes longer than the busiest link alone
     EXPECT_GE(replayed.simulated_s, step_rule * (1 - 1e-3)) << "SimGrid against the step rule";
   } else {

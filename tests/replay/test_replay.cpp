@@ -1,7 +1,9 @@
 // The SimGrid replay: the platform holds exactly the topology graph's routes; uncontended
 // collectives on every shipped config take their closed form to within 0.1 %; contended cases differ
 // from the step rule in the direction and by the amount docs/model.md predicts
-// ("Collectives and the SimGrid platform"). One simulation per TEST (one process each).
+// ("Collectives and the SimGrid platform"). A collective is replayed as simrun --collective replays
+// it, the Program of its steps (bench/replay/collective_program.hpp). One simulation per TEST (one
+// process each).
 
 #include <gtest/gtest.h>
 
@@ -12,6 +14,7 @@
 
 #include "sim/collectives/collectives.hpp"
 #include "sim/common/error.hpp"
+#include "bench/replay/collective_program.hpp"
 #include "sim/replay/replay.hpp"
 #include "tests/topology_graph/spec_builders.hpp"
 #include "topology/efficiency_table.hpp"
@@ -163,7 +166,7 @@ TEST_P(ShippedCollective, SimulatedEqualsClosedForm) {
   if (!std::isnan(formula)) {
     EXPECT_NEAR(closed, formula, 1e-12 * formula);  // the textbook form, where one exists
   }
-  const auto stats = replay::replay(g, schedule);
+  const auto stats = bench::replay_collective(g, schedule);
   EXPECT_GT(stats.activities, 0u);
   EXPECT_NEAR(stats.simulated_s, closed, 1e-3 * closed);
 }
@@ -187,7 +190,7 @@ TEST(ReplayCore, TwoDimensionalAllReduceOnCoresMatchesClosedForm) {
   EXPECT_NEAR(formula_time(r, g), 1.935e-4, 1e-12);
   EXPECT_GT(closed, 1.935e-4);
   EXPECT_LT(closed, 1.935e-4 * 1.01);
-  const auto stats = replay::replay(g, schedule);
+  const auto stats = bench::replay_collective(g, schedule);
   EXPECT_EQ(stats.activities, 16u * 8u * 2u * 12u);  // 16 chips x 8 cores x 2 directions x 12 steps
   EXPECT_NEAR(stats.simulated_s, closed, 1e-3 * closed);
 }
@@ -197,15 +200,17 @@ TEST(ReplayCore, TwoDimensionalAllReduceOnCoresMatchesClosedForm) {
 TEST(ReplayContended, TwoTransfersOnOneLinkTakeTwiceTheBandwidthTime) {
   // Uni-directional ring of 3, L = 1 us, B = 10 GB/s, S = 10 MB: 0 -> 2 (links 0->1, 1->2) and
   // 1 -> 2 (link 1->2) in the same step. Alone, 1 -> 2 takes L + S/B = 1.001e-3 s. Together, the
-  // shared link carries 2S: predicted L + 2S/B = 1e-6 + 2e-3 = 2.001e-3 s, exactly (the late flow
-  // arrives after L and then shares fairly; the link is never idle).
+  // shared link carries 2S: predicted L + 2S/B = 1e-6 + 2e-3 = 2.001e-3 s, exactly. Each transfer
+  // waits its route latency, then sends (LinkLatency::by_caller): 1 -> 2 alone from 1 us to 2 us
+  // (10 kB), then both at 5 GB/s until 1 -> 2 ends at 2.000 ms; 0 -> 2's last 10 kB at 10 GB/s end
+  // at 2.001 ms (the link is never idle).
   const TopologyGraph g(test::torus_spec({3}, {10e9}, {1e-6}, false));
   Schedule s;
   s.add(0, 2, 10e6, 0);
   s.add(1, 2, 10e6, 0);
   const double closed = evaluate(lower_to_nodes(s, g), g);
   EXPECT_NEAR(closed, 2.001e-3, 1e-12);
-  EXPECT_NEAR(replay::replay(g, s).simulated_s, 2.001e-3, 1e-9);
+  EXPECT_NEAR(bench::replay_collective(g, s).simulated_s, 2.001e-3, 1e-9);
 }
 
 TEST(ReplayContended, AllReduceAndRotationShareTheXLinks) {
@@ -226,7 +231,7 @@ TEST(ReplayContended, AllReduceAndRotationShareTheXLinks) {
   rot.bytes = 8e6;
   const Schedule s = merge(build_schedule(ar, g), build_schedule(rot, g));
   EXPECT_NEAR(evaluate(lower_to_nodes(s, g), g), 1.303e-3, 1e-12);
-  EXPECT_NEAR(replay::replay(g, s).simulated_s, 1.303e-3, 1e-9);
+  EXPECT_NEAR(bench::replay_collective(g, s).simulated_s, 1.303e-3, 1e-9);
 }
 
 TEST(ReplayContended, ParkingLotIsSlowerThanTheStepRuleByEightPercent) {
@@ -247,7 +252,7 @@ TEST(ReplayContended, ParkingLotIsSlowerThanTheStepRuleByEightPercent) {
     s.add(1, 2, 1e5, 0);
   }
   EXPECT_NEAR(evaluate(lower_to_nodes(s, g), g), 10e-3, 1e-12);
-  EXPECT_NEAR(replay::replay(g, s).simulated_s, 10.8e-3, 1e-9);
+  EXPECT_NEAR(bench::replay_collective(g, s).simulated_s, 10.8e-3, 1e-9);
 }
 
 TEST(ReplayContended, AllToAllDirectOnTheTorusMeetsTheStepRule) {
@@ -261,7 +266,7 @@ TEST(ReplayContended, AllToAllDirectOnTheTorusMeetsTheStepRule) {
   r.bytes = 64e6;
   const Schedule s = build_schedule(r, g);
   const double closed = evaluate(lower_to_nodes(s, g), g);
-  const double simulated = replay::replay(g, s).simulated_s;
+  const double simulated = bench::replay_collective(g, s).simulated_s;
   EXPECT_GE(simulated, closed * (1 - 1e-9));
   EXPECT_NEAR(simulated, closed, 1e-3 * closed);
 }
