@@ -2,6 +2,7 @@
 // either a plan or refused with one InputError line naming the JSON path; an accepted plan must
 // write itself back (plan_to_text) and read back to the same bytes (plan_io.hpp's contract: equal
 // plans give byte-identical files).
+#include <nlohmann/json.hpp>
 #include <cstdint>
 #include <string>
 

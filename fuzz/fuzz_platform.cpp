@@ -5,6 +5,7 @@
 #include <string>
 
 #include "fuzz/harness.hpp"
+#include "sim/common/yaml_reader.hpp"
 #include "topology/system_parser.hpp"
 #if __has_include("topology/system_writer.hpp")
 #include "topology/system_writer.hpp"

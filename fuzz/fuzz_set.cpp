@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fuzz/harness.hpp"
+#include "sim/common/yaml_reader.hpp"
 #include "topology/system_parser.hpp"
 
 namespace {

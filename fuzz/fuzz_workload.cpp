@@ -1,10 +1,12 @@
 // libFuzzer harness: workload files, as `simplan --workload F.yaml --describe --json` reads and
 // describes them. Any text is either a workload or refused with one InputError line; an accepted
 // workload must describe itself (table and JSON, which needs valid UTF-8 names) without error.
+#include <nlohmann/json.hpp>
 #include <cstdint>
 #include <string>
 
 #include "fuzz/harness.hpp"
+#include "sim/common/yaml_reader.hpp"
 #include "workloads/describe.hpp"
 #include "workloads/workload_file.hpp"
 

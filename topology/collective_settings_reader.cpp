@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "sim/common/text.hpp"
+#include "sim/common/yaml_reader.hpp"
 #include "topology/field_reader.hpp"
 
 namespace partsim::topology {

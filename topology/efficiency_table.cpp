@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "sim/common/text.hpp"
+#include "sim/common/yaml_reader.hpp"
 #include "topology/spec_fields.hpp"
 
 namespace partsim::topology {

@@ -18,6 +18,7 @@
 
 #include "sim/common/text.hpp"
 #include "sim/common/units.hpp"
+#include "sim/common/yaml_reader.hpp"
 #include "topology/collective_settings_reader.hpp"
 #include "topology/device_presets.hpp"
 #include "topology/efficiency_table.hpp"

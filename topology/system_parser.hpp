@@ -11,8 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "sim/common/yaml_reader.hpp"
 #include "topology/system_spec.hpp"
+
+namespace partsim::yaml {
+class ConfigNode;  // sim/common/yaml_reader.hpp
+}  // namespace partsim::yaml
 
 namespace partsim::topology {
 

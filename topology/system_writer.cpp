@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/common/units.hpp"
+#include "sim/common/yaml_reader.hpp"
 #include "topology/gpu_cluster.hpp"
 #include "topology/spec_fields.hpp"
 

@@ -1,5 +1,7 @@
 #include "topology/topology_graph.hpp"
 
+#include "topology/topology_boost_graph.hpp"
+
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 #include <boost/graph/strong_components.hpp>
 #include <boost/property_map/property_map.hpp>
@@ -115,9 +117,12 @@ TopologyGraph::TopologyGraph(const SystemSpec& spec, Granularity granularity)
   if (granularity_ == Granularity::core) build_cores();
 
   // The Boost graph mirrors nodes_ and links_ (edge index = link id).
-  graph_ = BoostGraph(nodes_.size());
-  for (int id = 0; id < link_count(); ++id) boost::add_edge(links_[id].src, links_[id].dst, id, graph_);
+  auto graph = std::make_shared<BoostGraph>(nodes_.size());
+  for (int id = 0; id < link_count(); ++id) boost::add_edge(links_[id].src, links_[id].dst, id, static_cast<TopologyBoostGraphBase&>(*graph));
+  graph_ = std::move(graph);
 }
+
+const TopologyGraph::BoostGraph& TopologyGraph::boost_graph() const { return *graph_; }
 
 int TopologyGraph::add_node(TopoNode n) {
   nodes_.push_back(std::move(n));

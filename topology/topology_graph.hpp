@@ -27,8 +27,6 @@
 //    the on-chip path from where it enters the next chip to the port of the next link, ... , and
 //    the on-chip path to the destination core. The chip-level route decides the chip-to-chip links.
 
-#include <boost/graph/adjacency_list.hpp>
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +34,8 @@
 #include "topology/system_spec.hpp"
 
 namespace partsim::topology {
+
+struct TopologyBoostGraph;  // topology/topology_boost_graph.hpp
 
 enum class Granularity { chip, core };
 
@@ -72,9 +72,8 @@ using Route = std::vector<int>;  // link ids, in order from source to destinatio
 
 class TopologyGraph {
  public:
-  /// Edge property: the link id.
-  using BoostGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
-                                           boost::no_property, boost::property<boost::edge_index_t, int>>;
+  /// Edge property: the link id. Defined in topology/topology_boost_graph.hpp.
+  using BoostGraph = TopologyBoostGraph;
 
   explicit TopologyGraph(const SystemSpec& spec, Granularity granularity = Granularity::chip);
 
@@ -87,7 +86,7 @@ class TopologyGraph {
   const TopoLink& link(int id) const { return links_.at(id); }
   const std::vector<TopoNode>& nodes() const { return nodes_; }
   const std::vector<TopoLink>& links() const { return links_; }
-  const BoostGraph& boost_graph() const { return graph_; }
+  const BoostGraph& boost_graph() const;  // include topology/topology_boost_graph.hpp to use it
 
   int device_count() const { return spec_.device_count(); }
   /// Cores that are separate nodes for `device`: the chip's core count at core granularity for a
@@ -139,7 +138,7 @@ class TopologyGraph {
   std::vector<TopoNode> nodes_;
   std::vector<std::string> device_names_;
   std::vector<TopoLink> links_;
-  BoostGraph graph_;
+  std::shared_ptr<const BoostGraph> graph_;  // shared by copies (built by the constructor only)
 
   // System level (chip granularity view): system node ids are devices [0, n) then graph switches
   // and hosts; system links are links_[0, system_link_count_).

@@ -1,5 +1,6 @@
 #include "workloads/describe.hpp"
 
+#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -4,7 +4,7 @@
 // Contract: pure functions of a finalized Graph; the same graph gives byte-identical output.
 // Tensor bytes use `bytes_per_element` (4 = fp32, 2 = fp16/bf16).
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <string>
 

@@ -1,5 +1,7 @@
 #include "workloads/graph.hpp"
 
+#include "workloads/graph_dag.hpp"
+
 #include <boost/graph/depth_first_search.hpp>
 #include <boost/graph/topological_sort.hpp>
 
@@ -45,7 +47,7 @@ void Graph::finalize(std::int64_t batch) {
   const std::size_t count = layers_.size();
 
   // 1. Resolve input names into edges (insertion-order vertices).
-  Dag dag(count);
+  BoostDag dag(count);
   for (std::size_t v = 0; v < count; ++v) {
     const Layer& layer = layers_[v];
     for (std::size_t slot = 0; slot < layer.inputs.size(); ++slot) {
@@ -88,13 +90,15 @@ void Graph::finalize(std::int64_t batch) {
   for (std::size_t i = 0; i < count; ++i) sorted.push_back(std::move(layers_[order[i]]));
   layers_ = std::move(sorted);
   index_.clear();
-  dag_ = Dag(count);
+  auto sorted_dag = std::make_shared<Dag>(count);
+  BoostDag& sorted_graph = *sorted_dag;
   for (std::size_t i = 0; i < count; ++i) {
     index_.emplace(layers_[i].name, i);
-    dag_[i] = i;
+    sorted_graph[i] = i;
   }
   for (auto e : boost::make_iterator_range(boost::edges(dag)))
-    boost::add_edge(new_index[boost::source(e, dag)], new_index[boost::target(e, dag)], dag[e], dag_);
+    boost::add_edge(new_index[boost::source(e, dag)], new_index[boost::target(e, dag)], dag[e], sorted_graph);
+  dag_ = std::move(sorted_dag);
 
   // 4. Shapes and quantities along the order.
   for (Layer& layer : layers_) {
@@ -132,10 +136,16 @@ std::vector<std::size_t> Graph::predecessors(std::size_t index) const {
   return out;
 }
 
+const Dag& Graph::dag() const noexcept {
+  static const Dag empty;
+  return dag_ ? *dag_ : empty;
+}
+
 std::vector<std::size_t> Graph::successors(std::size_t index) const {
   std::vector<std::size_t> out;
   if (!finalized_) throw Error("workloads::Graph::successors() before finalize()");
-  for (auto e : boost::make_iterator_range(boost::out_edges(index, dag_))) out.push_back(boost::target(e, dag_));
+  const BoostDag& g = *dag_;
+  for (auto e : boost::make_iterator_range(boost::out_edges(index, g))) out.push_back(boost::target(e, g));
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

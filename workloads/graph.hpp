@@ -11,9 +11,9 @@
 //   "every producer index < consumer index".
 // - with_batch() gives a copy re-derived at another minibatch size (shapes are per sample).
 
-#include <boost/graph/adjacency_list.hpp>
-
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,8 +43,9 @@ struct TensorEdge {
   std::size_t slot = 0;
 };
 
-/// Vertex property is the index into Graph::layers() (equal to the vertex descriptor).
-using Dag = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, std::size_t, TensorEdge>;
+/// The Boost.Graph DAG (vertex property: the index into Graph::layers(), equal to the vertex
+/// descriptor); defined in workloads/graph_dag.hpp.
+struct Dag;
 
 /// Whole-model sums at the graph's minibatch size.
 struct GraphTotals {
@@ -82,8 +83,9 @@ class Graph {
   /// Indices of the producers of layer i, in input-slot order, and of its consumers (ascending).
   std::vector<std::size_t> predecessors(std::size_t index) const;
   std::vector<std::size_t> successors(std::size_t index) const;
-  /// The Boost.Graph DAG (vertex i == layers()[i]); only valid after finalize().
-  const Dag& dag() const noexcept { return dag_; }
+  /// The Boost.Graph DAG (vertex i == layers()[i]; workloads/graph_dag.hpp); only valid after
+  /// finalize() (empty before the first one).
+  const Dag& dag() const noexcept;
 
   GraphTotals totals() const;
   /// A copy finalized at another minibatch size.
@@ -96,7 +98,7 @@ class Graph {
   bool finalized_ = false;
   std::vector<Layer> layers_;
   std::unordered_map<std::string, std::size_t> index_;
-  Dag dag_;
+  std::shared_ptr<const Dag> dag_;  // shared by copies (never modified once built)
 };
 
 }  // namespace partsim::workloads

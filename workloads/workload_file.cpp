@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "sim/common/yaml_reader.hpp"
 #include "workloads/random_dag.hpp"
 #include "workloads/transformer_presets.hpp"
 #include "workloads/onnx/onnx_workload.hpp"

@@ -9,9 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "sim/common/yaml_reader.hpp"
 #include "workloads/graph.hpp"
 #include "workloads/transformer_presets.hpp"
+
+namespace partsim::yaml {
+class ConfigNode;  // sim/common/yaml_reader.hpp
+}  // namespace partsim::yaml
 
 namespace partsim::workloads {
 

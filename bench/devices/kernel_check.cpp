@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/devices/device_model.hpp"
+#include "sim/common/yaml_reader.hpp"
 #include "topology/spec_fields.hpp"
 #include "topology/system_parser.hpp"
 

@@ -1,5 +1,6 @@
 // Time to build a zoo model and derive every layer's quantities (target for bert_large: < 10 ms),
 // and to re-derive an existing graph at another batch size (what a batch sweep does).
+#include <nlohmann/json.hpp>
 #include <benchmark/benchmark.h>
 
 #include <chrono>

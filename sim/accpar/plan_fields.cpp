@@ -1,5 +1,6 @@
 #include "sim/accpar/plan_fields.hpp"
 
+#include <nlohmann/json.hpp>
 #include <functional>
 
 #include "sim/common/error.hpp"

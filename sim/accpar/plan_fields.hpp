@@ -8,7 +8,7 @@
 // level a split of Type I -> batch, II -> in_channels, III -> out_channels into the two sides with
 // shares (alpha, 1 - alpha).
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <string>
 #include <vector>

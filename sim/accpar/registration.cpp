@@ -1,5 +1,7 @@
 #include "sim/accpar/registration.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "sim/accpar/plan_fields.hpp"
 #include "sim/common/error.hpp"
 #include "sim/planner/compute_check.hpp"
@@ -51,7 +53,7 @@ plan::Plan make_accpar_plan(Strategy strategy, const planner::PlanInputs& inputs
                                  {"aux_compute_s", t.aux_s},
                                  {"intra_layer_s", t.intra_s},
                                  {"inter_layer_s", t.inter_s}};
-    layer.family = levels_to_json(result.typing[v]);
+    *layer.family = levels_to_json(result.typing[v]);
     p.layers.push_back(std::move(layer));
   }
   if (inputs.resolved.text("compute") == "device") price_compute_with_device_model(p, inputs);

@@ -1,5 +1,7 @@
 #include "sim/cli/command_line.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>

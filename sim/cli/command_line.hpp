@@ -3,7 +3,6 @@
 // with exit code 2 for bad input, platform options (--config, --set, --dump-config) and output
 // files that are never left half-written.
 
-#include <CLI/CLI.hpp>
 
 #include <functional>
 #include <ostream>
@@ -12,6 +11,10 @@
 #include <vector>
 
 #include "topology/system_spec.hpp"
+
+namespace CLI {
+class App;  // <CLI/CLI.hpp>: included by the files that define command lines
+}  // namespace CLI
 
 namespace partsim::cli {
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "sim/common/error.hpp"
+#include "sim/common/yaml_reader.hpp"
 #include "topology/system_parser.hpp"
 #include "topology/system_writer.hpp"
 

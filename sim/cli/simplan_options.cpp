@@ -1,5 +1,8 @@
 #include "sim/cli/simplan_options.hpp"
 
+#include <nlohmann/json.hpp>
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 
 #include "sim/common/error.hpp"

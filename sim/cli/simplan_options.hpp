@@ -3,7 +3,6 @@
 // simsweep parses each --simplan-arg with the same parser before the first point, so a bad extra
 // argument is refused up front with simplan's own message.
 
-#include <CLI/CLI.hpp>
 
 #include <cstdint>
 #include <map>
@@ -13,6 +12,10 @@
 
 #include "sim/cli/command_line.hpp"
 #include "sim/plan/plan.hpp"
+
+namespace CLI {
+class App;  // <CLI/CLI.hpp>: included by the files that define command lines
+}  // namespace CLI
 
 namespace partsim::cli {
 

@@ -461,9 +461,9 @@ int plan_mode(const Options& o) {
   report.lone_transfers = static_cast<long long>(simgrid.stats().lone_transfers);
   report.overrides = overrides;
   report.platform_changes = loaded.config_changes;
-  if (plan.family.is_object() && plan.family.value("fold_replicas", false))
+  if (plan.family->is_object() && plan.family->value("fold_replicas", false))
     report.notes.push_back("folded replay (megatron fold_replicas): data-parallel replica 0's compute, TP collectives and "
-                           "pipeline sends stand for all " + std::to_string(plan.family.value("dp", 1)) +
+                           "pipeline sends stand for all " + std::to_string(plan.family->value("dp", 1)) +
                            " replicas'; the other replicas' devices ran only their DP collectives (their per-device "
                            "figures are not real ones), and contention from their TP and pipeline traffic is "
                            "neglected (docs/model.md \"Folded data-parallel replicas\")");

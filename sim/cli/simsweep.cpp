@@ -28,6 +28,7 @@
 #include "sim/cli/simplan_options.hpp"
 #include "sim/common/content_hash.hpp"
 #include "sim/common/error.hpp"
+#include "sim/common/yaml_reader.hpp"
 #include "sim/planner/builtin_strategies.hpp"
 #include "sim/sweep/mpi_world.hpp"
 #include "sim/sweep/point_setup.hpp"

@@ -1,5 +1,6 @@
 #include "sim/deepa/registration.hpp"
 
+#include <nlohmann/json.hpp>
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -129,11 +130,11 @@ plan::Plan make_deepa_plan(const planner::PlanInputs& in) {
     layer.predicted.comm_s = node.update_s + xfer;
     layer.predicted.total_s = node.compute_s + node.update_s + xfer;
     layer.predicted.breakdown = {{"compute_s", node.compute_s}, {"update_s", node.update_s}, {"xfer_in_s", xfer}};
-    layer.family = {{"n", config.n}, {"c", config.c}, {"h", config.h}, {"w", config.w}, {"workers", config.workers()}};
+    *layer.family = {{"n", config.n}, {"c", config.c}, {"h", config.h}, {"w", config.w}, {"workers", config.workers()}};
     p.layers.push_back(std::move(layer));
   }
   const DataTransferred data = data_transferred(run);
-  p.family = {{"search",
+  *p.family = {{"search",
                {{"node_eliminations", run.search.node_eliminations},
                 {"edge_eliminations", run.search.edge_eliminations},
                 {"nodes_left", run.search.nodes_left},

@@ -1,5 +1,7 @@
 #include "sim/dsm/plan_fields.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace partsim::dsm {
 namespace {
 

@@ -7,7 +7,7 @@
 // Contract: fields_from_json() reads strictly (unknown keys and bad values are InputErrors naming
 // the file and JSON path); to_json() writes keys in a fixed order.
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <optional>
 #include <string>

@@ -1,5 +1,6 @@
 #include "sim/dsm/registration.hpp"
 
+#include <nlohmann/json.hpp>
 #include <cstdio>
 #include <sstream>
 
@@ -130,7 +131,7 @@ plan::Plan make_dsm_plan(const planner::PlanInputs& in) {
         for (const auto& [k, v] : bd) layer_bd[k] += v;
         fields.passes.push_back(pp);
       }
-      lp.family = to_json(fields);
+      *lp.family = to_json(fields);
       if (!layer_bd.empty()) lp.predicted = predicted_of(layer_bd, lc.total_s);
       lp.predicted.total_s = lc.total_s;
     }

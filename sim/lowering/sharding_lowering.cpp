@@ -14,6 +14,7 @@
 #include "sim/devices/shard_compute.hpp"
 #include "sim/lowering/layer_geometry.hpp"
 #include "sim/lowering/task_builders.hpp"
+#include "topology/topology_boost_graph.hpp"
 
 namespace partsim::lowering {
 namespace {

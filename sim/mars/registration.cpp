@@ -1,5 +1,6 @@
 #include "sim/mars/registration.hpp"
 
+#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <cstdio>
 
@@ -105,7 +106,7 @@ plan::Plan h2h_plan(const planner::PlanInputs& in) {
   }
   plan::Plan p;
   p.predicted_iteration_s = mapping.latency_s;
-  p.family = {{"initial_latency_s", mapping.initial_latency_s}, {"moves", mapping.moves}};
+  *p.family = {{"initial_latency_s", mapping.initial_latency_s}, {"moves", mapping.moves}};
   p.layers.resize(m.graph().size());
   for (std::size_t v = 0; v < m.graph().size(); ++v) {
     const int d = mapping.device[v];
@@ -119,7 +120,7 @@ plan::Plan h2h_plan(const planner::PlanInputs& in) {
     l.predicted.comm_s = std::max(0.0, mapping.arrival_s[v] - producers_done);
     l.predicted.total_s = l.predicted.compute_s + l.predicted.comm_s;
     l.predicted.breakdown = {{"compute_s", l.predicted.compute_s}, {"input_transfer_s", l.predicted.comm_s}};
-    l.family = {{"device", m.spec().device_names[static_cast<std::size_t>(d)]},
+    *l.family = {{"device", m.spec().device_names[static_cast<std::size_t>(d)]},
                 {"start_s", mapping.start_s[v]},
                 {"finish_s", mapping.finish_s[v]}};
   }
@@ -155,14 +156,14 @@ plan::Plan mapping_plan(const LatencyModel& m, const Mapping& mapping) {
       l.predicted.comm_s = c.allreduce_s + c.rotation_s;
       l.predicted.total_s = c.total_s();
       l.predicted.breakdown = {{"compute_s", c.compute_s}, {"es_allreduce_s", c.allreduce_s}, {"ss_rotation_s", c.rotation_s}};
-      l.family = {{"set", static_cast<int>(k)}, {"design", design}, {"strategy", to_string(st)}};
+      *l.family = {{"set", static_cast<int>(k)}, {"design", design}, {"strategy", to_string(st)}};
       if (m.is_primary(v)) {  // its number among the convolution/FC layers (Table III's "Conv8")
         const auto& primary = m.primary_layers();
-        l.family["primary"] = static_cast<int>(std::find(primary.begin(), primary.end(), v) - primary.begin()) + 1;
+        (*l.family)["primary"] = static_cast<int>(std::find(primary.begin(), primary.end(), v) - primary.begin()) + 1;
       }
     }
   }
-  p.family = {{"sets", sets}, {"transfers_s", mapping.transfers_s}};
+  *p.family = {{"sets", sets}, {"transfers_s", mapping.transfers_s}};
   p.layers = std::move(layers);
   return p;
 }

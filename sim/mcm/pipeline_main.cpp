@@ -8,6 +8,8 @@
 // order, batch 1): scripts/mcm_test_set.py replays the test set's final placements this way, their
 // graphs named as random_dag:seed=... (workloads/random_dag.hpp).
 
+#include <CLI/CLI.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <charconv>

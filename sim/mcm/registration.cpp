@@ -1,5 +1,6 @@
 #include "sim/mcm/registration.hpp"
 
+#include <nlohmann/json.hpp>
 #include <limits>
 
 #include "sim/common/error.hpp"
@@ -34,7 +35,7 @@ plan::Plan make_plan(Search search, const planner::PlanInputs& in) {
                          : search == Search::random ? random_search(problem, o)
                                                     : annealing_search(problem, o);
   plan::Plan p = plan_from_search(problem, r, in);
-  if (search == Search::greedy) p.family["split"] = to_string(o.split);
+  if (search == Search::greedy) (*p.family)["split"] = to_string(o.split);
   return p;
 }
 
@@ -59,12 +60,12 @@ plan::Plan plan_from_search(const PlacementProblem& problem, const SearchResult&
     layer.name = problem.nodes[v].name;
     layer.sharding.devices = {r.best[v]};
     layer.predicted.compute_s = layer.predicted.total_s = problem.nodes[v].compute_s;
-    layer.family = {{"chip", r.best[v]}};
+    *layer.family = {{"chip", r.best[v]}};
     p.layers.push_back(std::move(layer));
   }
   nlohmann::json chips = nlohmann::json::array();
   for (const ChipCost& c : r.best_cost.chips) chips.push_back({{"compute_s", c.compute_s}, {"receive_s", c.receive_s}});
-  p.family = {{"model", "analytical: max over chips of compute + receive (MCM paper §5.1)"},
+  *p.family = {{"model", "analytical: max over chips of compute + receive (MCM paper §5.1)"},
               {"latency_s", r.best_cost.latency_s},
               {"throughput_per_s", r.best_cost.throughput_per_s()},
               {"bottleneck_chip", r.best_cost.bottleneck_chip},

@@ -1,5 +1,6 @@
 #include "sim/megatron/registration.hpp"
 
+#include <nlohmann/json.hpp>
 #include <iostream>
 
 #include "sim/common/error.hpp"
@@ -90,7 +91,7 @@ plan::Plan make_megatron_plan(const planner::PlanInputs& in) {
     lp.predicted.comm_s = m * comm_s;
     lp.predicted.total_s = lp.predicted.compute_s + lp.predicted.comm_s;
     lp.predicted.breakdown = {{"compute_s", lp.predicted.compute_s}, {"tp_comm_s", lp.predicted.comm_s}};
-    lp.family = {{"stage", stage}, {"block", block}};
+    *lp.family = {{"stage", stage}, {"block", block}};
   };
   for (std::size_t k = 0; k < model.head.size(); ++k) fill(model.head[k], 0, -1, pr.head_layer_compute_s[k], 0);
   for (std::size_t k = 0; k < model.tail.size(); ++k) fill(model.tail[k], c.pp - 1, -1, pr.tail_layer_compute_s[k], 0);
@@ -103,7 +104,7 @@ plan::Plan make_megatron_plan(const planner::PlanInputs& in) {
       fill(i, stage_of_block(c, model.shape.layers, static_cast<int>(b)), static_cast<int>(b), pr.block_layer_compute_s[k],
            attention ? pr.block_tp_s : 0);
     }
-  p.family = {{"tp", c.tp},
+  *p.family = {{"tp", c.tp},
               {"pp", c.pp},
               {"dp", c.dp},
               {"microbatch", c.microbatch},
@@ -140,7 +141,7 @@ plan::Plan make_megatron_plan(const planner::PlanInputs& in) {
                 {"dp_s", pr.dp_s},
                 {"dp_exposed_s", pr.dp_exposed_s},
                 {"optimizer_step_s", pr.optimizer_s}}}};
-  if (!search_json.is_null()) p.family["search"] = search_json;
+  if (!search_json.is_null()) (*p.family)["search"] = search_json;
   return p;
 }
 
@@ -148,10 +149,10 @@ void check_megatron_plan(const plan::Plan& plan, const topology::SystemSpec& spe
                          const std::string& file) {
   long long devices = 1;
   for (const char* key : {"tp", "pp", "dp"}) {
-    if (!plan.family.is_object() || !plan.family.contains(key) || !plan.family[key].is_number_integer() ||
-        plan.family[key].get<long long>() < 1)
+    if (!plan.family->is_object() || !plan.family->contains(key) || !(*plan.family)[key].is_number_integer() ||
+        (*plan.family)[key].get<long long>() < 1)
       throw InputError(file + ": /family/" + key + ": a megatron plan needs a whole number >= 1 (re-run simplan)");
-    devices *= plan.family[key].get<long long>();
+    devices *= (*plan.family)[key].get<long long>();
   }
   if (devices != spec.device_count())
     throw InputError(file + ": /family: tp x pp x dp = " + std::to_string(devices) + " devices, platform '" + spec.name +

@@ -1,5 +1,6 @@
 #include "sim/plan/json_reader.hpp"
 
+#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <cmath>
 
@@ -15,6 +16,8 @@ std::string join_names(const std::vector<std::string>& names) { return join(name
 void JsonReader::fail(const std::string& message) const {
   throw InputError(file_ + ": " + (pointer_.empty() ? "/" : pointer_) + ": " + message);
 }
+
+bool JsonReader::has(const std::string& key) const { return value_.is_object() && value_.contains(key); }
 
 JsonReader JsonReader::at(const std::string& key) const {
   if (!value_.is_object()) fail("expected an object");

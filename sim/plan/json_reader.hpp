@@ -6,7 +6,7 @@
 // Contract: a JsonReader refers to the JSON value it was made from (keep it alive); it copies the
 // file name and path.
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <initializer_list>
 #include <string>
@@ -26,7 +26,7 @@ class JsonReader {
 
   /// A required key of an object.
   JsonReader at(const std::string& key) const;
-  bool has(const std::string& key) const { return value_.is_object() && value_.contains(key); }
+  bool has(const std::string& key) const;
   /// Fails on any key not in `allowed` (listing them); the value must be an object.
   void only_keys(std::initializer_list<const char*> allowed) const;
   std::vector<JsonReader> elements() const;

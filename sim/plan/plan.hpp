@@ -10,23 +10,21 @@
 // reads `predicted` (DESIGN.md principle 1): it exists to be compared with the replay.
 // All times are seconds.
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/plan/family_fields.hpp"
 #include "sim/plan/memory_use.hpp"
 #include "sim/plan/mode.hpp"
+#include "sim/plan/pass.hpp"
 #include "sim/plan/sharding.hpp"
 
 namespace partsim::plan {
 
 inline constexpr int kSchemaVersion = 2;
-
-enum class Pass : std::uint8_t { fwd, bwd, upd };
 
 /// The planner's prediction for one layer (or one pass of a layer).
 struct PredictedCost {
@@ -49,7 +47,7 @@ struct LayerPlan {
   Sharding sharding;                   // where its work and tensors are (sharding.hpp)
   PredictedCost predicted;             // whole layer, all passes
   std::vector<PassPrediction> passes;  // per pass, when the planner predicts per pass (else empty)
-  nlohmann::json family;               // the strategy's own fields (null when it has none; keys sorted)
+  FamilyFields family;                 // the strategy's own fields (null when it has none; keys sorted)
 };
 
 struct ConfigRef {
@@ -115,7 +113,7 @@ struct Plan {
   WorkloadRef workload;
   double predicted_iteration_s = 0;  // the planner's prediction of one training iteration / inference
   std::optional<MemoryUse> memory;   // per device (memory_use.hpp): dsm's own, else the footprint model's
-  nlohmann::json family;             // plan-wide strategy fields (null when none; keys sorted)
+  FamilyFields family;               // plan-wide strategy fields (null when none; keys sorted)
   /// Adaptive platforms (seed 004 §III, Config): device name -> the device type (one of the
   /// platform's device_types) the plan configures it to; devices not named keep the platform's type.
   std::map<std::string, std::string> configuration;
@@ -123,9 +121,6 @@ struct Plan {
   std::vector<LayerPlan> layers;     // in the workload's topological order
 };
 
-std::string to_string(Pass pass);
 std::string to_string(Mode mode);
-/// "fwd" -> Pass::fwd; throws InputError listing the names.
-Pass pass_from_string(const std::string& name);
 
 }  // namespace partsim::plan

@@ -1,5 +1,6 @@
 #include "sim/plan/plan_io.hpp"
 
+#include <nlohmann/json.hpp>
 #include <fstream>
 #include <sstream>
 
@@ -191,7 +192,7 @@ ordered_json plan_to_json(const Plan& plan) {
       {"name", plan.workload.name}, {"batch", plan.workload.batch}, {"mode", to_string(plan.workload.mode)}};
   j["predicted"] = ordered_json{{"iteration_s", plan.predicted_iteration_s}};
   if (plan.memory) j["memory"] = memory_to_json(*plan.memory);
-  if (!plan.family.is_null()) j["family"] = plan.family;
+  if (!plan.family->is_null()) j["family"] = *plan.family;
   if (!plan.configuration.empty()) {
     ordered_json configuration = ordered_json::object();
     for (const auto& [device, type] : plan.configuration) configuration[device] = type;
@@ -222,7 +223,7 @@ ordered_json plan_to_json(const Plan& plan) {
       for (const auto& p : layer.passes) passes[to_string(p.pass)] = cost_to_json(p.cost);
       l["passes"] = passes;
     }
-    if (!layer.family.is_null()) l["family"] = layer.family;
+    if (!layer.family->is_null()) l["family"] = *layer.family;
     layers.push_back(l);
   }
   j["layers"] = layers;
@@ -262,7 +263,7 @@ Plan plan_from_json(const json& root, const std::string& file) {
   r.at("predicted").only_keys({"iteration_s"});
   plan.predicted_iteration_s = r.at("predicted").at("iteration_s").number();
   if (r.has("memory")) plan.memory = memory_from_json(r.at("memory"), true);
-  if (r.has("family")) plan.family = r.at("family").value();
+  if (r.has("family")) *plan.family = r.at("family").value();
   if (r.has("configuration")) {
     Reader c = r.at("configuration");
     if (!c.value().is_object()) c.fail("expected an object from device names to device type names");
@@ -303,7 +304,7 @@ Plan plan_from_json(const json& root, const std::string& file) {
       for (const auto& name : pass_names())
         if (passes.has(name)) layer.passes.push_back({pass_from_string(name), cost_from(passes.at(name))});
     }
-    if (lr.has("family")) layer.family = lr.at("family").value();
+    if (lr.has("family")) *layer.family = lr.at("family").value();
     plan.layers.push_back(std::move(layer));
   }
   return plan;

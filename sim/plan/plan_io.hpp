@@ -7,7 +7,7 @@
 // Checking a plan against the workload and platform it names is a separate step (the planners' and
 // the replay's), since it needs both.
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <string>
 #include <vector>

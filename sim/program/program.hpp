@@ -35,7 +35,7 @@
 
 #include "sim/common/error.hpp"
 
-#include "sim/plan/plan.hpp"
+#include "sim/plan/pass.hpp"
 
 namespace partsim::program {
 

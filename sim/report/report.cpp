@@ -1,5 +1,6 @@
 #include "sim/report/report.hpp"
 
+#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

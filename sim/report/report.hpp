@@ -7,7 +7,7 @@
 // and pass; a plan that predicts per layer (the AccPar family) gives one row per layer with pass
 // "all", whose evaluated times are the sum of the layer's pass spans.
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <cstddef>
 #include <string>

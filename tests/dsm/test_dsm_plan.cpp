@@ -1,5 +1,6 @@
 // DeepSpatialMatrix on real workload graphs: grouping of layers (seed 003 §II-A), the `dsm` strategy's
 // plan.json, --explain and simplan's exit codes.
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>

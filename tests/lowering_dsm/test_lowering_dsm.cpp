@@ -1,4 +1,5 @@
 // Lowering of DeepSpatialMatrix plans (seed 003) on a tiny platform written here.
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 
@@ -116,7 +117,7 @@ PassView pass_of(const plan::Plan& p, const std::string& layer, plan::Pass pass)
 /// The family object of layer `name` (to edit a plan the way a user could).
 nlohmann::json& family_of(plan::Plan& p, const std::string& name) {
   for (auto& l : p.layers)
-    if (l.name == name) return l.family;
+    if (l.name == name) return *l.family;
   throw std::runtime_error("no layer " + name);
 }
 

@@ -2,6 +2,7 @@
 // ONE registration line, and it plans, checks, lowers (the shared sharding lowering) and replays
 // without touching anything else.
 
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include "sim/accpar/registration.hpp"

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/devices/fpga_designs.hpp"
+#include "sim/common/yaml_reader.hpp"
 #include "sim/devices/shard_compute.hpp"
 #include "tests/support/platform_yaml.hpp"
 #include "topology/device_presets.hpp"

@@ -2,6 +2,7 @@
 // member) and the H2H-style mapping (every layer whole on one accelerator, branches in parallel),
 // checked against times computed by hand, and replayed.
 
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -106,7 +107,7 @@ TEST(H2hMapping, BranchesGoElsewhereOnlyWhenTheTransfersPay) {
   // No moves: a starting mapping as it is (here the earliest-finish one, which already splits the branches).
   const plan::Plan first = planner::builtin_strategies().make_plan(
       "h2h", planner::PlanInputs(spec, g, "diamond", plan::Mode::inference, {"max_moves=0"}, std::nullopt));
-  EXPECT_EQ(first.family.at("moves"), 0);
+  EXPECT_EQ(first.family->at("moves"), 0);
   EXPECT_GE(first.predicted_iteration_s, p.predicted_iteration_s);
   EXPECT_THROW(planner::builtin_strategies().make_plan(
                    "h2h", planner::PlanInputs(spec, g, "diamond", plan::Mode::training, {}, std::nullopt)),

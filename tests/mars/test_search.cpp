@@ -2,6 +2,7 @@
 // the strategy decoding, determinism for a seed, never worse than the initial population, the
 // baseline of §VI-A, and a plan that lowers and replays.
 
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include "sim/mars/acc_sets.hpp"

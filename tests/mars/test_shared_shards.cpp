@@ -1,6 +1,7 @@
 // MARS's ES and SS (seed 004 §IV) on the shared sharding lowering: bytes of the ES all-reduce and of
 // the SS ring rotations on a two-device FC, computed by hand.
 
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include <map>

@@ -6,6 +6,7 @@
 // Workload gpt:layers=4,width=64,heads=2,sequence=16,vocab=128 (block: ln1, attn, attn_res, ln2,
 // mlp_up, mlp_gelu, mlp_down, mlp_res; head: the input, tok_embed, pos_embed, embed; tail: ln_f,
 // lm_head). Devices: 1 TFLOP/s, 1000 GB/s memory, bf16.
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -53,7 +54,7 @@ struct Fixture {
       lp.name = graph.layer(i).name;
       p.layers.push_back(std::move(lp));
     }
-    p.family = {{"tp", c.tp}, {"pp", c.pp}, {"dp", c.dp}, {"microbatch", c.microbatch}, {"micro_batches", c.micro_batches},
+    *p.family = {{"tp", c.tp}, {"pp", c.pp}, {"dp", c.dp}, {"microbatch", c.microbatch}, {"micro_batches", c.micro_batches},
                 {"schedule", megatron::schedule_name(c.schedule)}, {"virtual_stages", c.virtual_stages},
                 {"sequence_parallel", c.sequence_parallel}, {"recompute", megatron::recompute_name(c.recompute)},
                 {"zero", c.zero}, {"overlap_grad_reduce", c.overlap_grad_reduce},
@@ -468,9 +469,9 @@ TEST(MegatronLowering, FoldedReplicasKeepTheClosedForm) {
 TEST(MegatronLowering, FoldReplicasIsOptionalInThePlan) {
   const Fixture s(2, 4);
   plan::Plan p = s.plan_of({.microbatch = 2});
-  p.family.erase("fold_replicas");
+  p.family->erase("fold_replicas");
   EXPECT_FALSE(megatron::configuration_of(p).fold_replicas);
-  p.family["fold_replicas"] = true;
+  (*p.family)["fold_replicas"] = true;
   EXPECT_TRUE(megatron::configuration_of(p).fold_replicas);
 }
 

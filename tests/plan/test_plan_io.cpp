@@ -1,3 +1,4 @@
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include "sim/common/error.hpp"
@@ -38,7 +39,7 @@ Plan sample_plan() {
   conv.name = "conv1";
   conv.sharding = {{3, 1, 2, 0}, {{ShardDim::batch, 2, {0.3, 0.7}, {}}, {ShardDim::out_channels, 2, {}, {}}}};
   conv.predicted = {0.5, 0.4, 0.1, {{"inter_layer_s", 0.04}, {"intra_layer_s", 0.06}}};
-  conv.family = {{"levels", {{{"type", "I"}, {"ratio", 0.3}}}}};
+  *conv.family = {{"levels", {{{"type", "I"}, {"ratio", 0.3}}}}};
   LayerPlan fc;
   fc.name = "fc1";
   fc.sharding = {{}, {{ShardDim::in_channels, 4, {}, {3, 1, 1, 1}}}};
@@ -82,7 +83,7 @@ TEST(PlanIo, RoundTripsEveryField) {
   EXPECT_EQ(*q.seed, 42u);
   EXPECT_EQ(q.layers[0].sharding, p.layers[0].sharding);
   EXPECT_EQ(q.layers[1].sharding.splits[0].sizes, (std::vector<int>{3, 1, 1, 1}));
-  EXPECT_EQ(q.layers[0].family["levels"][0]["type"], "I");
+  EXPECT_EQ((*q.layers[0].family)["levels"][0]["type"], "I");
   ASSERT_EQ(q.layers[1].passes.size(), 2u);
   EXPECT_EQ(q.layers[1].passes[1].pass, Pass::bwd);
   EXPECT_DOUBLE_EQ(q.layers[1].passes[1].cost.breakdown.at("relayout_s"), 0.1);

@@ -1,5 +1,6 @@
 // The strategy registry and check_plan (a loaded plan against its platform and workload).
 
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include "sim/accpar/accpar_planner.hpp"
@@ -160,7 +161,7 @@ TEST(MakePlan, HeaderAndLayers) {
   double sum = 0;
   for (size_t i = 0; i < p.layers.size(); ++i) {
     EXPECT_EQ(p.layers[i].name, lenet().layer(i).name);
-    EXPECT_EQ(p.layers[i].family["levels"].size(), 7u);  // 128 = 2^7
+    EXPECT_EQ((*p.layers[i].family)["levels"].size(), 7u);  // 128 = 2^7
     EXPECT_EQ(p.layers[i].sharding.splits.size(), 7u);
     EXPECT_NEAR(p.layers[i].predicted.total_s, p.layers[i].predicted.compute_s + p.layers[i].predicted.comm_s,
                 1e-12 + 1e-9 * p.layers[i].predicted.total_s);
@@ -208,20 +209,20 @@ TEST(CheckPlan, WorkloadMismatch) {
 
 TEST(CheckPlan, AccParLevels) {
   auto p = make("owt");
-  p.layers[1].family["levels"].erase(6);
+  (*p.layers[1].family)["levels"].erase(6);
   EXPECT_NE(check_error(p).find("/layers/1/family/levels: has 6 levels but the platform's device hierarchy has 7"),
             std::string::npos)
       << check_error(p);
   p = make("accpar");
-  p.layers[1].family["levels"][0]["ratio"] = 0.0;
+  (*p.layers[1].family)["levels"][0]["ratio"] = 0.0;
   EXPECT_NE(check_error(p).find("/layers/1/family/levels/0/ratio: must be strictly between 0 and 1"), std::string::npos);
   p = make("accpar");
-  p.layers[1].family["levels"][0]["kind"] = "x";
+  (*p.layers[1].family)["levels"][0]["kind"] = "x";
   EXPECT_NE(check_error(p).find("/layers/1/family/levels/0/kind: unknown key (allowed: type, ratio)"), std::string::npos);
   // A Type-III level is outside HyPar's space.
   p = make("hypar");
   for (size_t i = 0; i < p.layers.size(); ++i)
-    if (lenet().layer(i).kind == workloads::LayerKind::fc) p.layers[i].family["levels"][0]["type"] = "III";
+    if (lenet().layer(i).kind == workloads::LayerKind::fc) (*p.layers[i].family)["levels"][0]["type"] = "III";
   EXPECT_NE(check_error(p).find("is not in strategy hypar's space"), std::string::npos) << check_error(p);
   // The sharding must say what the levels say (the lowering reads the sharding).
   p = make("dp");
@@ -256,6 +257,6 @@ TEST(MakePlan, LevelsReplayThroughTheTimeModel) {
   const auto r = accpar::evaluate_typing(problem, h, accpar::typing_from_plan(p, h, "plan.json"));
   EXPECT_NEAR(r.iteration_s, p.predicted_iteration_s, 1e-9 * p.predicted_iteration_s);
   auto broken = p;
-  broken.layers[2].family["levels"].erase(0);
+  (*broken.layers[2].family)["levels"].erase(0);
   EXPECT_THROW(accpar::typing_from_plan(broken, h, "plan.json"), InputError);
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/common/error.hpp"
 #include "topology/system_parser.hpp"
 
 namespace {

@@ -2,6 +2,7 @@
 // the errors for mismatched shapes, unknown inputs and cycles.
 #include <gtest/gtest.h>
 
+#include "workloads/graph_dag.hpp"
 #include "workloads/net_builder.hpp"
 #include "workloads/zoo.hpp"
 

@@ -1,5 +1,6 @@
 // Workload YAML files: the examples load with hand-checked numbers; every malformed file in
 // tests/data/bad/workload_*.yaml gives exactly the message on its first line ("# expect: ...").
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -7,6 +8,7 @@
 #include <fstream>
 
 #include "workloads/describe.hpp"
+#include "sim/common/yaml_reader.hpp"
 #include "workloads/workload_file.hpp"
 
 using namespace partsim::workloads;

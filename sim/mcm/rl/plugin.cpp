@@ -2,6 +2,7 @@
 // loaded by registration.cpp only when mcm_rl plans (plugin.hpp says why and how).
 #include "sim/mcm/rl/plugin.hpp"
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -45,7 +46,7 @@ plan::Plan make_plan(const planner::PlanInputs& in) {
                      std::to_string(r.search.samples) + " samples (every one broke eq. 2-4 or H(G, f); MCM paper §5.1 "
                      "saw the same)");
   plan::Plan p = plan_from_search(problem, r.search, in);
-  p.family["rl"] = {{"reference_throughput_per_s", r.reference_throughput},
+  (*p.family)["rl"] = {{"reference_throughput_per_s", r.reference_throughput},
                     {"reference", "mcm_greedy (rewards are throughput / this)"},
                     {"baseline_split", to_string(o.baseline)},
                     {"start", to_string(o.start)},
