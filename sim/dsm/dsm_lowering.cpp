@@ -37,6 +37,7 @@
 
 #include "sim/collectives/collectives.hpp"
 #include "sim/common/error.hpp"
+#include "sim/common/integer_math.hpp"
 #include "sim/common/text.hpp"
 #include "sim/dsm/hardware.hpp"
 #include "sim/dsm/layer_model.hpp"
@@ -66,8 +67,6 @@ std::string option_of(const plan::Plan& plan, const std::string& key) {
   const auto it = plan.options.find(key);
   return it == plan.options.end() ? "all" : it->second;
 }
-
-long long ceil_div(long long a, long long b) { return b <= 1 ? a : (a + b - 1) / b; }
 
 std::string pass_list(const std::vector<Pass>& passes) {
   const std::string s = join(passes, [](Pass p) { return plan::to_string(p); });
