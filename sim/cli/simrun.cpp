@@ -167,7 +167,7 @@ int collective_mode(const Options& o) {
   const auto t0 = std::chrono::steady_clock::now();
   replay::SimGridEvaluator simgrid(graph, o.simgrid_config, o.lone);
   const program::Evaluation simulated = simgrid.evaluate(program);
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double wall = seconds_since(t0);
   replay::ReplayStats stats = simgrid.stats();
   stats.simulated_s = simulated.makespan_s;
   const double rel_diff = closed_form > 0 ? (stats.simulated_s - closed_form) / closed_form : 0.0;
