@@ -34,6 +34,7 @@
 #include "sim/common/error.hpp"
 #include "sim/common/text.hpp"
 #include "sim/common/units.hpp"
+#include "sim/common/wall_clock.hpp"
 #include "sim/export/astra_rules.hpp"
 #include "sim/export/chakra_trace.hpp"
 #include "sim/lowering/lowering.hpp"
@@ -166,7 +167,7 @@ int collective_mode(const Options& o) {
   const auto t0 = std::chrono::steady_clock::now();
   replay::SimGridEvaluator simgrid(graph, o.simgrid_config, o.lone);
   const program::Evaluation simulated = simgrid.evaluate(program);
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double wall = seconds_since(t0);
   replay::ReplayStats stats = simgrid.stats();
   stats.simulated_s = simulated.makespan_s;
   const double rel_diff = closed_form > 0 ? (stats.simulated_s - closed_form) / closed_form : 0.0;
@@ -299,10 +300,6 @@ void print_chakra_summary(const Options& o, const chakra_export::ChakraExport& t
   std::printf("chakra: under ASTRA-sim's execution rules with partsim's message times the traces take %.6g s, %+.2f %% "
               "from the closed form %.6g s (docs/chakra-export.md)\n",
               replay.makespan_s, closed_form_s > 0 ? 100.0 * (replay.makespan_s / closed_form_s - 1) : 0.0, closed_form_s);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 std::pair<std::string, std::string> key_value(const std::string& assignment) {

@@ -6,14 +6,11 @@
 #include <sstream>
 
 #include "sim/common/error.hpp"
+#include "sim/common/wall_clock.hpp"
 #include "sim/plan/json_reader.hpp"
 
 namespace partsim::deepa {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 /// The transfer into layer v from its producers at their chosen configurations, for v's configuration c.
 double xfer_in_s(const DeepaRun& run, std::size_t v, int c) {

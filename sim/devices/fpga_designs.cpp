@@ -2,11 +2,14 @@
 
 #include <algorithm>
 
+#include "sim/common/integer_math.hpp"
+
 namespace partsim::devices {
 namespace {
 
 long long at_least_one(long long v) { return std::max<long long>(1, v); }
-long long ceil_div(long long a, long long b) { return (at_least_one(a) + at_least_one(b) - 1) / at_least_one(b); }
+// Both operands count at least one: an unset (0) loop bound still takes one pass.
+long long ceil_div_at_least_one(long long a, long long b) { return ceil_div(at_least_one(a), b); }
 
 // Winograd [16]: the kernel size the transform is built for, F(m x m, r x r) with r = 3.
 constexpr long long kWinogradKernel = 3;
@@ -31,19 +34,22 @@ double design_cycles(const topology::FpgaDesign& d, const ConvLoops& l) {
   const double k2 = static_cast<double>(at_least_one(l.kernel_h)) * static_cast<double>(at_least_one(l.kernel_w));
   switch (d.design) {
     case topology::DesignKind::superlip:
-      return b * static_cast<double>(ceil_div(l.out_channels, d.tm)) * static_cast<double>(ceil_div(l.in_channels, d.tn)) *
-             r * c * k2;
+      return b * static_cast<double>(ceil_div_at_least_one(l.out_channels, d.tm)) *
+             static_cast<double>(ceil_div_at_least_one(l.in_channels, d.tn)) * r * c * k2;
     case topology::DesignKind::systolic:
-      return b * static_cast<double>(ceil_div(l.out_channels, d.rows)) * static_cast<double>(ceil_div(l.width, d.cols)) *
-             r * static_cast<double>(ceil_div(l.in_channels, d.vec)) * k2;
+      return b * static_cast<double>(ceil_div_at_least_one(l.out_channels, d.rows)) *
+             static_cast<double>(ceil_div_at_least_one(l.width, d.cols)) * r *
+             static_cast<double>(ceil_div_at_least_one(l.in_channels, d.vec)) * k2;
     case topology::DesignKind::winograd: {
       const long long m = winograd_output_tile(d);
-      const long long pieces = ceil_div(l.kernel_h, kWinogradKernel) * ceil_div(l.kernel_w, kWinogradKernel);
+      const long long pieces =
+          ceil_div_at_least_one(l.kernel_h, kWinogradKernel) * ceil_div_at_least_one(l.kernel_w, kWinogradKernel);
       const long long rows1 = (at_least_one(l.height) - 1) * at_least_one(l.stride_h) + 1;  // at stride 1
       const long long cols1 = (at_least_one(l.width) - 1) * at_least_one(l.stride_w) + 1;
-      return b * static_cast<double>(pieces) * static_cast<double>(ceil_div(l.in_channels, d.pn)) *
-             static_cast<double>(ceil_div(l.out_channels, d.pm)) * static_cast<double>(ceil_div(rows1, m)) *
-             static_cast<double>(ceil_div(cols1, m));
+      return b * static_cast<double>(pieces) * static_cast<double>(ceil_div_at_least_one(l.in_channels, d.pn)) *
+             static_cast<double>(ceil_div_at_least_one(l.out_channels, d.pm)) *
+             static_cast<double>(ceil_div_at_least_one(rows1, m)) *
+             static_cast<double>(ceil_div_at_least_one(cols1, m));
     }
   }
   return 0;

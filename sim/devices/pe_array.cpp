@@ -1,9 +1,8 @@
 #include "sim/devices/pe_array.hpp"
 
+#include "sim/common/integer_math.hpp"
+
 namespace partsim::devices {
-namespace {
-long long ceil_div(long long a, long long b) { return b <= 1 ? a : (a + b - 1) / b; }
-}  // namespace
 
 ArrayMapping array_mapping(const ArrayWork& a, plan::Pass pass) {
   switch (pass) {

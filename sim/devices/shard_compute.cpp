@@ -2,14 +2,13 @@
 
 #include <algorithm>
 
+#include "sim/common/integer_math.hpp"
 #include "sim/devices/device_model.hpp"
 #include <vector>
 #include <variant>
 
 namespace partsim::devices {
 namespace {
-
-long long ceil_div(long long a, long long b) { return b <= 1 ? a : (a + b - 1) / b; }
 
 /// Every ordered way to write n as a product of `parts` factors, each >= 1.
 void factorizations(long long n, int parts, std::vector<long long>& current, std::vector<std::vector<long long>>& out) {

@@ -18,13 +18,13 @@ std::vector<ExplainRow> explain_layer(const GroupChain& network, std::size_t gro
   detail::NetworkSearch planner(network, system, options);
   for (ChipSplit sp : planner.splits_for(L))
     for (int f : planner.dysm_for(L, sp)) {
-      const DsmLayer Ls = with_minibatch(L, detail::ceil_div(L.mb, f));
+      const DsmLayer Ls = with_minibatch(L, ceil_div(L.mb, f));
       const long long iterations = L.ts * f;
       const double grad = pass == Pass::upd ? detail::gradient_time(L, sp, system) : 0.0;
       for (const Split5& c : planner.factorizations().of(system.cores())) {
         bool fits = true;
         const ChipFactors cf = chip_factors(sp, system.M, system.N);
-        const Split5 chipd{Ls.in, detail::ceil_div(Ls.out, cf.out), Ls.ij, Ls.kij, detail::ceil_div(Ls.mb, cf.mb)};
+        const Split5 chipd{Ls.in, ceil_div(Ls.out, cf.out), Ls.ij, Ls.kij, ceil_div(Ls.mb, cf.mb)};
         for (Dim d : kDims) fits = fits && get(c, d) <= get(chipd, d);
         if (!fits) continue;
         const CoreConfig config{c, Split5{}};

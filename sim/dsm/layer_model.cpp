@@ -1,6 +1,7 @@
 #include "sim/dsm/layer_model.hpp"
 
 #include "sim/common/error.hpp"
+#include "sim/common/integer_math.hpp"
 
 #include <algorithm>
 
@@ -41,8 +42,6 @@ const char* to_string(Dim d) {
 }
 
 namespace {
-
-long long ceil_div(long long a, long long b) { return b <= 1 ? a : (a + b - 1) / b; }
 
 Split5 divide(const Split5& work, const Split5& factors) {
   Split5 r;

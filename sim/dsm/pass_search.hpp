@@ -11,14 +11,13 @@
 #include <map>
 #include <vector>
 
+#include "sim/common/integer_math.hpp"
 #include "sim/dsm/layer_model.hpp"
 #include "sim/dsm/search.hpp"
 
 namespace partsim::dsm::detail {
 
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
-
-inline long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 /// factorizations(n) per n, computed on first use; owned by one search object (no hidden global).
 class FactorizationCache {

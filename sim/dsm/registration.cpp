@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sim/common/error.hpp"
+#include "sim/common/integer_math.hpp"
 #include "sim/common/text.hpp"
 #include "sim/dsm/footprint.hpp"
 
@@ -104,7 +105,7 @@ plan::Plan make_dsm_plan(const planner::PlanInputs& in) {
     if (it != group_of.end() && net.groups[it->second].members.front() == layer.name) {
       const LayerChoice& lc = r.layers[it->second];
       const DsmLayer& L = net.groups[it->second].layer;
-      const DsmLayer Ls = with_minibatch(L, (L.mb + lc.dysm_factor - 1) / lc.dysm_factor);
+      const DsmLayer Ls = with_minibatch(L, ceil_div(L.mb, lc.dysm_factor));
       std::map<std::string, double> layer_bd;
       DsmLayerFields fields;
       for (const PassChoice& pc : lc.passes) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/common/integer_math.hpp"
+
 namespace partsim::lowering {
 namespace {
 
@@ -126,7 +128,7 @@ TensorBox input_box(const workloads::Layer& layer, std::size_t slot, const plan:
       // Output feature k = (c * H + h) * W + w: whole input channels, every position.
       const std::int64_t hw = std::max<std::int64_t>(1, in.h * in.w);
       const Range c = channels(b);
-      t.channel = {std::min(in.c, c.lo / hw), std::min(in.c, (c.hi + hw - 1) / hw)};
+      t.channel = {std::min(in.c, c.lo / hw), std::min<std::int64_t>(in.c, ceil_div(c.hi, hw))};
       t.height = {0, in.h};
       t.width = {0, in.w};
       break;

@@ -13,774 +13,451 @@
 #include "sim/common/error.hpp"
 #include "sim/devices/shard_compute.hpp"
 #include "sim/lowering/layer_geometry.hpp"
+#include "sim/lowering/sharding_lowerer.hpp"
 #include "sim/lowering/task_builders.hpp"
 #include "topology/topology_boost_graph.hpp"
 
 namespace partsim::lowering {
-namespace {
+namespace detail {
 
-using plan::Pass;
-using workloads::Layer;
-using workloads::LayerKind;
-
-/// A piece of a layer's output (and, in BWD, of its error) held by one device.
-struct Owner {
-  int device = 0;
-  TensorBox box;
-  int ready = -1;              // task after which the piece is complete there (-1: from the start)
-  std::vector<int> error_in;   // BWD: tasks bringing the consumers' errors of this piece
-};
-
-struct LayerState {
-  std::vector<plan::DeviceBox> boxes;  // non-empty boxes, in sharding order
-  plan::LoopExtent extent;
-  std::vector<Owner> owners;           // after FWD
-  std::vector<int> grad_ready;         // per box: the UPD task (gradient ready), -1 when none
-
-  /// The owners whose box meets `box`, in owner order, with the elements they share. Found through
-  /// an index on the batch axis (built once the owners are known), so a device of a 1,024-way
-  /// data-parallel layer looks at the one owner holding its samples rather than all 1,024 boxes.
-  struct Meeting {
-    std::size_t owner = 0;
-    double elements = 0;
-  };
-  std::vector<Meeting> owners_meeting(const TensorBox& box) {
-    if (by_batch_lo_.size() != owners.size()) {
-      by_batch_lo_.resize(owners.size());
-      for (std::size_t o = 0; o < owners.size(); ++o) by_batch_lo_[o] = o;
-      std::stable_sort(by_batch_lo_.begin(), by_batch_lo_.end(), [&](std::size_t a, std::size_t b) {
-        return owners[a].box.batch.lo < owners[b].box.batch.lo;
-      });
-      max_batch_hi_.resize(owners.size());
-      for (std::size_t i = 0; i < owners.size(); ++i) {
-        const std::int64_t hi = owners[by_batch_lo_[i]].box.batch.hi;
-        max_batch_hi_[i] = i > 0 ? std::max(max_batch_hi_[i - 1], hi) : hi;
-      }
-    }
-    // Owners starting before the box ends, walked back until none of the rest reaches the box.
-    const std::size_t end = static_cast<std::size_t>(
-        std::partition_point(by_batch_lo_.begin(), by_batch_lo_.end(),
-                             [&](std::size_t o) { return owners[o].box.batch.lo < box.batch.hi; }) -
-        by_batch_lo_.begin());
-    std::vector<Meeting> found;
-    for (std::size_t i = end; i-- > 0 && max_batch_hi_[i] > box.batch.lo;) {
-      const double elements = intersect(box, owners[by_batch_lo_[i]].box).elements();
-      if (elements > 0) found.push_back({by_batch_lo_[i], elements});
-    }
-    std::sort(found.begin(), found.end(), [](const Meeting& a, const Meeting& b) { return a.owner < b.owner; });
-    return found;
-  }
-
-  /// Frees the owners and their index once nothing reads them any more (after the layer's BWD):
-  /// on a 4,096-chip pod they are the largest part of the lowering's memory.
-  void release_owners() {
-    std::vector<Owner>().swap(owners);
-    std::vector<std::size_t>().swap(by_batch_lo_);
-    std::vector<std::int64_t>().swap(max_batch_hi_);
-  }
-
- private:
-  std::vector<std::size_t> by_batch_lo_;    // owner indices by batch.lo
-  std::vector<std::int64_t> max_batch_hi_;  // largest batch.hi among by_batch_lo_[0..i]
-};
-
-class ShardingLowerer {
- public:
-  explicit ShardingLowerer(const Context& c)
-      : c_(c),
-        batch_(c.workload.batch()),
-        bpe_(static_cast<double>(topology::bytes_per_element(c.spec.precision))),
-        core_level_(c.topology.granularity() == topology::Granularity::core),
-        last_compute_(static_cast<std::size_t>(c.spec.device_count()), -1),
-        sync_stream_end_(static_cast<std::size_t>(c.spec.device_count())) {}
-
-  program::Program run() {
-    const auto& layers = c_.workload.layers();
-    if (c_.plan.layers.size() != layers.size())
-      throw InputError("plan has " + std::to_string(c_.plan.layers.size()) + " layers, workload '" +
-                       c_.workload.name() + "' has " + std::to_string(layers.size()));
-    program_.set_task_limit(c_.max_tasks);
-    for (const auto& l : c_.plan.layers) program_.add_layer(l.name);
-    state_.resize(layers.size());
-    for (std::size_t v = 0; v < layers.size(); ++v) setup(v);
-    for (std::size_t v = 0; v < layers.size(); ++v) forward(v);
-    if (c_.plan.workload.mode == plan::Mode::training) {
-      for (std::size_t v = layers.size(); v-- > 0;) backward(v);
-      if (!c_.plan.schedule.overlap_gradient_sync) synchronise_after_backward();
-      all_reduce_remaining_buckets();
-    }
-    return std::move(program_);
-  }
-
- private:
-  const Layer& layer(std::size_t v) const { return c_.workload.layer(v); }
-  bool is_input(std::size_t v) const { return layer(v).kind == LayerKind::input; }
-
-  program::Endpoint at(int device) const { return {device, core_level_ ? 0 : -1, false}; }
-
-  void setup(std::size_t v) {
-    const plan::Sharding& sh = c_.plan.layers[v].sharding;
-    try {
-      plan::validate(sh, c_.spec.device_count());
-    } catch (const InputError& e) {
-      throw InputError("plan: /layers/" + std::to_string(v) + "/sharding ('" + layer(v).name + "'): " + e.what());
-    }
-    LayerState& s = state_[v];
-    s.extent = loop_extent(layer(v), batch_);
-    for (const auto& db : plan::shard_boxes(sh, s.extent, c_.spec.device_count()))
-      if (!db.box.empty()) s.boxes.push_back(db);
-    s.grad_ready.assign(s.boxes.size(), -1);
-  }
-
-  // ---- compute ------------------------------------------------------------------------------------
-
-  /// The device's compute of its shard after `after` and its previous compute: on its compute units
-  /// (every core at core granularity) and, for template chips, the memory link at the same time.
-  /// Returns the task that ends both, or -1 when the shard has no work.
-  int compute(std::size_t v, Pass pass, int device, const plan::LoopBox& box, std::vector<int> after) {
-    const devices::ShardWork w = shard_work(layer(v), box, state_[v].extent, batch_, pass, bpe_);
-    if (w.primary_flops + w.aux_flops <= 0) return -1;
-    const devices::ShardTime t = devices::shard_time(c_.spec.device_type(device), w, pass);
-    int& last = last_compute_[static_cast<std::size_t>(device)];
-    if (last >= 0) after.push_back(last);
-    const int layer_index = static_cast<int>(v);
-    const std::string label = t.memory_bound ? "compute (memory-bound)" : "compute";
-    std::vector<int> ends;
-    const int cores = core_level_ ? c_.topology.cores_of(device) : 1;
-    for (int core = 0; core < cores; ++core)
-      ends.push_back(program_.add_compute(layer_index, pass, label, {device, core_level_ ? core : -1, false},
-                                          t.compute_s, after));
-    if (t.memory_bytes > 0) {
-      const auto m = add_memory_traffic(program_, c_.topology, device, t.memory_bytes, false, layer_index, pass,
-                                        "memory", after);
-      ends.insert(ends.end(), m.begin(), m.end());
-    }
-    last = ends.size() == 1 ? ends.front() : add_join(program_, layer_index, pass, "compute join", ends);
-    return last;
-  }
-
-  // ---- data movement ------------------------------------------------------------------------------
-
-  /// Transfers of one redistribution (a layer's inputs, errors), collected and then started per
-  /// sender in shift order: device i sends to i+1 first, then i+2, ... (pairwise exchange, as MPI's
-  /// all-to-all does), one queue per network link of the sender, each transfer after the previous one
-  /// of its queue. That keeps an all-to-all over k devices at k flows at a time, not k^2, and every
-  /// link busy (docs/model.md "The sharding lowering"). Their labels ("input from L", "error of L",
-  /// "error to L") are what redistribution_check.hpp counts for the warning of a slow replay.
-  struct Pending {
-    int src = 0, dst = 0;
-    double bytes = 0;
-    std::vector<int> after;
-    std::string label;
-  };
-  std::vector<Pending> pending_;
-
-  /// Queues the part `need` of a tensor held as `holder.owners` for `device`. Returns the tasks it waits
-  /// for that exist already (pieces it holds itself) and adds the queued transfers' indices to `queued`.
-  template <class Source>
-  std::vector<int> fetch(const std::string& label, int device, const TensorBox& need, LayerState& holder,
-                         Source source, std::vector<std::size_t>& queued) {
-    std::vector<int> deps;
-    for (const auto& [index, elements] : holder.owners_meeting(need)) {
-      const Owner& o = holder.owners[index];
-      std::vector<int> ready = source(o);
-      if (o.device == device) {
-        deps.insert(deps.end(), ready.begin(), ready.end());
-        continue;
-      }
-      queued.push_back(pending_.size());
-      pending_.push_back({o.device, device, elements * bpe_, std::move(ready), label});
-    }
-    return deps;
-  }
-
-  /// Starts every queued transfer (module comment); returns their task ids by queue index.
-  std::vector<int> flush(std::size_t v, Pass pass) {
-    const int n = c_.spec.device_count();
-    std::vector<std::size_t> order(pending_.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    const auto shift = [n](const Pending& p) { return ((p.dst - p.src) % n + n) % n; };
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      const Pending &x = pending_[a], &y = pending_[b];
-      return x.src != y.src ? x.src < y.src : shift(x) < shift(y);
+std::vector<LayerState::Meeting> LayerState::owners_meeting(const TensorBox& box) {
+  if (by_batch_lo_.size() != owners.size()) {
+    by_batch_lo_.resize(owners.size());
+    for (std::size_t o = 0; o < owners.size(); ++o) by_batch_lo_[o] = o;
+    std::stable_sort(by_batch_lo_.begin(), by_batch_lo_.end(), [&](std::size_t a, std::size_t b) {
+      return owners[a].box.batch.lo < owners[b].box.batch.lo;
     });
-    std::vector<int> ids(pending_.size(), -1);
-    std::map<int, std::vector<int>> queue_tail;  // per sender: the last transfer of each queue
-    std::map<int, std::size_t> next_queue;
-    for (std::size_t i : order) {
-      Pending& p = pending_[i];
-      std::vector<int>& tails = queue_tail[p.src];
-      const std::size_t lanes = static_cast<std::size_t>(lanes_of(p.src));
-      if (tails.size() < lanes) tails.resize(lanes, -1);
-      const std::size_t q = next_queue[p.src]++ % lanes;
-      if (tails[q] >= 0) p.after.push_back(tails[q]);
-      ids[i] = program_.add_transfer(static_cast<int>(v), pass, p.label, at(p.src), at(p.dst), p.bytes, p.after);
-      tails[q] = ids[i];
+    max_batch_hi_.resize(owners.size());
+    for (std::size_t i = 0; i < owners.size(); ++i) {
+      const std::int64_t hi = owners[by_batch_lo_[i]].box.batch.hi;
+      max_batch_hi_[i] = i > 0 ? std::max(max_batch_hi_[i - 1], hi) : hi;
     }
-    pending_.clear();
-    return ids;
   }
+  // Owners starting before the box ends, walked back until none of the rest reaches the box.
+  const std::size_t end = static_cast<std::size_t>(
+      std::partition_point(by_batch_lo_.begin(), by_batch_lo_.end(),
+                           [&](std::size_t o) { return owners[o].box.batch.lo < box.batch.hi; }) -
+      by_batch_lo_.begin());
+  std::vector<Meeting> found;
+  for (std::size_t i = end; i-- > 0 && max_batch_hi_[i] > box.batch.lo;) {
+    const double elements = intersect(box, owners[by_batch_lo_[i]].box).elements();
+    if (elements > 0) found.push_back({by_batch_lo_[i], elements});
+  }
+  std::sort(found.begin(), found.end(), [](const Meeting& a, const Meeting& b) { return a.owner < b.owner; });
+  return found;
+}
 
-  /// Network links leaving device d (its DMA queues).
-  int lanes_of(int device) const {
-    if (lanes_.empty()) {
-      const auto& g = chip_topology();
-      for (int d = 0; d < c_.spec.device_count(); ++d)
-        lanes_.push_back(std::max(1, static_cast<int>(boost::out_degree(static_cast<std::size_t>(g.endpoint(d)), g.boost_graph()))));
+void LayerState::release_owners() {
+  std::vector<Owner>().swap(owners);
+  std::vector<std::size_t>().swap(by_batch_lo_);
+  std::vector<std::int64_t>().swap(max_batch_hi_);
+}
+
+program::Program ShardingLowerer::run() {
+  const auto& layers = c_.workload.layers();
+  if (c_.plan.layers.size() != layers.size())
+    throw InputError("plan has " + std::to_string(c_.plan.layers.size()) + " layers, workload '" +
+                     c_.workload.name() + "' has " + std::to_string(layers.size()));
+  program_.set_task_limit(c_.max_tasks);
+  for (const auto& l : c_.plan.layers) program_.add_layer(l.name);
+  state_.resize(layers.size());
+  for (std::size_t v = 0; v < layers.size(); ++v) setup(v);
+  for (std::size_t v = 0; v < layers.size(); ++v) forward(v);
+  if (c_.plan.workload.mode == plan::Mode::training) {
+    for (std::size_t v = layers.size(); v-- > 0;) backward(v);
+    if (!c_.plan.schedule.overlap_gradient_sync) synchronise_after_backward();
+    all_reduce_remaining_buckets();
+  }
+  return std::move(program_);
+}
+
+void ShardingLowerer::setup(std::size_t v) {
+  const plan::Sharding& sh = c_.plan.layers[v].sharding;
+  try {
+    plan::validate(sh, c_.spec.device_count());
+  } catch (const InputError& e) {
+    throw InputError("plan: /layers/" + std::to_string(v) + "/sharding ('" + layer(v).name + "'): " + e.what());
+  }
+  LayerState& s = state_[v];
+  s.extent = loop_extent(layer(v), batch_);
+  for (const auto& db : plan::shard_boxes(sh, s.extent, c_.spec.device_count()))
+    if (!db.box.empty()) s.boxes.push_back(db);
+  s.grad_ready.assign(s.boxes.size(), -1);
+}
+
+// ---- compute ------------------------------------------------------------------------------------
+
+int ShardingLowerer::compute(std::size_t v, Pass pass, int device, const plan::LoopBox& box, std::vector<int> after) {
+  const devices::ShardWork w = shard_work(layer(v), box, state_[v].extent, batch_, pass, bpe_);
+  if (w.primary_flops + w.aux_flops <= 0) return -1;
+  const devices::ShardTime t = devices::shard_time(c_.spec.device_type(device), w, pass);
+  int& last = last_compute_[static_cast<std::size_t>(device)];
+  if (last >= 0) after.push_back(last);
+  const int layer_index = static_cast<int>(v);
+  const std::string label = t.memory_bound ? "compute (memory-bound)" : "compute";
+  std::vector<int> ends;
+  const int cores = core_level_ ? c_.topology.cores_of(device) : 1;
+  for (int core = 0; core < cores; ++core)
+    ends.push_back(program_.add_compute(layer_index, pass, label, {device, core_level_ ? core : -1, false},
+                                        t.compute_s, after));
+  if (t.memory_bytes > 0) {
+    const auto m = add_memory_traffic(program_, c_.topology, device, t.memory_bytes, false, layer_index, pass,
+                                      "memory", after);
+    ends.insert(ends.end(), m.begin(), m.end());
+  }
+  last = ends.size() == 1 ? ends.front() : add_join(program_, layer_index, pass, "compute join", ends);
+  return last;
+}
+
+// ---- data movement ------------------------------------------------------------------------------
+
+std::vector<int> ShardingLowerer::flush(std::size_t v, Pass pass) {
+  const int n = c_.spec.device_count();
+  std::vector<std::size_t> order(pending_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto shift = [n](const Pending& p) { return ((p.dst - p.src) % n + n) % n; };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const Pending &x = pending_[a], &y = pending_[b];
+    return x.src != y.src ? x.src < y.src : shift(x) < shift(y);
+  });
+  std::vector<int> ids(pending_.size(), -1);
+  std::map<int, std::vector<int>> queue_tail;  // per sender: the last transfer of each queue
+  std::map<int, std::size_t> next_queue;
+  for (std::size_t i : order) {
+    Pending& p = pending_[i];
+    std::vector<int>& tails = queue_tail[p.src];
+    const std::size_t lanes = static_cast<std::size_t>(lanes_of(p.src));
+    if (tails.size() < lanes) tails.resize(lanes, -1);
+    const std::size_t q = next_queue[p.src]++ % lanes;
+    if (tails[q] >= 0) p.after.push_back(tails[q]);
+    ids[i] = program_.add_transfer(static_cast<int>(v), pass, p.label, at(p.src), at(p.dst), p.bytes, p.after);
+    tails[q] = ids[i];
+  }
+  pending_.clear();
+  return ids;
+}
+
+int ShardingLowerer::lanes_of(int device) const {
+  if (lanes_.empty()) {
+    const auto& g = chip_topology();
+    for (int d = 0; d < c_.spec.device_count(); ++d)
+      lanes_.push_back(std::max(1, static_cast<int>(boost::out_degree(static_cast<std::size_t>(g.endpoint(d)), g.boost_graph()))));
+  }
+  return lanes_[static_cast<std::size_t>(device)];
+}
+
+void ShardingLowerer::append(std::vector<int>& deps, const std::vector<int>& ids,
+                             const std::vector<std::size_t>& queued) {
+  for (std::size_t q : queued) deps.push_back(ids[q]);
+}
+
+std::map<int, std::vector<int>> ShardingLowerer::add_steps(std::size_t v, Pass pass, const std::string& label,
+                                                           const collectives::Schedule& schedule,
+                                                           const std::map<int, std::vector<int>>& start,
+                                                           std::map<int, std::vector<int>>* every_arrival) {
+  std::map<int, std::vector<int>> arrived = start;  // by device: what reached it in the previous run
+  const int layer_index = static_cast<int>(v);
+  for (const StepRun& run : step_runs(schedule, c_.topology)) {
+    std::map<int, std::vector<int>> next;
+    std::set<int> sent;
+    std::vector<int> transfers;
+    for (std::size_t i = 0; i < run.pairs.size(); ++i) {
+      const auto [src, dst] = run.pairs[i];
+      transfers.push_back(program_.add_transfer(layer_index, pass, label, at(src), at(dst), run.bytes[i], arrived[src]));
+      sent.insert(src);
     }
-    return lanes_[static_cast<std::size_t>(device)];
-  }
-
-  static void append(std::vector<int>& deps, const std::vector<int>& ids, const std::vector<std::size_t>& queued) {
-    for (std::size_t q : queued) deps.push_back(ids[q]);
-  }
-
-  /// A schedule of point-to-point steps (collectives::Schedule) with data dependencies only: a
-  /// device's transfer in step t waits for what reached it in step t - 1 (and for `start` of its own
-  /// device in the first step: every task of `start[device]`). A device that received in a step
-  /// without sending keeps waiting for what it waited for before too (a parameter server's own
-  /// gradient; in a ring every device sends every step, so nothing changes there). Steps repeating
-  /// the same pairs run as one flow per pair (step_runs). Returns, per device, the tasks that end its
-  /// part.
-  std::map<int, std::vector<int>> add_steps(std::size_t v, Pass pass, const std::string& label,
-                                            const collectives::Schedule& schedule,
-                                            const std::map<int, std::vector<int>>& start,
-                                            std::map<int, std::vector<int>>* every_arrival = nullptr) {
-    std::map<int, std::vector<int>> arrived = start;  // by device: what reached it in the previous run
-    const int layer_index = static_cast<int>(v);
-    for (const StepRun& run : step_runs(schedule, c_.topology)) {
-      std::map<int, std::vector<int>> next;
-      std::set<int> sent;
-      std::vector<int> transfers;
-      for (std::size_t i = 0; i < run.pairs.size(); ++i) {
-        const auto [src, dst] = run.pairs[i];
-        transfers.push_back(program_.add_transfer(layer_index, pass, label, at(src), at(dst), run.bytes[i], arrived[src]));
-        sent.insert(src);
+    if (run.steps > 1) program_.add_merged_run(transfers, run.steps);
+    for (std::size_t i = 0; i < run.pairs.size(); ++i) {
+      const int dst = run.pairs[i].second;
+      int id = transfers[i];
+      if (run.removed_latency() > 0) {
+        id = program_.add_delay(layer_index, pass, label + " latency", run.removed_latency(), {id});
+        program_.add_merged_latency(id);
       }
-      if (run.steps > 1) program_.add_merged_run(transfers, run.steps);
-      for (std::size_t i = 0; i < run.pairs.size(); ++i) {
-        const int dst = run.pairs[i].second;
-        int id = transfers[i];
-        if (run.removed_latency() > 0) {
-          id = program_.add_delay(layer_index, pass, label + " latency", run.removed_latency(), {id});
-          program_.add_merged_latency(id);
-        }
-        next[dst].push_back(id);
-        if (every_arrival) (*every_arrival)[dst].push_back(id);
-      }
-      for (auto& [d, tasks] : next) {
-        if (!sent.contains(d)) tasks.insert(tasks.end(), arrived[d].begin(), arrived[d].end());
-        arrived[d] = std::move(tasks);
-      }
+      next[dst].push_back(id);
+      if (every_arrival) (*every_arrival)[dst].push_back(id);
     }
-    return arrived;
-  }
-
-  /// A ring over `members` (in order): `steps` steps in which member i sends `bytes` to member i+1.
-  static collectives::Schedule ring(const std::vector<int>& members, int steps, double bytes) {
-    collectives::Schedule s;
-    const std::size_t k = members.size();
-    for (int t = 0; t < steps; ++t)
-      for (std::size_t i = 0; i < k; ++i) s.add(members[i], members[(i + 1) % k], bytes, t);
-    s.step_count = steps;
-    return s;
-  }
-
-  // ---- collective redistributions (plan schedule.redistribution: collective) ----------------------
-
-  bool collective_redistribution() const {
-    return c_.plan.schedule.redistribution == plan::Redistribution::collective;
-  }
-
-  /// Every device of the platform holds exactly one of `boxes`' devices (one box each).
-  bool one_box_per_device(const std::vector<int>& devices) const {
-    const int n = c_.spec.device_count();
-    if (static_cast<int>(devices.size()) != n || n < 2) return false;
-    std::vector<bool> seen(static_cast<std::size_t>(n), false);
-    for (int d : devices) {
-      if (d < 0 || d >= n || seen[static_cast<std::size_t>(d)]) return false;
-      seen[static_cast<std::size_t>(d)] = true;
-    }
-    return true;
-  }
-
-  /// The elements of each piece when `holder`'s owners are one equal piece per device of the
-  /// platform and every one of `needs` (all the same box) takes every piece whole; nullopt otherwise.
-  std::optional<double> whole_from_equal_pieces(LayerState& holder, const std::vector<TensorBox>& needs) const {
-    std::vector<int> devices;
-    for (const Owner& o : holder.owners) devices.push_back(o.device);
-    if (needs.empty() || !one_box_per_device(devices)) return std::nullopt;
-    const auto same = [](const TensorBox& a, const TensorBox& b) {
-      return a.batch == b.batch && a.channel == b.channel && a.height == b.height && a.width == b.width;
-    };
-    for (const TensorBox& need : needs)
-      if (!same(need, needs.front())) return std::nullopt;
-    const double piece = holder.owners.front().box.elements();
-    const auto meetings = holder.owners_meeting(needs.front());
-    if (meetings.size() != holder.owners.size() || piece <= 0) return std::nullopt;
-    for (const auto& m : meetings)
-      if (m.elements != piece || holder.owners[m.owner].box.elements() != piece) return std::nullopt;
-    return piece;
-  }
-
-  /// The schedule of `collective` ("all_gather" or "reduce_scatter") over every device, S = `bytes`
-  /// per device (the whole tensor), by the plan's or the platform's algorithm (collective_schedule).
-  collectives::Schedule whole_platform_collective(const std::string& collective, double bytes) const {
-    std::vector<int> devices(static_cast<std::size_t>(c_.spec.device_count()));
-    for (std::size_t d = 0; d < devices.size(); ++d) devices[d] = static_cast<int>(d);
-    return collective_schedule(collective, devices, bytes);
-  }
-
-  /// `collective` of `bytes` per device over `devices` (in ring order) by the plan's algorithm for it
-  /// (schedule.collective_algorithms), else the platform's (system.collectives.algorithm), else the
-  /// built-in default: the dimension-ordered torus schedule (seed 003 §II-D) when every device of a
-  /// torus takes part, a ring in the given order otherwise (collectives/algorithm_registry.hpp).
-  collectives::Schedule collective_schedule(const std::string& collective, const std::vector<int>& devices,
-                                            double bytes) const {
-    const auto& chosen = c_.plan.schedule.collective_algorithms;
-    const auto it = chosen.find(collective);
-    return collectives::collective_schedule(collective, devices, bytes, it == chosen.end() ? "" : it->second,
-                                            chip_topology());
-  }
-
-
-  /// schedule.redistribution collective: the elements of each piece when layer v's boxes (one per
-  /// device) each take the whole output of producer `slot` (FWD: as input; BWD: sending back an error
-  /// for all of it), held as one equal piece per device; nullopt when the redistribution does not
-  /// have that shape (it then goes point to point).
-  std::optional<double> collective_piece(std::size_t v, std::size_t slot, std::size_t u) {
-    if (is_input(u)) return std::nullopt;
-    const LayerState& s = state_[v];
-    return collective_piece_of(v, state_[u], [&](const plan::LoopBox& box) {
-      return input_box(layer(v), slot, box, s.extent, batch_);
-    });
-  }
-
-  /// The same for what each box of layer v needs of `holder`'s tensor, `need_of(box)`.
-  template <class NeedOf>
-  std::optional<double> collective_piece_of(std::size_t v, LayerState& holder, NeedOf need_of) const {
-    if (!collective_redistribution()) return std::nullopt;
-    std::vector<int> devices;
-    std::vector<TensorBox> needs;
-    for (const auto& b : state_[v].boxes) {
-      devices.push_back(b.device);
-      needs.push_back(need_of(b.box));
-    }
-    if (!one_box_per_device(devices)) return std::nullopt;
-    return whole_from_equal_pieces(holder, needs);
-  }
-
-  /// FWD: producer u's output reaches every box by an all-gather of the pieces (`piece` elements
-  /// each). Returns, per device, the tasks its box waits for: its own piece and every arrival.
-  std::map<int, std::vector<int>> all_gather_input(std::size_t v, std::size_t u, double piece) {
-    const LayerState& holder = state_[u];
-    std::map<int, std::vector<int>> start, waits;
-    for (const Owner& o : holder.owners)
-      if (o.ready >= 0) start[o.device] = waits[o.device] = {o.ready};
-    add_steps(v, Pass::fwd, "input from " + layer(u).name + " (all-gather)",
-              whole_platform_collective("all_gather", piece * static_cast<double>(holder.owners.size()) * bpe_), start,
-              &waits);
-    return waits;
-  }
-
-  /// BWD: the boxes' partial errors of producer u's whole output (each after its `after`, by device)
-  /// reduce-scattered onto u's owners (`piece` elements each): every arrival and the owner's own
-  /// partial sum go to its error_in.
-  void reduce_scatter_errors(std::size_t v, std::size_t u, double piece, const std::map<int, std::vector<int>>& after) {
-    LayerState& holder = state_[u];
-    std::map<int, std::vector<int>> arrivals;
-    add_steps(v, Pass::bwd, "error to " + layer(u).name + " (reduce-scatter)",
-              whole_platform_collective("reduce_scatter", piece * static_cast<double>(holder.owners.size()) * bpe_),
-              after, &arrivals);
-    const auto add = [](std::vector<int>& to, const std::map<int, std::vector<int>>& by_device, int device) {
-      if (const auto it = by_device.find(device); it != by_device.end()) to.insert(to.end(), it->second.begin(), it->second.end());
-    };
-    for (Owner& o : holder.owners) {
-      add(o.error_in, after, o.device);      // its own partial sum
-      add(o.error_in, arrivals, o.device);  // what the reduce-scatter brought
+    for (auto& [d, tasks] : next) {
+      if (!sent.contains(d)) tasks.insert(tasks.end(), arrived[d].begin(), arrived[d].end());
+      arrived[d] = std::move(tasks);
     }
   }
+  return arrived;
+}
 
-  // ---- passes -------------------------------------------------------------------------------------
+collectives::Schedule ShardingLowerer::ring(const std::vector<int>& members, int steps, double bytes) {
+  collectives::Schedule s;
+  const std::size_t k = members.size();
+  for (int t = 0; t < steps; ++t)
+    for (std::size_t i = 0; i < k; ++i) s.add(members[i], members[(i + 1) % k], bytes, t);
+  s.step_count = steps;
+  return s;
+}
 
-  void forward(std::size_t v) {
-    const Layer& L = layer(v);
-    LayerState& s = state_[v];
-    const auto producers = c_.workload.predecessors(v);
-    std::vector<int> done(s.boxes.size(), -1);
-    if (!is_input(v) && !forward_shared(v, done)) {  // graph inputs are where their sharding puts them from the start
-      std::vector<std::vector<int>> deps(s.boxes.size());
-      std::vector<std::vector<std::size_t>> queued(s.boxes.size());
-      std::vector<bool> gathered(producers.size(), false);
-      for (std::size_t slot = 0; slot < producers.size(); ++slot)
-        if (const auto piece = collective_piece(v, slot, producers[slot])) {
-          gathered[slot] = true;
-          const auto waits = all_gather_input(v, producers[slot], *piece);
-          for (std::size_t k = 0; k < s.boxes.size(); ++k)
-            if (const auto it = waits.find(s.boxes[k].device); it != waits.end())
-              deps[k].insert(deps[k].end(), it->second.begin(), it->second.end());
-        }
-      for (std::size_t k = 0; k < s.boxes.size(); ++k)
-        for (std::size_t slot = 0; slot < producers.size(); ++slot) {
-          if (gathered[slot]) continue;
-          const std::size_t u = producers[slot];
-          const auto got = fetch("input from " + layer(u).name, s.boxes[k].device,
-                                 input_box(L, slot, s.boxes[k].box, s.extent, batch_), state_[u],
-                                 [](const Owner& o) { return o.ready >= 0 ? std::vector<int>{o.ready} : std::vector<int>{}; },
-                                 queued[k]);
-          deps[k].insert(deps[k].end(), got.begin(), got.end());
-        }
-      const std::vector<int> ids = flush(v, Pass::fwd);
-      for (std::size_t k = 0; k < s.boxes.size(); ++k) {
-        append(deps[k], ids, queued[k]);
-        done[k] = compute(v, Pass::fwd, s.boxes[k].device, s.boxes[k].box, deps[k]);
-        if (done[k] < 0 && !deps[k].empty())  // no work of its own: the inputs' arrival is its output's
-          done[k] = deps[k].size() == 1 ? deps[k].front()
-                                        : add_join(program_, static_cast<int>(v), Pass::fwd, "join", deps[k]);
-      }
-    }
-    // Owners of the output: one piece per box, or after a ring reduce-scatter of the partial sums
-    // held by the boxes that split in_channels (each member ends with one slice).
-    std::map<std::vector<plan::Range>, std::vector<std::size_t>> partial;
-    for (std::size_t k = 0; k < s.boxes.size(); ++k) {
-      if (has_two_channel_axes(L))
-        partial[output_key(s.boxes[k].box)].push_back(k);
-      else
-        s.owners.push_back({s.boxes[k].device, output_box(L, s.boxes[k].box, s.extent, batch_), done[k], {}});
-    }
-    for (const auto& [key, members] : partial) {
-      const TensorBox whole = output_box(L, s.boxes[members.front()].box, s.extent, batch_);
-      if (members.size() == 1)
-        s.owners.push_back({s.boxes[members.front()].device, whole, done[members.front()], {}});
-      else
-        reduce_scatter(v, whole, members, done);
-    }
-  }
+// ---- passes -------------------------------------------------------------------------------------
 
-  /// Shared shards (plan::Sharding::shared, MARS SS, seed 004 §IV): the devices whose boxes need the
-  /// same operand (the weights when the shared dimension is a channel one, else the inputs) form a
-  /// ring of k; device j starts with slice j of the dimension (fetching only that slice's inputs when
-  /// the inputs are shared), computes it, passes it to device j+1 and receives slice j-1: k phases of
-  /// compute alternating with k-1 ring transfers. Fills `done` with each box's last compute; false
-  /// when the layer has no shared dimension. FWD only: the backward pass treats the operand as
-  /// replicated (MARS plans are inference plans).
-  bool forward_shared(std::size_t v, std::vector<int>& done) {
-    const auto& shared = c_.plan.layers[v].sharding.shared;
-    if (!shared) return false;
-    const Layer& L = layer(v);
-    LayerState& s = state_[v];
-    const plan::ShardDim dim = *shared == plan::ShardDim::sequence ? plan::ShardDim::height : *shared;
-    const bool weights = dim == plan::ShardDim::out_channels || dim == plan::ShardDim::in_channels;
-    if (weights && (L.q.params <= 0 || !has_two_channel_axes(L)))
-      throw InputError("plan: /layers/" + std::to_string(v) + "/sharding/shared ('" + L.name + "'): shared shards along " +
-                       plan::to_string(dim) + " pass weights round, but this " + std::string(workloads::to_string(L.kind)) +
-                       " layer has none (share batch, height or width, or leave `shared` out)");
-    plan::Range plan::LoopBox::*axis = dim == plan::ShardDim::batch          ? &plan::LoopBox::batch
-                                       : dim == plan::ShardDim::out_channels ? &plan::LoopBox::out_channels
-                                       : dim == plan::ShardDim::in_channels  ? &plan::LoopBox::in_channels
-                                       : dim == plan::ShardDim::height       ? &plan::LoopBox::height
-                                                                             : &plan::LoopBox::width;
-    // Rings: devices needing the same operand, in sharding order.
-    std::map<std::vector<plan::Range>, std::vector<std::size_t>> rings;
-    std::vector<std::vector<plan::Range>> order;
-    for (std::size_t k = 0; k < s.boxes.size(); ++k) {
-      const plan::LoopBox& b = s.boxes[k].box;
-      std::vector<plan::Range> key = weights ? weight_key(L, b) : std::vector<plan::Range>{b.batch, b.in_channels, b.height, b.width};
-      if (!rings.count(key)) order.push_back(key);
-      rings[key].push_back(k);
-    }
-    // The piece of box k in phase p: slice (j - p) mod n of the ring's range, j its place in the ring.
-    std::vector<std::size_t> place(s.boxes.size()), ring_size(s.boxes.size());
-    for (const auto& [key, members] : rings)
-      for (std::size_t j = 0; j < members.size(); ++j) {
-        place[members[j]] = j;
-        ring_size[members[j]] = members.size();
-      }
-    const auto piece = [&](std::size_t k, std::size_t p) {
-      plan::LoopBox b = s.boxes[k].box;
-      const plan::Range r = b.*axis;
-      const auto n = static_cast<std::int64_t>(ring_size[k]);
-      const auto slice = static_cast<std::int64_t>((place[k] + ring_size[k] - p % ring_size[k]) % ring_size[k]);
-      b.*axis = {r.lo + r.size() * slice / n, r.lo + r.size() * (slice + 1) / n};
-      return b;
-    };
-    const auto slice_bytes = [&](const plan::LoopBox& b) {
-      if (weights) return static_cast<double>(L.q.weight_elements) * weight_fraction(L, b, s.extent) * bpe_;
-      double in = 0;
-      for (std::size_t slot = 0; slot < L.input_shapes.size(); ++slot) in += input_box(L, slot, b, s.extent, batch_).elements();
-      return in * bpe_;
-    };
-    // Inputs: the whole box's when the weights are shared, the first slice's when the inputs are.
-    const auto producers = c_.workload.predecessors(v);
+void ShardingLowerer::forward(std::size_t v) {
+  const Layer& L = layer(v);
+  LayerState& s = state_[v];
+  const auto producers = c_.workload.predecessors(v);
+  std::vector<int> done(s.boxes.size(), -1);
+  if (!is_input(v) && !forward_shared(v, done)) {  // graph inputs are where their sharding puts them from the start
     std::vector<std::vector<int>> deps(s.boxes.size());
     std::vector<std::vector<std::size_t>> queued(s.boxes.size());
-    for (std::size_t k = 0; k < s.boxes.size(); ++k) {
-      const plan::LoopBox first = weights ? s.boxes[k].box : piece(k, 0);
+    std::vector<bool> gathered(producers.size(), false);
+    for (std::size_t slot = 0; slot < producers.size(); ++slot)
+      if (const auto piece = collective_piece(v, slot, producers[slot])) {
+        gathered[slot] = true;
+        const auto waits = all_gather_input(v, producers[slot], *piece);
+        for (std::size_t k = 0; k < s.boxes.size(); ++k)
+          if (const auto it = waits.find(s.boxes[k].device); it != waits.end())
+            deps[k].insert(deps[k].end(), it->second.begin(), it->second.end());
+      }
+    for (std::size_t k = 0; k < s.boxes.size(); ++k)
       for (std::size_t slot = 0; slot < producers.size(); ++slot) {
+        if (gathered[slot]) continue;
         const std::size_t u = producers[slot];
-        const auto got = fetch("input from " + layer(u).name, s.boxes[k].device, input_box(L, slot, first, s.extent, batch_),
-                               state_[u],
+        const auto got = fetch("input from " + layer(u).name, s.boxes[k].device,
+                               input_box(L, slot, s.boxes[k].box, s.extent, batch_), state_[u],
                                [](const Owner& o) { return o.ready >= 0 ? std::vector<int>{o.ready} : std::vector<int>{}; },
                                queued[k]);
         deps[k].insert(deps[k].end(), got.begin(), got.end());
       }
-    }
     const std::vector<int> ids = flush(v, Pass::fwd);
-    for (std::size_t k = 0; k < s.boxes.size(); ++k) append(deps[k], ids, queued[k]);
-    const int layer_index = static_cast<int>(v);
-    for (const auto& key : order) {
-      const std::vector<std::size_t>& members = rings.at(key);
-      const std::size_t n = members.size();
-      std::vector<std::vector<int>> holding(n);  // per member: what its current slice waits for
-      for (std::size_t j = 0; j < n; ++j) holding[j] = deps[members[j]];
-      for (std::size_t p = 0; p < n; ++p) {
-        std::vector<int> phase_end(n, -1);
-        for (std::size_t j = 0; j < n; ++j) {
-          const std::size_t k = members[j];
-          const int c = compute(v, Pass::fwd, s.boxes[k].device, piece(k, p), holding[j]);
-          phase_end[j] = c >= 0 ? c
-                         : holding[j].empty() ? -1
-                         : holding[j].size() == 1 ? holding[j].front()
-                                                  : add_join(program_, layer_index, Pass::fwd, "join", holding[j]);
-          if (phase_end[j] >= 0) done[k] = phase_end[j];
-        }
-        if (p + 1 == n) break;
-        std::vector<std::vector<int>> next(n);
-        for (std::size_t j = 0; j < n; ++j) {
-          const std::size_t to = (j + 1) % n;
-          std::vector<int> after;
-          if (phase_end[j] >= 0) after.push_back(phase_end[j]);
-          next[to] = {program_.add_transfer(layer_index, Pass::fwd, "shared shard rotation", at(s.boxes[members[j]].device),
-                                            at(s.boxes[members[to]].device), slice_bytes(piece(members[j], p)), after)};
-        }
-        holding = std::move(next);
-      }
-    }
-    return true;
-  }
-
-  void reduce_scatter(std::size_t v, const TensorBox& whole, const std::vector<std::size_t>& members,
-                      const std::vector<int>& done) {
-    LayerState& s = state_[v];
-    const std::size_t k = members.size();
-    std::vector<int> devices;
-    std::map<int, std::vector<int>> start;
-    for (std::size_t m : members) {
-      devices.push_back(s.boxes[m].device);
-      if (done[m] >= 0) start[s.boxes[m].device] = {done[m]};
-    }
-    const auto end = add_steps(v, Pass::fwd, "partial-sum reduce-scatter", ring(devices, static_cast<int>(k) - 1,
-                                                                                 whole.elements() / static_cast<double>(k) * bpe_),
-                               start);
-    // Member j ends with slice j of the largest axis (the ring's order: chunk j completes at j).
-    plan::Range TensorBox::*axes[] = {&TensorBox::batch, &TensorBox::channel, &TensorBox::height, &TensorBox::width};
-    plan::Range TensorBox::*largest = axes[0];
-    for (auto a : axes)
-      if ((whole.*a).size() > (whole.*largest).size()) largest = a;
-    const plan::Range r = whole.*largest;
-    for (std::size_t j = 0; j < k; ++j) {
-      TensorBox slice = whole;
-      slice.*largest = {r.lo + r.size() * static_cast<std::int64_t>(j) / static_cast<std::int64_t>(k),
-                        r.lo + r.size() * static_cast<std::int64_t>(j + 1) / static_cast<std::int64_t>(k)};
-      const auto& tasks = end.at(devices[j]);
-      const int ready = tasks.size() == 1 ? tasks.front()
-                                          : add_join(program_, static_cast<int>(v), Pass::fwd, "join", tasks);
-      s.owners.push_back({devices[j], slice, ready, {}});
-    }
-  }
-
-  void backward(std::size_t v) {
-    if (is_input(v)) return;
-    const Layer& L = layer(v);
-    LayerState& s = state_[v];
-    const auto producers = c_.workload.predecessors(v);
-    bool needs_input_error = false;
-    for (std::size_t u : producers) needs_input_error = needs_input_error || !is_input(u);
-    const bool has_consumers = !c_.workload.successors(v).empty();
-    // The error of its outputs: the consumers' input errors gathered at the owners, or for the last
-    // layer the loss gradient, where the output is.
-    std::vector<std::vector<int>> deps(s.boxes.size());
-    std::vector<std::vector<std::size_t>> queued(s.boxes.size());
-    const auto error_source = [has_consumers](const Owner& o) {
-      if (has_consumers) return o.error_in;
-      return o.ready >= 0 ? std::vector<int>{o.ready} : std::vector<int>{};
-    };
-    // schedule.redistribution collective: boxes that each need the error of the whole output, held
-    // as one equal piece per device (the partial sums' reduce-scatter slices), get it by an all-gather.
-    const std::optional<double> error_piece =
-        collective_piece_of(v, s, [&](const plan::LoopBox& box) { return output_box(L, box, s.extent, batch_); });
-    if (error_piece) {
-      std::map<int, std::vector<int>> start, waits;
-      for (const Owner& o : s.owners) start[o.device] = waits[o.device] = error_source(o);
-      add_steps(v, Pass::bwd, "error of " + L.name + " (all-gather)",
-                whole_platform_collective("all_gather", *error_piece * static_cast<double>(s.owners.size()) * bpe_),
-                start, &waits);
-      for (std::size_t k = 0; k < s.boxes.size(); ++k) deps[k] = waits[s.boxes[k].device];
-    }
-    for (std::size_t k = 0; k < s.boxes.size() && !error_piece; ++k)
-      deps[k] = fetch("error of " + L.name, s.boxes[k].device, output_box(L, s.boxes[k].box, s.extent, batch_),
-                      s, error_source, queued[k]);
-    const std::vector<int> ids = flush(v, Pass::bwd);
-    // Input errors, sent to the owners of each producer's output (summed where they arrive).
-    struct Sent {
-      std::size_t u = 0, owner = 0, queue = 0;
-    };
-    std::vector<Sent> sent;
-    // Producers whose errors go back by a reduce-scatter (schedule.redistribution collective), with
-    // the piece each owner gets, and the boxes' input-error computes they start after.
-    std::map<std::size_t, double> scattered;
-    if (needs_input_error)
-      for (std::size_t slot = 0; slot < producers.size(); ++slot)
-        if (const auto piece = collective_piece(v, slot, producers[slot])) scattered[slot] = *piece;
-    std::map<int, std::vector<int>> dx_done;  // by device
     for (std::size_t k = 0; k < s.boxes.size(); ++k) {
-      const auto& [device, box] = s.boxes[k];
       append(deps[k], ids, queued[k]);
-      if (needs_input_error) {
-        const int dx = compute(v, Pass::bwd, device, box, deps[k]);
-        const std::vector<int> after = dx >= 0 ? std::vector<int>{dx} : deps[k];
-        if (!scattered.empty()) dx_done[device] = after;
-        for (std::size_t slot = 0; slot < producers.size(); ++slot) {
-          const std::size_t u = producers[slot];
-          if (is_input(u) || scattered.contains(slot)) continue;
-          const TensorBox dx_box = input_box(L, slot, box, s.extent, batch_);
-          auto& owners = state_[u].owners;
-          for (const auto& [o, elements] : state_[u].owners_meeting(dx_box)) {
-            if (owners[o].device == device) {
-              owners[o].error_in.insert(owners[o].error_in.end(), after.begin(), after.end());
-              continue;
-            }
-            sent.push_back({u, o, pending_.size()});
-            pending_.push_back({device, owners[o].device, elements * bpe_, after, "error to " + layer(u).name});
+      done[k] = compute(v, Pass::fwd, s.boxes[k].device, s.boxes[k].box, deps[k]);
+      if (done[k] < 0 && !deps[k].empty())  // no work of its own: the inputs' arrival is its output's
+        done[k] = deps[k].size() == 1 ? deps[k].front()
+                                      : add_join(program_, static_cast<int>(v), Pass::fwd, "join", deps[k]);
+    }
+  }
+  // Owners of the output: one piece per box, or after a ring reduce-scatter of the partial sums
+  // held by the boxes that split in_channels (each member ends with one slice).
+  std::map<std::vector<plan::Range>, std::vector<std::size_t>> partial;
+  for (std::size_t k = 0; k < s.boxes.size(); ++k) {
+    if (has_two_channel_axes(L))
+      partial[output_key(s.boxes[k].box)].push_back(k);
+    else
+      s.owners.push_back({s.boxes[k].device, output_box(L, s.boxes[k].box, s.extent, batch_), done[k], {}});
+  }
+  for (const auto& [key, members] : partial) {
+    const TensorBox whole = output_box(L, s.boxes[members.front()].box, s.extent, batch_);
+    if (members.size() == 1)
+      s.owners.push_back({s.boxes[members.front()].device, whole, done[members.front()], {}});
+    else
+      reduce_scatter(v, whole, members, done);
+  }
+}
+
+bool ShardingLowerer::forward_shared(std::size_t v, std::vector<int>& done) {
+  const auto& shared = c_.plan.layers[v].sharding.shared;
+  if (!shared) return false;
+  const Layer& L = layer(v);
+  LayerState& s = state_[v];
+  const plan::ShardDim dim = *shared == plan::ShardDim::sequence ? plan::ShardDim::height : *shared;
+  const bool weights = dim == plan::ShardDim::out_channels || dim == plan::ShardDim::in_channels;
+  if (weights && (L.q.params <= 0 || !has_two_channel_axes(L)))
+    throw InputError("plan: /layers/" + std::to_string(v) + "/sharding/shared ('" + L.name + "'): shared shards along " +
+                     plan::to_string(dim) + " pass weights round, but this " + std::string(workloads::to_string(L.kind)) +
+                     " layer has none (share batch, height or width, or leave `shared` out)");
+  plan::Range plan::LoopBox::*axis = dim == plan::ShardDim::batch          ? &plan::LoopBox::batch
+                                     : dim == plan::ShardDim::out_channels ? &plan::LoopBox::out_channels
+                                     : dim == plan::ShardDim::in_channels  ? &plan::LoopBox::in_channels
+                                     : dim == plan::ShardDim::height       ? &plan::LoopBox::height
+                                                                           : &plan::LoopBox::width;
+  // Rings: devices needing the same operand, in sharding order.
+  std::map<std::vector<plan::Range>, std::vector<std::size_t>> rings;
+  std::vector<std::vector<plan::Range>> order;
+  for (std::size_t k = 0; k < s.boxes.size(); ++k) {
+    const plan::LoopBox& b = s.boxes[k].box;
+    std::vector<plan::Range> key = weights ? weight_key(L, b) : std::vector<plan::Range>{b.batch, b.in_channels, b.height, b.width};
+    if (!rings.count(key)) order.push_back(key);
+    rings[key].push_back(k);
+  }
+  // The piece of box k in phase p: slice (j - p) mod n of the ring's range, j its place in the ring.
+  std::vector<std::size_t> place(s.boxes.size()), ring_size(s.boxes.size());
+  for (const auto& [key, members] : rings)
+    for (std::size_t j = 0; j < members.size(); ++j) {
+      place[members[j]] = j;
+      ring_size[members[j]] = members.size();
+    }
+  const auto piece = [&](std::size_t k, std::size_t p) {
+    plan::LoopBox b = s.boxes[k].box;
+    const plan::Range r = b.*axis;
+    const auto n = static_cast<std::int64_t>(ring_size[k]);
+    const auto slice = static_cast<std::int64_t>((place[k] + ring_size[k] - p % ring_size[k]) % ring_size[k]);
+    b.*axis = {r.lo + r.size() * slice / n, r.lo + r.size() * (slice + 1) / n};
+    return b;
+  };
+  const auto slice_bytes = [&](const plan::LoopBox& b) {
+    if (weights) return static_cast<double>(L.q.weight_elements) * weight_fraction(L, b, s.extent) * bpe_;
+    double in = 0;
+    for (std::size_t slot = 0; slot < L.input_shapes.size(); ++slot) in += input_box(L, slot, b, s.extent, batch_).elements();
+    return in * bpe_;
+  };
+  // Inputs: the whole box's when the weights are shared, the first slice's when the inputs are.
+  const auto producers = c_.workload.predecessors(v);
+  std::vector<std::vector<int>> deps(s.boxes.size());
+  std::vector<std::vector<std::size_t>> queued(s.boxes.size());
+  for (std::size_t k = 0; k < s.boxes.size(); ++k) {
+    const plan::LoopBox first = weights ? s.boxes[k].box : piece(k, 0);
+    for (std::size_t slot = 0; slot < producers.size(); ++slot) {
+      const std::size_t u = producers[slot];
+      const auto got = fetch("input from " + layer(u).name, s.boxes[k].device, input_box(L, slot, first, s.extent, batch_),
+                             state_[u],
+                             [](const Owner& o) { return o.ready >= 0 ? std::vector<int>{o.ready} : std::vector<int>{}; },
+                             queued[k]);
+      deps[k].insert(deps[k].end(), got.begin(), got.end());
+    }
+  }
+  const std::vector<int> ids = flush(v, Pass::fwd);
+  for (std::size_t k = 0; k < s.boxes.size(); ++k) append(deps[k], ids, queued[k]);
+  const int layer_index = static_cast<int>(v);
+  for (const auto& key : order) {
+    const std::vector<std::size_t>& members = rings.at(key);
+    const std::size_t n = members.size();
+    std::vector<std::vector<int>> holding(n);  // per member: what its current slice waits for
+    for (std::size_t j = 0; j < n; ++j) holding[j] = deps[members[j]];
+    for (std::size_t p = 0; p < n; ++p) {
+      std::vector<int> phase_end(n, -1);
+      for (std::size_t j = 0; j < n; ++j) {
+        const std::size_t k = members[j];
+        const int c = compute(v, Pass::fwd, s.boxes[k].device, piece(k, p), holding[j]);
+        phase_end[j] = c >= 0 ? c
+                       : holding[j].empty() ? -1
+                       : holding[j].size() == 1 ? holding[j].front()
+                                                : add_join(program_, layer_index, Pass::fwd, "join", holding[j]);
+        if (phase_end[j] >= 0) done[k] = phase_end[j];
+      }
+      if (p + 1 == n) break;
+      std::vector<std::vector<int>> next(n);
+      for (std::size_t j = 0; j < n; ++j) {
+        const std::size_t to = (j + 1) % n;
+        std::vector<int> after;
+        if (phase_end[j] >= 0) after.push_back(phase_end[j]);
+        next[to] = {program_.add_transfer(layer_index, Pass::fwd, "shared shard rotation", at(s.boxes[members[j]].device),
+                                          at(s.boxes[members[to]].device), slice_bytes(piece(members[j], p)), after)};
+      }
+      holding = std::move(next);
+    }
+  }
+  return true;
+}
+
+void ShardingLowerer::reduce_scatter(std::size_t v, const TensorBox& whole, const std::vector<std::size_t>& members,
+                                     const std::vector<int>& done) {
+  LayerState& s = state_[v];
+  const std::size_t k = members.size();
+  std::vector<int> devices;
+  std::map<int, std::vector<int>> start;
+  for (std::size_t m : members) {
+    devices.push_back(s.boxes[m].device);
+    if (done[m] >= 0) start[s.boxes[m].device] = {done[m]};
+  }
+  const auto end = add_steps(v, Pass::fwd, "partial-sum reduce-scatter", ring(devices, static_cast<int>(k) - 1,
+                                                                               whole.elements() / static_cast<double>(k) * bpe_),
+                             start);
+  // Member j ends with slice j of the largest axis (the ring's order: chunk j completes at j).
+  plan::Range TensorBox::*axes[] = {&TensorBox::batch, &TensorBox::channel, &TensorBox::height, &TensorBox::width};
+  plan::Range TensorBox::*largest = axes[0];
+  for (auto a : axes)
+    if ((whole.*a).size() > (whole.*largest).size()) largest = a;
+  const plan::Range r = whole.*largest;
+  for (std::size_t j = 0; j < k; ++j) {
+    TensorBox slice = whole;
+    slice.*largest = {r.lo + r.size() * static_cast<std::int64_t>(j) / static_cast<std::int64_t>(k),
+                      r.lo + r.size() * static_cast<std::int64_t>(j + 1) / static_cast<std::int64_t>(k)};
+    const auto& tasks = end.at(devices[j]);
+    const int ready = tasks.size() == 1 ? tasks.front()
+                                        : add_join(program_, static_cast<int>(v), Pass::fwd, "join", tasks);
+    s.owners.push_back({devices[j], slice, ready, {}});
+  }
+}
+
+void ShardingLowerer::backward(std::size_t v) {
+  if (is_input(v)) return;
+  const Layer& L = layer(v);
+  LayerState& s = state_[v];
+  const auto producers = c_.workload.predecessors(v);
+  bool needs_input_error = false;
+  for (std::size_t u : producers) needs_input_error = needs_input_error || !is_input(u);
+  const bool has_consumers = !c_.workload.successors(v).empty();
+  // The error of its outputs: the consumers' input errors gathered at the owners, or for the last
+  // layer the loss gradient, where the output is.
+  std::vector<std::vector<int>> deps(s.boxes.size());
+  std::vector<std::vector<std::size_t>> queued(s.boxes.size());
+  const auto error_source = [has_consumers](const Owner& o) {
+    if (has_consumers) return o.error_in;
+    return o.ready >= 0 ? std::vector<int>{o.ready} : std::vector<int>{};
+  };
+  // schedule.redistribution collective: boxes that each need the error of the whole output, held
+  // as one equal piece per device (the partial sums' reduce-scatter slices), get it by an all-gather.
+  const std::optional<double> error_piece =
+      collective_piece_of(v, s, [&](const plan::LoopBox& box) { return output_box(L, box, s.extent, batch_); });
+  if (error_piece) {
+    std::map<int, std::vector<int>> start, waits;
+    for (const Owner& o : s.owners) start[o.device] = waits[o.device] = error_source(o);
+    add_steps(v, Pass::bwd, "error of " + L.name + " (all-gather)",
+              whole_platform_collective("all_gather", *error_piece * static_cast<double>(s.owners.size()) * bpe_),
+              start, &waits);
+    for (std::size_t k = 0; k < s.boxes.size(); ++k) deps[k] = waits[s.boxes[k].device];
+  }
+  for (std::size_t k = 0; k < s.boxes.size() && !error_piece; ++k)
+    deps[k] = fetch("error of " + L.name, s.boxes[k].device, output_box(L, s.boxes[k].box, s.extent, batch_),
+                    s, error_source, queued[k]);
+  const std::vector<int> ids = flush(v, Pass::bwd);
+  // Input errors, sent to the owners of each producer's output (summed where they arrive).
+  struct Sent {
+    std::size_t u = 0, owner = 0, queue = 0;
+  };
+  std::vector<Sent> sent;
+  // Producers whose errors go back by a reduce-scatter (schedule.redistribution collective), with
+  // the piece each owner gets, and the boxes' input-error computes they start after.
+  std::map<std::size_t, double> scattered;
+  if (needs_input_error)
+    for (std::size_t slot = 0; slot < producers.size(); ++slot)
+      if (const auto piece = collective_piece(v, slot, producers[slot])) scattered[slot] = *piece;
+  std::map<int, std::vector<int>> dx_done;  // by device
+  for (std::size_t k = 0; k < s.boxes.size(); ++k) {
+    const auto& [device, box] = s.boxes[k];
+    append(deps[k], ids, queued[k]);
+    if (needs_input_error) {
+      const int dx = compute(v, Pass::bwd, device, box, deps[k]);
+      const std::vector<int> after = dx >= 0 ? std::vector<int>{dx} : deps[k];
+      if (!scattered.empty()) dx_done[device] = after;
+      for (std::size_t slot = 0; slot < producers.size(); ++slot) {
+        const std::size_t u = producers[slot];
+        if (is_input(u) || scattered.contains(slot)) continue;
+        const TensorBox dx_box = input_box(L, slot, box, s.extent, batch_);
+        auto& owners = state_[u].owners;
+        for (const auto& [o, elements] : state_[u].owners_meeting(dx_box)) {
+          if (owners[o].device == device) {
+            owners[o].error_in.insert(owners[o].error_in.end(), after.begin(), after.end());
+            continue;
           }
+          sent.push_back({u, o, pending_.size()});
+          pending_.push_back({device, owners[o].device, elements * bpe_, after, "error to " + layer(u).name});
         }
       }
-      s.grad_ready[k] = compute(v, Pass::upd, device, box, deps[k]);
     }
-    const std::vector<int> sent_ids = flush(v, Pass::bwd);
-    for (const Sent& e : sent) state_[e.u].owners[e.owner].error_in.push_back(sent_ids[e.queue]);
-    for (const auto& [slot, piece] : scattered) reduce_scatter_errors(v, producers[slot], piece, dx_done);
-    if (c_.plan.schedule.overlap_gradient_sync) synchronise_gradients(v);
-    s.release_owners();  // its error has been fetched, its consumers ran before it: nothing reads them again
+    s.grad_ready[k] = compute(v, Pass::upd, device, box, deps[k]);
   }
+  const std::vector<int> sent_ids = flush(v, Pass::bwd);
+  for (const Sent& e : sent) state_[e.u].owners[e.owner].error_in.push_back(sent_ids[e.queue]);
+  for (const auto& [slot, piece] : scattered) reduce_scatter_errors(v, producers[slot], piece, dx_done);
+  if (c_.plan.schedule.overlap_gradient_sync) synchronise_gradients(v);
+  s.release_owners();  // its error has been fetched, its consumers ran before it: nothing reads them again
+}
 
-  /// Without overlap (plan "schedule"): every layer's all-reduce starts after the last computation
-  /// of the backward pass on every device, in backward order.
-  void synchronise_after_backward() {
-    std::vector<int> last;
-    for (int t : last_compute_)
-      if (t >= 0) last.push_back(t);
-    if (last.empty()) return;
-    const int barrier = last.size() == 1 ? last.front() : add_join(program_, 0, Pass::upd, "end of back-propagation", last);
-    for (std::size_t v = c_.workload.layers().size(); v-- > 0;) synchronise_gradients(v, barrier);
-  }
+const topology::TopologyGraph& ShardingLowerer::chip_topology() const {
+  if (c_.topology.granularity() == topology::Granularity::chip) return c_.topology;
+  if (!chip_topology_) chip_topology_.emplace(c_.spec, topology::Granularity::chip);
+  return *chip_topology_;
+}
 
-  /// Devices holding the same weights all-reduce their gradients (UPD), each starting when its
-  /// gradient is ready, or after `barrier` when that is given (>= 0).
-  void synchronise_gradients(std::size_t v, int barrier = -1) {
-    const Layer& L = layer(v);
-    LayerState& s = state_[v];
-    if (L.q.params <= 0) return;
-    std::map<std::vector<plan::Range>, std::vector<std::size_t>> replicas;
-    for (std::size_t k = 0; k < s.boxes.size(); ++k) replicas[weight_key(L, s.boxes[k].box)].push_back(k);
-    for (const auto& [key, members] : replicas) {
-      if (members.size() < 2) continue;
-      const double bytes = static_cast<double>(L.q.params) * weight_fraction(L, s.boxes[members.front()].box, s.extent) * bpe_;
-      std::vector<int> devices;
-      for (std::size_t m : members) devices.push_back(s.boxes[m].device);
-      GradientBucket& bucket = buckets_[devices];
-      if (bucket.layers == 0) bucket_order_.push_back(devices);
-      bucket.bytes += bytes;
-      ++bucket.layers;
-      bucket.layer = v;
-      for (std::size_t m : members) {
-        const int ready = barrier >= 0 ? barrier : s.grad_ready[m];
-        if (ready >= 0) bucket.ready[s.boxes[m].device].push_back(ready);
-      }
-      if (bucket.bytes >= c_.plan.schedule.gradient_bucket_bytes) all_reduce_bucket(devices);
-    }
-  }
+}  // namespace detail
 
-  /// Gradients waiting to be all-reduced together over one replica group (schedule
-  /// gradient_bucket_bytes; with 0 every layer's gradients go alone).
-  struct GradientBucket {
-    double bytes = 0;                       // per device
-    int layers = 0;                         // layers in it
-    std::size_t layer = 0;                  // the last one added: the all-reduce is reported under it
-    std::map<int, std::vector<int>> ready;  // per device: its gradients' UPD tasks
-  };
-
-  /// All-reduces the bucket of replica group `devices` (in the group's ring order) and empties it.
-  void all_reduce_bucket(const std::vector<int>& devices) {
-    GradientBucket bucket = std::move(buckets_.at(devices));
-    buckets_.erase(devices);
-    std::erase(bucket_order_, devices);
-    std::map<int, std::vector<int>> start = std::move(bucket.ready);
-    if (in_order_sync())  // and after each device's previous all-reduce (one stream per device)
-      for (int device : devices) {
-        const std::vector<int>& previous = sync_stream_end_[static_cast<std::size_t>(device)];
-        start[device].insert(start[device].end(), previous.begin(), previous.end());
-      }
-    const bool server = c_.plan.schedule.gradient_sync_algorithm == plan::GradientSyncAlgorithm::parameter_server;
-    const std::string what = server ? "gradient parameter-server sync" : "gradient all-reduce";
-    const std::string label = bucket.layers == 1 ? what : what + " (bucket of " + std::to_string(bucket.layers) + " layers)";
-    const auto end = add_steps(bucket.layer, Pass::upd, label,
-                               server ? parameter_server_schedule(devices, bucket.bytes, bucket.layer)
-                                      : collective_schedule("all_reduce", devices, bucket.bytes),
-                               start);
-    if (in_order_sync())
-      for (const auto& [device, tasks] : end) sync_stream_end_[static_cast<std::size_t>(device)] = tasks;
-  }
-
-  /// After back-propagation: the buckets still under gradient_bucket_bytes, oldest first.
-  void all_reduce_remaining_buckets() {
-    while (!bucket_order_.empty()) all_reduce_bucket(std::vector<int>(bucket_order_.front()));
-  }
-
-  bool in_order_sync() const {
-    return c_.plan.schedule.gradient_sync_order == plan::GradientSyncOrder::in_order;
-  }
-
-
-
-  /// Parameter server (schedule.gradient_sync_algorithm parameter_server, DeePa §5: servers spread
-  /// over the GPUs): layer v's server is member v mod |devices| of the group (DeePa's cost model picks
-  /// the same one). Step 0, every other member sends it its `bytes` of gradients; step 1, it sends
-  /// each of them the `bytes` of updated parameters.
-  static collectives::Schedule parameter_server_schedule(const std::vector<int>& devices, double bytes, std::size_t v) {
-    collectives::Schedule s;
-    const int server = devices[v % devices.size()];
-    for (int d : devices)
-      if (d != server) s.add(d, server, bytes, 0);
-    for (int d : devices)
-      if (d != server) s.add(server, d, bytes, 1);
-    s.step_count = 2;
-    return s;
-  }
-
-  const topology::TopologyGraph& chip_topology() const {
-    if (c_.topology.granularity() == topology::Granularity::chip) return c_.topology;
-    if (!chip_topology_) chip_topology_.emplace(c_.spec, topology::Granularity::chip);
-    return *chip_topology_;
-  }
-
-  const Context& c_;
-  std::int64_t batch_;
-  double bpe_;
-  bool core_level_;
-  std::vector<int> last_compute_;  // per device: its last compute (program order)
-  // per device: the tasks ending its latest gradient all-reduce (schedule.gradient_sync_order in_order)
-  std::vector<std::vector<int>> sync_stream_end_;
-  std::map<std::vector<int>, GradientBucket> buckets_;  // by replica group (devices in ring order)
-  std::vector<std::vector<int>> bucket_order_;          // the groups with a bucket, oldest first
-  std::vector<LayerState> state_;
-  mutable std::optional<topology::TopologyGraph> chip_topology_;
-  mutable std::vector<int> lanes_;  // per device: network links leaving it
-  program::Program program_;
-};
-
-}  // namespace
-
-program::Program lower_sharding(const Context& context) { return ShardingLowerer(context).run(); }
+program::Program lower_sharding(const Context& context) { return detail::ShardingLowerer(context).run(); }
 
 }  // namespace partsim::lowering

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "sim/common/error.hpp"
+#include "sim/common/number_text.hpp"
 #include "sim/mars/h2h_mapping.hpp"
 
 namespace partsim::mars {
@@ -29,12 +30,6 @@ SearchOptions search_options(const planner::PlanInputs& in) {
   o.max_sets = count("max_sets");
   o.seed = in.seed.value_or(1);
   return o;
-}
-
-std::string ms(double s) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4f ms", s * 1e3);
-  return buf;
 }
 
 DesignChoice design_choice(const planner::PlanInputs& in) {
@@ -63,9 +58,10 @@ std::string explain_layer(const planner::PlanInputs& in, const std::string& laye
              std::to_string(m.ring_bandwidth(set) * 8 / 1e9).substr(0, 5) + " Gb/s):\n";
       for (std::size_t i = 0; i < rows.size() && i < 5; ++i) {
         const LayerCost& c = m.layer_cost(v, set, d, rows[i].second);
-        out += "    " + to_string(rows[i].second) + ": total " + ms(c.total_s()) + " = compute " + ms(c.compute_s) +
-               " + all-reduce " + ms(c.allreduce_s) + " + SS rotation " + ms(c.rotation_s) + "; weights " +
-               std::to_string(c.weights_bytes / 1e6).substr(0, 7) + " MB per device\n";
+        out += "    " + to_string(rows[i].second) + ": total " + ms_text(c.total_s(), 4) + " = compute " +
+               ms_text(c.compute_s, 4) + " + all-reduce " + ms_text(c.allreduce_s, 4) + " + SS rotation " +
+               ms_text(c.rotation_s, 4) + "; weights " + std::to_string(c.weights_bytes / 1e6).substr(0, 7) +
+               " MB per device\n";
       }
     }
   }

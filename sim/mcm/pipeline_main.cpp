@@ -20,6 +20,7 @@
 
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/inputs.hpp"
+#include "sim/common/wall_clock.hpp"
 #include "sim/mcm/constraints.hpp"
 #include "sim/mcm/cost_model.hpp"
 #include "sim/mcm/pipeline.hpp"
@@ -95,7 +96,7 @@ int body(int argc, char** argv) {
   const mcm::AnalyticalCost cost = mcm::analytical_cost(mcm::make_problem(spec, graph), placement);
   const auto t0 = std::chrono::steady_clock::now();
   const mcm::PipelineReplay replay = mcm::replay_pipeline(spec, graph, placement, micro);
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double wall = seconds_since(t0);
   int chips_used = 0;
   for (int c : placement) chips_used = std::max(chips_used, c + 1);
   const nlohmann::json out = {{"plan", r.plan ? nlohmann::json(plan_file) : nlohmann::json()},

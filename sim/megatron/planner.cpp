@@ -6,6 +6,7 @@
 
 #include "sim/collectives/algorithm_registry.hpp"
 #include "sim/common/error.hpp"
+#include "sim/common/wall_clock.hpp"
 #include "sim/devices/shard_compute.hpp"
 #include "sim/lowering/layer_geometry.hpp"
 #include "sim/megatron/activation_memory.hpp"
@@ -429,7 +430,7 @@ SearchResult search(const topology::SystemSpec& spec, const topology::TopologyGr
       progress({static_cast<std::size_t>(r.candidates), candidates.size(), "configurations",
                 best < std::numeric_limits<double>::infinity() ? std::optional<double>(best) : std::nullopt});
   }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.seconds = seconds_since(start);
   if (!(best < std::numeric_limits<double>::infinity()))
     throw InputError("megatron: no configuration fits: " + str(r.candidates) + " tried on " + str(devices) +
                      " devices, the smallest needs " + std::to_string(smallest_need / (1ull << 30)) + " GiB per device of " +

@@ -6,6 +6,7 @@
 #include <utility>
 #include <variant>
 
+#include "sim/common/number_text.hpp"
 #include "sim/lowering/layer_geometry.hpp"
 #include "sim/lowering/redistribution_check.hpp"
 #include "sim/lowering/sharding_lowering.hpp"
@@ -15,12 +16,6 @@
 
 namespace partsim::planner {
 namespace {
-
-std::string ms(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
-  return buf;
-}
 
 std::string megabytes(double bytes) {
   char buf[32];
@@ -37,9 +32,10 @@ std::string percent_of(double part, double whole) {
 /// The closing sentence of a warning: whether the term alone overturns the predicted iteration.
 std::string verdict(const plan::Plan& plan, double lower_bound_s) {
   if (lower_bound_s > plan.predicted_iteration_s)
-    return "The predicted iteration (" + ms(plan.predicted_iteration_s) + ") cannot hold: it misses at least " +
-           ms(lower_bound_s - plan.predicted_iteration_s) + ".";
-  return "The predicted iteration (" + ms(plan.predicted_iteration_s) +
+    return "The predicted iteration (" + ms_text(plan.predicted_iteration_s, 3, MsDigits::significant) +
+           ") cannot hold: it misses at least " +
+           ms_text(lower_bound_s - plan.predicted_iteration_s, 3, MsDigits::significant) + ".";
+  return "The predicted iteration (" + ms_text(plan.predicted_iteration_s, 3, MsDigits::significant) +
          ") holds only if the replay hides that traffic behind compute.";
 }
 
@@ -53,11 +49,13 @@ std::vector<std::string> compute_warnings(const plan::Plan& plan, const topology
                                          " (padding to the array, start-up, auxiliary work on the special-function "
                                          "units, operands streamed through its memory)"
                                    : "memory-bound layers (bytes / memory bandwidth above FLOPs / peak)";
-  if (!template_chips && c.memory_bound_s > 0) why += ": " + ms(c.memory_bound_s) + " of it";
-  return {plan.strategy + "'s cost model charges " + ms(c.predicted_compute_s) +
-          " of compute; the platform's device model takes " + ms(c.device_compute_s) + " for the same shards (" + why +
-          "; FLOPs at peak: " + ms(c.flops_at_peak_s) + "). The predicted iteration (" +
-          ms(plan.predicted_iteration_s) + ") cannot hold: it misses at least " + ms(excess) +
+  if (!template_chips && c.memory_bound_s > 0)
+    why += ": " + ms_text(c.memory_bound_s, 3, MsDigits::significant) + " of it";
+  return {plan.strategy + "'s cost model charges " + ms_text(c.predicted_compute_s, 3, MsDigits::significant) +
+          " of compute; the platform's device model takes " + ms_text(c.device_compute_s, 3, MsDigits::significant) +
+          " for the same shards (" + why + "; FLOPs at peak: " + ms_text(c.flops_at_peak_s, 3, MsDigits::significant) +
+          "). The predicted iteration (" + ms_text(plan.predicted_iteration_s, 3, MsDigits::significant) +
+          ") cannot hold: it misses at least " + ms_text(excess, 3, MsDigits::significant) +
           ". Replay the plan (simrun --plan) to see the whole difference."};
 }
 
@@ -67,10 +65,12 @@ std::vector<std::string> communication_warnings(const plan::Plan& plan, const to
   std::vector<std::string> out;
   if (c.too_many_tasks > 0) {
     out.push_back("communication not checked: the plan's lowered program has more than " +
-                  std::to_string(c.too_many_tasks) + " tasks, more than this check looks at (" +
-                  plan.strategy + "'s redistributions or collectives among " + std::to_string(spec.device_count()) +
+                  std::to_string(c.too_many_tasks) + " tasks, more than this check looks at (" + plan.strategy +
+                  "'s redistributions or collectives among " + std::to_string(spec.device_count()) +
                   " devices), so simplan cannot say how much link latency and contention add to the predicted "
-                  "iteration (" + ms(plan.predicted_iteration_s) + "). Replaying it (simrun --plan) needs more than " +
+                  "iteration (" +
+                  ms_text(plan.predicted_iteration_s, 3, MsDigits::significant) +
+                  "). Replaying it (simrun --plan) needs more than " +
                   megabytes(320.0 * static_cast<double>(c.too_many_tasks)) + " (about 320 B per task)" +
                   (plan.schedule.redistribution == plan::Redistribution::point_to_point
                        ? " and may take minutes; where most of them are point-to-point redistribution transfers, "
@@ -86,17 +86,21 @@ std::vector<std::string> communication_warnings(const plan::Plan& plan, const to
   if (latency_excess > margin)
     out.push_back("link latency: the plan's " + std::to_string(c.transfers) +
                   " transfers each pay their route's latency, which " + plan.strategy + "'s cost model (" +
-                  ms(c.predicted_latency_s) + " of latency charged) leaves out; it adds " + ms(c.latency_s()) +
-                  " to the lowered program's critical path (closed form " + ms(c.closed_form_s) + ", " +
-                  ms(c.closed_form_bandwidth_only_s) + " at bandwidth only), " +
+                  ms_text(c.predicted_latency_s, 3, MsDigits::significant) +
+                  " of latency charged) leaves out; it adds " + ms_text(c.latency_s(), 3, MsDigits::significant) +
+                  " to the lowered program's critical path (closed form " +
+                  ms_text(c.closed_form_s, 3, MsDigits::significant) + ", " +
+                  ms_text(c.closed_form_bandwidth_only_s, 3, MsDigits::significant) + " at bandwidth only), " +
                   percent_of(latency_excess, plan.predicted_iteration_s) + " of the predicted iteration (" +
-                  ms(plan.predicted_iteration_s) + "). Replay the plan (simrun --plan) to see the whole difference.");
+                  ms_text(plan.predicted_iteration_s, 3, MsDigits::significant) +
+                  "). Replay the plan (simrun --plan) to see the whole difference.");
   const double contention_excess = c.busiest_link_s - c.predicted_comm_s;
   if (contention_excess > margin)
-    out.push_back("contention: " + plan.strategy + "'s cost model charges " + ms(c.predicted_comm_s) +
-                  " of communication, but the busiest link (" + c.busiest_link + ") must carry " +
-                  megabytes(c.busiest_link_bytes) + " of the plan's transfers: " + ms(c.busiest_link_s) +
-                  " at its bandwidth, " + ms(contention_excess) +
+    out.push_back("contention: " + plan.strategy + "'s cost model charges " +
+                  ms_text(c.predicted_comm_s, 3, MsDigits::significant) + " of communication, but the busiest link (" +
+                  c.busiest_link + ") must carry " + megabytes(c.busiest_link_bytes) +
+                  " of the plan's transfers: " + ms_text(c.busiest_link_s, 3, MsDigits::significant) +
+                  " at its bandwidth, " + ms_text(contention_excess, 3, MsDigits::significant) +
                   " more (transfers share that link; the model gives each device its bandwidth to itself). " +
                   verdict(plan, c.busiest_link_s) + " Replay the plan (simrun --plan) to see the whole difference.");
   return out;

@@ -8,22 +8,15 @@
 #include <sstream>
 
 #include "sim/common/error.hpp"
+#include "sim/common/number_text.hpp"
 #include "sim/program/critical_path.hpp"
 
 namespace partsim::report {
 namespace {
 
-// Fixed-point text; a value that rounds to zero prints without a sign ("0.0", not "-0.0").
-std::string fixed(double v, int precision) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-  const std::string text(buf);
-  if (text.front() == '-' && text.find_first_not_of("-0.") == std::string::npos) return text.substr(1);
-  return text;
-}
-
 // Seconds as milliseconds with 3 decimals: per-layer times are micro- to milliseconds.
-std::string ms(double seconds) { return fixed(seconds * 1e3, 3); }
+constexpr int kMsDecimals = 3;
+
 // Signed microseconds, "+0.0" rather than "-0.0" for gaps that round to nothing.
 std::string signed_us(double seconds) {
   const std::string text = fixed(seconds * 1e6, 1);
@@ -318,27 +311,31 @@ std::string report_table(const Report& report, size_t worst_rows) {
     const bool tiny = row.predicted_s < kErrorShownFromShare * report.predicted_iteration_s;
     not_shown += tiny ? 1 : 0;
     critical_rows += row.critical_path_s;
-    out << pad(row.layer, name_width, true) << "  " << pad(row.pass, 4, true) << "  " << pad(ms(row.predicted_s), 11)
-        << pad(ms(row.closed_form_s), 11) << pad(ms(row.simulated_s), 11) << pad(ms(row.critical_path_s), 12)
+    out << pad(row.layer, name_width, true) << "  " << pad(row.pass, 4, true) << "  "
+        << pad(ms_number(row.predicted_s, kMsDecimals), 11) << pad(ms_number(row.closed_form_s, kMsDecimals), 11)
+        << pad(ms_number(row.simulated_s, kMsDecimals), 11) << pad(ms_number(row.critical_path_s, kMsDecimals), 12)
         << pad(tiny ? std::string("n/a") : fixed(row.rel_error() * 100, 1), 9)
-        << pad(ms(row.compute_s), 11) << pad(ms(row.exposed_communication_s()), 11)
-        << pad(ms(row.exposed_memory_s), 11) << pad(gib(row.memory_peak_bytes), 11) << "\n";
+        << pad(ms_number(row.compute_s, kMsDecimals), 11)
+        << pad(ms_number(row.exposed_communication_s(), kMsDecimals), 11)
+        << pad(ms_number(row.exposed_memory_s, kMsDecimals), 11) << pad(gib(row.memory_peak_bytes), 11) << "\n";
   }
   out << "span: first start to last finish of the row's tasks (rows overlap); share: the row's part of the simulated "
          "critical path (rows "
-      << ms(critical_rows) << " + other " << ms(report.critical_path_other_s) << " = simulated iteration, ms)\n";
+      << ms_number(critical_rows, kMsDecimals) << " + other " << ms_number(report.critical_path_other_s, kMsDecimals)
+      << " = simulated iteration, ms)\n";
   if (not_shown > 0)
     out << "error n/a: " << not_shown << " row" << (not_shown > 1 ? "s" : "")
         << " predicted below 0.1 % of the iteration (results.json keeps their rel_error)\n";
-  out << "\niteration: predicted " << ms(report.predicted_iteration_s) << " ms, closed form "
-      << ms(report.closed_form_iteration_s) << " ms, simulated " << ms(report.simulated_iteration_s) << " ms\n";
+  out << "\niteration: predicted " << ms_number(report.predicted_iteration_s, kMsDecimals) << " ms, closed form "
+      << ms_number(report.closed_form_iteration_s, kMsDecimals) << " ms, simulated "
+      << ms_number(report.simulated_iteration_s, kMsDecimals) << " ms\n";
   if (report.memory.devices.empty()) {
     out << "memory timeline: none (" << report.memory.unavailable << ")\n";
   } else {
     const DeviceMemoryPeak& m = report.memory.devices[report.memory.fullest()];
-    out << "memory peak " << gib(m.peak_bytes) << " GiB on " << m.device << " at " << ms(m.peak_time_s) << " ms (capacity "
-        << gib(m.capacity_bytes) << " GiB; resident weights, gradients and optimizer " << gib(m.resident_bytes)
-        << " GiB)\n";
+    out << "memory peak " << gib(m.peak_bytes) << " GiB on " << m.device << " at "
+        << ms_number(m.peak_time_s, kMsDecimals) << " ms (capacity " << gib(m.capacity_bytes)
+        << " GiB; resident weights, gradients and optimizer " << gib(m.resident_bytes) << " GiB)\n";
   }
   out << "utilization " << fixed(report.utilization, 3) << "; " << report.activities << " activities in "
       << fixed(report.wall_s, 3) << " s wall\n";

@@ -17,10 +17,13 @@
 
 #include "sim/common/error.hpp"
 #include "sim/program/platform_binding.hpp"
+#include "sim/report/timeline_selection.hpp"
 
 namespace partsim::report {
 namespace {
 
+using detail::device_name;
+using detail::Selection;
 using program::Task;
 using program::TaskKind;
 
@@ -66,84 +69,6 @@ std::string number(double v) {
   append_number(s, v);
   return s;
 }
-
-// A device's process name: the platform's device name, else "dev<index>".
-std::string device_name(const topology::TopologyGraph& graph, int device) {
-  const auto& names = graph.spec().device_names;
-  if (device < static_cast<int>(names.size()) && !names[static_cast<size_t>(device)].empty())
-    return names[static_cast<size_t>(device)];
-  return "dev" + std::to_string(device);
-}
-
-// The first names of a list, for an error message.
-std::string some_names(const std::vector<std::string>& names) {
-  constexpr size_t kShown = 8;
-  std::string out = names.size() > kShown ? "first of " + std::to_string(names.size()) + ": " : "";
-  for (size_t i = 0; i < std::min(kShown, names.size()); ++i) out += (i ? ", " : "") + names[i];
-  return out;
-}
-
-// TimelineOptions' filters resolved against the Program and the platform.
-class Selection {
- public:
-  Selection() = default;
-  // InputError naming the option and the allowed values for an unknown layer, device or link kind.
-  Selection(const TimelineOptions& options, const program::Program& program, const topology::TopologyGraph& graph) {
-    const auto& layers = program.layer_names();
-    if (!options.layers.empty()) {
-      layers_.assign(layers.size(), 0);
-      for (const auto& name : options.layers) {
-        const auto it = std::find(layers.begin(), layers.end(), name);
-        if (it == layers.end())
-          throw InputError("--timeline-layers: no layer '" + name + "' in the plan (" + some_names(layers) + ")");
-        layers_[static_cast<size_t>(it - layers.begin())] = 1;
-      }
-    }
-    const int device_count = graph.device_count();
-    if (!options.devices.empty()) {
-      devices_.assign(static_cast<size_t>(device_count), 0);
-      std::vector<std::string> names;
-      for (int d = 0; d < device_count; ++d) names.push_back(device_name(graph, d));
-      for (const auto& name : options.devices) {
-        const auto it = std::find(names.begin(), names.end(), name);
-        int device = it == names.end() ? -1 : static_cast<int>(it - names.begin());
-        int index = -1;
-        const auto r = std::from_chars(name.data(), name.data() + name.size(), index);
-        if (device < 0 && r.ec == std::errc() && r.ptr == name.data() + name.size() && index >= 0 &&
-            index < device_count)
-          device = index;
-        if (device < 0)
-          throw InputError("--timeline-devices: no device '" + name + "' on the platform (a name or an index 0.." +
-                           std::to_string(device_count - 1) + "; " + some_names(names) + ")");
-        devices_[static_cast<size_t>(device)] = 1;
-      }
-    }
-    kinds_ = {0, 0, 0};
-    const bool none = options.link_kinds.size() == 1 && options.link_kinds[0] == "none";
-    for (const auto& kind : none ? std::vector<std::string>{} : options.link_kinds) {
-      if (kind == "chip_to_chip") kinds_[0] = 1;
-      else if (kind == "on_chip") kinds_[1] = 1;
-      else if (kind == "memory") kinds_[2] = 1;
-      else throw InputError("--timeline-links: unknown link kind '" + kind + "' (allowed: " + kTimelineLinkKinds + ")");
-    }
-  }
-
-  bool layer(int l) const { return layers_.empty() || (l >= 0 && layers_[static_cast<size_t>(l)]); }
-  // A track's process: a device, or "program" (no one device), shown only without a device filter.
-  bool device(int pid) const {
-    return devices_.empty() || (pid >= 0 && pid < static_cast<int>(devices_.size()) && devices_[static_cast<size_t>(pid)]);
-  }
-  // Links of a selected kind; with a device filter, those with an end on a selected device.
-  bool link(const topology::TopoLink& l, const topology::TopologyGraph& graph) const {
-    if (!kinds_[static_cast<size_t>(l.kind)]) return false;
-    return devices_.empty() || device(graph.node(l.src).device) || device(graph.node(l.dst).device);
-  }
-
- private:
-  std::vector<char> layers_;   // per layer; empty: every layer
-  std::vector<char> devices_;  // per device; empty: every device
-  std::array<char, 3> kinds_{1, 1, 1};  // per topology::TopoLinkKind
-};
 
 // Track order inside a device process: per core (-1 = the chip), its compute thread then its send
 // thread; then memory and delays.

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "sim/cli/command_line.hpp"
+#include "sim/common/wall_clock.hpp"
 #include "sim/mcm/rl/graph_sets.hpp"
 #include "sim/mcm/rl/rl_cli_options.hpp"
 #include "sim/mcm/rl/rl_search.hpp"
@@ -174,7 +175,7 @@ int body(int argc, char** argv) {
       {"checkpoint", checkpoint.empty() ? nlohmann::json(nullptr) : nlohmann::json(checkpoint)},
       {"graphs", graphs},
       {"geomean_improvement_per_sample", curves},
-      {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+      {"seconds", seconds_since(t0)}};
   std::cout << report.dump() << "\n";
   return 0;
 }

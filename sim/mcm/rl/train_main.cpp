@@ -23,6 +23,7 @@
 #include <iostream>
 
 #include "sim/cli/command_line.hpp"
+#include "sim/common/wall_clock.hpp"
 #include "sim/mcm/rl/graph_sets.hpp"
 #include "sim/mcm/rl/rl_cli_options.hpp"
 #include "sim/mcm/rl/rl_search.hpp"
@@ -95,7 +96,7 @@ int body(int argc, char** argv) {
   if (s.min_nodes > s.max_nodes) throw InputError("--min-nodes " + std::to_string(s.min_nodes) + " exceeds --max-nodes " + std::to_string(s.max_nodes));
 
   const auto t0 = std::chrono::steady_clock::now();
-  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  const auto elapsed = [&] { return seconds_since(t0); };
   const topology::SystemSpec spec = topology::load_system(config);
   const auto set = [&](mcm::rl::GraphSet which, int count) {
     return mcm::rl::graph_set(spec, which, {s.seed, count, s.min_nodes, s.max_nodes});
