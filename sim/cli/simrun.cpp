@@ -35,8 +35,7 @@
 #include "sim/common/text.hpp"
 #include "sim/common/units.hpp"
 #include "sim/common/wall_clock.hpp"
-#include "sim/export/astra_rules.hpp"
-#include "sim/export/chakra_trace.hpp"
+#include "sim/cli/simrun_chakra.hpp"
 #include "sim/lowering/lowering.hpp"
 #include "sim/lowering/redistribution_check.hpp"
 #include "sim/memory/footprint.hpp"
@@ -222,84 +221,8 @@ int collective_mode(const Options& o) {
   return 0;
 }
 
-// The directory of --export-chakra: created when missing, and removed again (if still empty)
-// unless the run gets as far as writing its traces, so a failed run leaves nothing behind.
-class TraceDirectory {
- public:
-  explicit TraceDirectory(const std::string& dir) : dir_(dir) {
-    if (dir.empty()) return;
-    std::error_code ec;
-    if (std::filesystem::exists(dir, ec)) {
-      if (!std::filesystem::is_directory(dir, ec)) throw InputError("--export-chakra " + dir + ": not a directory");
-      return;
-    }
-    created_ = std::filesystem::create_directories(dir, ec);
-    if (ec) throw InputError("--export-chakra " + dir + ": cannot create the directory: " + ec.message());
-  }
-  ~TraceDirectory() {
-    std::error_code ignored;
-    if (created_ && !kept_ && std::filesystem::is_empty(dir_, ignored)) std::filesystem::remove(dir_, ignored);
-  }
-  TraceDirectory(const TraceDirectory&) = delete;
-  TraceDirectory& operator=(const TraceDirectory&) = delete;
-  void keep() { kept_ = true; }
-
- private:
-  std::string dir_;
-  bool created_ = false;
-  bool kept_ = false;
-};
-
-// The default file prefix of the traces: the plan's workload as a file-name word ("tiny_resnet"
-// for workloads/examples/tiny_resnet.yaml, "gpt" for gpt:layers=12,...).
-std::string default_chakra_prefix(const std::string& workload) {
-  std::string word = std::filesystem::path(workload).stem().string();
-  word = word.substr(0, word.find(':'));
-  for (char& c : word)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
-  return word.empty() ? "trace" : word;
-}
-
 std::string chakra_prefix(const Options& o, const plan::Plan& plan) {
-  return o.chakra_prefix.empty() ? default_chakra_prefix(plan.workload.name) : o.chakra_prefix;
-}
-
-// Stages one Chakra trace per device in `dir` (sim/export/chakra_trace.hpp).
-chakra_export::ChakraExport stage_chakra_traces(const Options& o, const program::Program& program, const plan::Plan& plan,
-                                                const topology::SystemSpec& spec, const workloads::Graph& workload,
-                                                cli::OutputSet& outputs) {
-  const chakra_export::TraceContext context{plan.workload.name, plan.strategy, spec.name,
-                                            plan::to_string(plan.workload.mode)};
-  chakra_export::ChakraExport traces = chakra_export::export_chakra(program, spec.device_count(), workload, context);
-  const std::string prefix = chakra_prefix(o, plan);
-  for (const auto& trace : traces.ranks)
-    outputs.add((std::filesystem::path(o.chakra_dir) / chakra_export::trace_file_name(prefix, trace.rank)).string(),
-                trace.bytes);
-  return traces;
-}
-
-// The export summary, and what the traces take under ASTRA-sim's execution rules (one COMP and one
-// SEND at a time per rank, sim/export/astra_rules.hpp) with partsim's own uncontended message
-// times: the part of a difference with ASTRA-sim that comes from its rules, not its network.
-void print_chakra_summary(const Options& o, const chakra_export::ChakraExport& traces, const std::string& prefix,
-                          const topology::TopologyGraph& graph, double closed_form_s) {
-  std::size_t compute = 0, send = 0, recv = 0;
-  for (const auto& t : traces.ranks) {
-    compute += t.compute_nodes;
-    send += t.send_nodes;
-    recv += t.recv_nodes;
-  }
-  std::printf("chakra: %zu traces %s/%s.<rank>.et: %zu compute, %zu send, %zu receive nodes", traces.ranks.size(),
-              o.chakra_dir.c_str(), prefix.c_str(), compute, send, recv);
-  if (traces.folded_compute > 0) std::printf("; %zu concurrent compute tasks folded into siblings", traces.folded_compute);
-  if (traces.split_transfers > 0) std::printf("; %zu merged collective transfers written one message per step", traces.split_transfers);
-  if (traces.dropped_delays > 0) std::printf("; %zu delays on no device left out", traces.dropped_delays);
-  std::printf("\n");
-  const chakra_export::AstraReplay replay =
-      chakra_export::replay_astra_rules(traces, chakra_export::platform_message_time(graph));
-  std::printf("chakra: under ASTRA-sim's execution rules with partsim's message times the traces take %.6g s, %+.2f %% "
-              "from the closed form %.6g s (docs/chakra-export.md)\n",
-              replay.makespan_s, closed_form_s > 0 ? 100.0 * (replay.makespan_s / closed_form_s - 1) : 0.0, closed_form_s);
+  return o.chakra_prefix.empty() ? cli::default_chakra_prefix(plan.workload.name) : o.chakra_prefix;
 }
 
 std::pair<std::string, std::string> key_value(const std::string& assignment) {
@@ -415,7 +338,7 @@ int plan_mode(const Options& o) {
   if (!o.chakra_dir.empty() && o.granularity != "chip")
     throw InputError("--export-chakra: Chakra ranks are devices; replay at --granularity chip (the default)");
   const auto t0 = std::chrono::steady_clock::now();
-  TraceDirectory trace_directory(o.chakra_dir);
+  cli::TraceDirectory trace_directory(o.chakra_dir);
   cli::OutputSet outputs;
   outputs.check(output_files(o, {o.out_file, o.csv_file, o.timeline_file}));
   const cli::ReplayInputs loaded = cli::load_replay_inputs(o.platform, o.plan_file, o.allow_config_change, outputs);
@@ -485,7 +408,8 @@ int plan_mode(const Options& o) {
     });
   }
   chakra_export::ChakraExport chakra;
-  if (!o.chakra_dir.empty()) chakra = stage_chakra_traces(o, program, plan, spec, workload, outputs);
+  if (!o.chakra_dir.empty())
+    chakra = cli::stage_chakra_traces(o.chakra_dir, chakra_prefix(o, plan), program, plan, spec, workload, outputs);
   outputs.commit();
   trace_directory.keep();
   // A warning, not chatter: printed with --quiet too.
@@ -513,7 +437,7 @@ int plan_mode(const Options& o) {
     std::printf("timeline: %s, %zu events on %zu tracks%s\n", o.timeline_file.c_str(), timeline.events, timeline.threads,
                 timeline.capped() ? " (capped, see the warning)" : "");
   }
-  if (!o.chakra_dir.empty()) print_chakra_summary(o, chakra, chakra_prefix(o, plan), graph, closed.makespan_s);
+  if (!o.chakra_dir.empty()) cli::print_chakra_summary(o.chakra_dir, chakra_prefix(o, plan), chakra, graph, closed.makespan_s);
   return 0;
 }
 
