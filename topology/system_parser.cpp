@@ -563,7 +563,7 @@ SystemSpec parse_system(const ConfigNode& root, const std::string& base_director
   if (types_node && types_node->is_map())
     for (const auto& c : network_bandwidth_warnings(spec, chosen_key == "torus" ? "torus.bandwidth" : chosen_key)) {
       const YAML::Node type = types_node->node()[c.type];
-      if (!type.IsMap() || !type["network_bandwidth"].IsDefined()) continue;
+      if (!type.IsDefined() || !type.IsMap() || !type["network_bandwidth"].IsDefined()) continue;
       ConfigNode(type["network_bandwidth"],
                  yaml::join_path(yaml::join_path(types_node->path(), c.type), "network_bandwidth"), types_node->source_ptr())
           .warn(c.message);

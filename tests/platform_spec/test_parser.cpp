@@ -203,3 +203,18 @@ TEST(PlatformNetworkBandwidth, TheLinksAreTheOneSourceAndADifferentDeviceValueIs
   EXPECT_DOUBLE_EQ(device_link_bandwidth(star, 2), 4e10);
   EXPECT_TRUE(star.warnings.empty());
 }
+
+// A device placed from a preset directly (no device_types entry of that name) whose preset network
+// bandwidth the links contradict: the check looks the type up among the file's device_types, finds
+// nothing to name, and must not throw yaml-cpp's InvalidNode (found by the platform fuzzer: a
+// renamed device_types key in configs/f1_hetero.yaml). The F1 systolic preset's 8 Gb/s against a
+// 2 GB/s host link.
+TEST(PlatformNetworkBandwidth, APresetPlacedDirectlyIsNotLookedUpInDeviceTypes) {
+  const SystemSpec spec = platform_from_yaml(
+      "system:\n  name: p\n  device_types:\n    other: {preset: f1_superlip}\n"
+      "  devices: [{type: other, count: 1, names: [a]}, {type: f1_systolic, count: 1, names: [b]}]\n"
+      "  graph:\n    hosts: [host]\n    latency: 0s\n"
+      "    links: [{a: a, b: host, bandwidth: 2GB/s}, {a: b, b: host, bandwidth: 2GB/s}]\n");
+  EXPECT_EQ(spec.device_count(), 2);
+  EXPECT_DOUBLE_EQ(device_link_bandwidth(spec, 1), 2e9);
+}
