@@ -7,7 +7,7 @@
 //   simrun --config C --plan P [--granularity chip|core] [--out results.json] [--csv layers.csv]
 //          [--timeline trace.json[.gz] [--timeline-layers L,..] [--timeline-devices D,..]
 //          [--timeline-links KIND,..|none] [--timeline-max-events N]]
-//          [--export-chakra DIR [--chakra-prefix NAME]] [--allow-config-change] [--reproducible]
+//          [--export-chakra DIR [--chakra-prefix NAME] [--chakra-compute spans|tasks]] [--allow-config-change] [--reproducible]
 //          [--set k=v ...] [--record k=v ...]
 //                                                      replay a plan: predicted vs closed form vs simulated
 //   simrun --config C [--set k=v ...] --dump-config F  validate a platform, write it fully resolved
@@ -79,6 +79,7 @@ struct Options {
   std::string timeline_file;       // --timeline trace.json (gzip-compressed when it ends in .gz)
   std::string chakra_dir;          // --export-chakra DIR: one Chakra trace per device
   std::string chakra_prefix;       // --chakra-prefix NAME (default: the plan's workload name)
+  std::string chakra_compute;      // --chakra-compute spans|tasks ("" = spans)
   report::TimelineOptions timeline;  // --timeline-layers, -devices, -links, -max-events
   bool quiet = false;              // --quiet: no header, table or summary
   bool allow_config_change = false;
@@ -409,7 +410,8 @@ int plan_mode(const Options& o) {
   }
   chakra_export::ChakraExport chakra;
   if (!o.chakra_dir.empty())
-    chakra = cli::stage_chakra_traces(o.chakra_dir, chakra_prefix(o, plan), program, plan, spec, workload, outputs);
+    chakra = cli::stage_chakra_traces(o.chakra_dir, chakra_prefix(o, plan), program, plan, spec, workload,
+                                      o.chakra_compute == "tasks" ? nullptr : &closed, outputs);
   outputs.commit();
   trace_directory.keep();
   // A warning, not chatter: printed with --quiet too.
@@ -490,6 +492,11 @@ int body(int argc, char** argv) {
                  "DIR/<prefix>.<rank>.et (docs/chakra-export.md; DIR is created if missing)");
   app.add_option("--chakra-prefix", o.chakra_prefix,
                  "--export-chakra: file name prefix (default: the workload's name, e.g. gpt for gpt:layers=...)");
+  app.add_option("--chakra-compute", o.chakra_compute,
+                 "--export-chakra: spans (the default: each device's compute as the busy intervals of the closed "
+                 "form's schedule, which ASTRA-sim runs as partsim does) or tasks (one COMP node per compute task, "
+                 "siblings folded; ASTRA-sim serialises the rest)")
+      ->check(CLI::IsMember({"spans", "tasks"}));
   app.add_flag("--allow-config-change", o.allow_config_change,
                "--plan: replay a plan on a platform of the same name whose parameters changed (sweeps)");
   app.add_option("--record", o.records,
@@ -511,8 +518,10 @@ int body(int argc, char** argv) {
   o.lone = replay::choose_lone_transfers(o.lone_transfers, o.simgrid_config);
 
   if (o.list_collectives) return list_collectives_mode();
-  if (o.plan_file.empty() && (!o.chakra_dir.empty() || !o.chakra_prefix.empty()))
-    throw InputError("--export-chakra and --chakra-prefix need --plan P (the plan to export)");
+  if (o.plan_file.empty() && (!o.chakra_dir.empty() || !o.chakra_prefix.empty() || !o.chakra_compute.empty()))
+    throw InputError("--export-chakra, --chakra-prefix and --chakra-compute need --plan P (the plan to export)");
+  if (o.chakra_dir.empty() && !o.chakra_compute.empty())
+    throw InputError("--chakra-compute " + o.chakra_compute + " needs --export-chakra DIR (the traces it shapes)");
   if (o.chakra_prefix.find('/') != std::string::npos)
     throw InputError("--chakra-prefix " + o.chakra_prefix + ": a file name prefix, without '/' (the directory is --export-chakra)");
   if (!o.plan_file.empty()) return plan_mode(o);

@@ -36,10 +36,10 @@ std::string default_chakra_prefix(const std::string& workload) {
 chakra_export::ChakraExport stage_chakra_traces(const std::string& dir, const std::string& prefix,
                                                 const program::Program& program, const plan::Plan& plan,
                                                 const topology::SystemSpec& spec, const workloads::Graph& workload,
-                                                OutputSet& outputs) {
+                                                const program::Evaluation* schedule, OutputSet& outputs) {
   const chakra_export::TraceContext context{plan.workload.name, plan.strategy, spec.name,
                                             plan::to_string(plan.workload.mode)};
-  chakra_export::ChakraExport traces = chakra_export::export_chakra(program, spec.device_count(), workload, context);
+  chakra_export::ChakraExport traces = chakra_export::export_chakra(program, spec.device_count(), workload, context, schedule);
   for (const auto& trace : traces.ranks)
     outputs.add((std::filesystem::path(dir) / chakra_export::trace_file_name(prefix, trace.rank)).string(),
                 trace.bytes);
@@ -57,6 +57,9 @@ void print_chakra_summary(const std::string& dir, const std::string& prefix, con
   std::printf("chakra: %zu traces %s/%s.<rank>.et: %zu compute, %zu send, %zu receive nodes", traces.ranks.size(),
               dir.c_str(), prefix.c_str(), compute, send, recv);
   if (traces.folded_compute > 0) std::printf("; %zu concurrent compute tasks folded into siblings", traces.folded_compute);
+  if (traces.spans.spans > 0)
+    std::printf("; %zu compute tasks written as %zu busy spans of the closed form's schedule", traces.spans.compute_tasks,
+                traces.spans.spans);
   if (traces.split_transfers > 0) std::printf("; %zu merged collective transfers written one message per step", traces.split_transfers);
   if (traces.dropped_delays > 0) std::printf("; %zu delays on no device left out", traces.dropped_delays);
   std::printf("\n");

@@ -10,6 +10,7 @@
 #include "sim/cli/command_line.hpp"
 #include "sim/export/chakra_trace.hpp"
 #include "sim/plan/plan.hpp"
+#include "sim/program/evaluation.hpp"
 #include "sim/program/program.hpp"
 #include "topology/system_spec.hpp"
 #include "topology/topology_graph.hpp"
@@ -37,11 +38,12 @@ class TraceDirectory {
 /// for workloads/examples/tiny_resnet.yaml, "gpt" for gpt:layers=12,...).
 std::string default_chakra_prefix(const std::string& workload);
 
-/// Exports `program` and stages one trace per device, DIR/<prefix>.<rank>.et, in `outputs`.
+/// Exports `program` and stages one trace per device, DIR/<prefix>.<rank>.et, in `outputs`. With
+/// `schedule` (the closed form's evaluation of `program`) compute is written as busy spans.
 chakra_export::ChakraExport stage_chakra_traces(const std::string& dir, const std::string& prefix,
                                                 const program::Program& program, const plan::Plan& plan,
                                                 const topology::SystemSpec& spec, const workloads::Graph& workload,
-                                                OutputSet& outputs);
+                                                const program::Evaluation* schedule, OutputSet& outputs);
 
 /// The export's summary lines on stdout; replays the traces under ASTRA-sim's rules.
 void print_chakra_summary(const std::string& dir, const std::string& prefix, const chakra_export::ChakraExport& traces,

@@ -15,6 +15,8 @@
 
 #include "chakra_et.pb.h"
 #include "sim/common/error.hpp"
+#include "sim/export/compute_spans.hpp"
+#include "sim/export/rank_graph.hpp"
 
 namespace partsim::chakra_export {
 namespace {
@@ -154,62 +156,6 @@ std::string trace_file_name(const std::string& prefix, int rank) { return prefix
 
 namespace {
 
-// One node of a rank's trace before sibling folding and numbering.
-struct ProtoNode {
-  ChakraProtoMsg::NodeType type = ChakraProtoMsg::COMP_NODE;
-  std::size_t task = 0;
-  double seconds = 0;              // COMP: duration
-  double ops = 0;                  // COMP: num_ops
-  double bytes = 0;                // SEND, RECV: one message
-  std::int64_t tag = 0;            // SEND, RECV
-  std::vector<std::uint32_t> deps; // earlier nodes of the rank, transitively reduced
-  std::string extra_names;         // COMP: the labels of siblings folded into it
-};
-
-// A rank's nodes with the transitive reduction of their dependencies (ASTRA-sim's feeder reads
-// every dependency; one implied by another only costs it time and memory).
-class RankGraph {
- public:
-  std::vector<ProtoNode> nodes;
-
-  // Keeps of `ids` only those no other of them depends on (transitively); sorted ascending. The
-  // search for ancestors visits at most kReductionBudget nodes per call: past it a dependency may
-  // be kept although implied (the schedule is the same; the trace only a little larger).
-  void reduce(std::vector<std::uint32_t>& ids) {
-    if (ids.size() < 2) return;
-    std::sort(ids.begin(), ids.end(), std::greater<>());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    if (ids.size() < 2) return;
-    if (mark_.size() < nodes.size()) mark_.resize(nodes.size(), 0);
-    ++stamp_;
-    const std::uint32_t lowest = ids.back();
-    std::size_t budget = kReductionBudget;
-    std::vector<std::uint32_t> kept;
-    for (std::uint32_t id : ids) {
-      if (mark_[id] == stamp_) continue;  // an ancestor of a later one: implied
-      kept.push_back(id);
-      // Ids are topological: ancestors below the lowest candidate cannot be candidates.
-      stack_.assign(nodes[id].deps.begin(), nodes[id].deps.end());
-      while (!stack_.empty() && budget > 0) {
-        const std::uint32_t x = stack_.back();
-        stack_.pop_back();
-        if (x < lowest || mark_[x] == stamp_) continue;
-        mark_[x] = stamp_;
-        --budget;
-        stack_.insert(stack_.end(), nodes[x].deps.begin(), nodes[x].deps.end());
-      }
-    }
-    ids.assign(kept.rbegin(), kept.rend());
-  }
-
-  static constexpr std::size_t kReductionBudget = 1 << 16;
-
- private:
-  std::vector<std::uint64_t> mark_;
-  std::uint64_t stamp_ = 0;
-  std::vector<std::uint32_t> stack_;
-};
-
 // What the export does with each task, decided once for all ranks.
 struct TaskPlan {
   std::vector<std::vector<int>> ranks;   // the ranks a task has nodes on
@@ -341,6 +287,8 @@ class RankBuilder {
     n.task = i;
     n.bytes = t.bytes / plan_.messages[i];
     n.tag = plan_.first_tag[i] + j;
+    n.step = j;
+    n.steps = plan_.messages[i];
     g_.reduce(deps);
     n.deps = std::move(deps);
     g_.nodes.push_back(std::move(n));
@@ -401,7 +349,7 @@ RankGraph fold_siblings(RankGraph in, std::size_t& folded) {
         ProtoNode& sibling = out.nodes[it->second];
         sibling.seconds = std::max(sibling.seconds, n.seconds);
         sibling.ops += n.ops;
-        sibling.extra_names += "+" + std::to_string(n.task);
+        sibling.note += (sibling.note.empty() ? " (with tasks " : "+") + std::to_string(n.task);
         rep[i] = it->second;
         ++folded;
         continue;
@@ -410,13 +358,18 @@ RankGraph fold_siblings(RankGraph in, std::size_t& folded) {
     rep[i] = static_cast<std::uint32_t>(out.nodes.size());
     out.nodes.push_back(std::move(n));
   }
+  for (ProtoNode& n : out.nodes)
+    if (!n.note.empty()) n.note += ")";
   return out;
 }
 
 }  // namespace
 
 ChakraExport export_chakra(const Program& program, int device_count, const workloads::Graph& graph,
-                           const TraceContext& context) {
+                           const TraceContext& context, const program::Evaluation* schedule) {
+  if (schedule && schedule->tasks.size() != program.tasks().size())
+    throw Error("chakra export: the schedule times " + std::to_string(schedule->tasks.size()) + " tasks, the Program has " +
+                std::to_string(program.tasks().size()));
   const auto& tasks = program.tasks();
   ChakraExport out;
   out.ranks.resize(static_cast<std::size_t>(device_count));
@@ -430,7 +383,9 @@ ChakraExport export_chakra(const Program& program, int device_count, const workl
   for (int rank = 0; rank < device_count; ++rank) {
     RankTrace& trace = out.ranks[static_cast<std::size_t>(rank)];
     trace.rank = rank;
-    RankGraph g = fold_siblings(RankBuilder(program, plan, ops, rank).build(), out.folded_compute);
+    RankGraph built = RankBuilder(program, plan, ops, rank).build();
+    RankGraph g = schedule ? fold_compute_spans(std::move(built), schedule->tasks, out.spans)
+                           : fold_siblings(std::move(built), out.folded_compute);
     if (g.nodes.empty()) {
       // ASTRA-sim's feeder throws on a trace without nodes ("No dependancy free nodes found"): an
       // idle device gets one COMP node of no time.
@@ -448,15 +403,14 @@ ChakraExport export_chakra(const Program& program, int device_count, const workl
       if (n.task == SIZE_MAX) {
         node.set_name("idle");
       } else {
-        node.set_name(node_name(program, tasks[n.task]) +
-                      (n.extra_names.empty() ? "" : " (with tasks " + n.extra_names.substr(1) + ")"));
+        node.set_name(node_name(program, tasks[n.task]) + n.note);
       }
       for (std::uint32_t d : n.deps) node.add_data_deps(d);
       add_bool_attr(node, "is_cpu_op", false);
       if (n.type == ChakraProtoMsg::COMP_NODE) {
         // The time partsim's device model gives, in whole microseconds as the schema has it (and
         // exactly, in seconds, as duration_s).
-        node.set_duration_micros(static_cast<std::uint64_t>(std::llround(n.seconds * 1e6)));
+        node.set_duration_micros(static_cast<std::uint64_t>(n.micros >= 0 ? n.micros : std::llround(n.seconds * 1e6)));
         add_attr(node, "num_ops", std::llround(n.ops));
         add_double_attr(node, "duration_s", n.seconds);
         ++trace.compute_nodes;

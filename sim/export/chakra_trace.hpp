@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/program/evaluation.hpp"
 #include "sim/program/program.hpp"
 #include "workloads/graph.hpp"
 
@@ -51,21 +52,30 @@ struct RankTrace {
   std::size_t recv_nodes = 0;
 };
 
+/// What writing a rank's compute as busy spans (compute_spans.hpp) did.
+struct SpanCounts {
+  std::size_t spans = 0;          // COMP nodes written for busy intervals
+  std::size_t compute_tasks = 0;  // COMP nodes of positive duration they replace
+};
+
 struct ChakraExport {
   std::vector<RankTrace> ranks;  // one per device, rank = device index
   std::size_t dropped_delays = 0; // delays with no rank to run on (no predecessor on a device)
   std::size_t split_transfers = 0;    // transfers of merged collective steps written one message per step
   std::size_t carried_latencies = 0;  // merged-latency delays left out (each message pays its latency)
   std::size_t folded_compute = 0;     // COMP nodes folded into a sibling with the same dependencies
+  SpanCounts spans;                   // with a schedule: busy intervals written, compute tasks they replace
 };
 
 /// The Chakra schema version written in GlobalMetadata.version.
 inline constexpr const char* kChakraVersion = "0.0.4";
 
 /// The traces of `program` on a platform of `device_count` devices. `graph` gives each layer's
-/// FLOP per pass (num_ops).
+/// FLOP per pass (num_ops). With `schedule` (the closed form's evaluation of `program`), each
+/// rank's compute is written as its busy spans in that schedule (compute_spans.hpp); without, one
+/// COMP node per compute task, siblings folded.
 ChakraExport export_chakra(const program::Program& program, int device_count, const workloads::Graph& graph,
-                           const TraceContext& context);
+                           const TraceContext& context, const program::Evaluation* schedule = nullptr);
 
 /// "<prefix>.<rank>.et", the names ASTRA-sim's --workload-configuration=<dir>/<prefix> expects.
 std::string trace_file_name(const std::string& prefix, int rank);

@@ -270,7 +270,8 @@ struct DataParallelRun {
 };
 
 DataParallelRun data_parallel_run(const std::string& latency, const AstraRulesOptions& options = {},
-                                  plan::GradientSyncOrder order = plan::GradientSyncOrder::concurrent) {
+                                  plan::GradientSyncOrder order = plan::GradientSyncOrder::concurrent,
+                                  bool spans = false) {
   const workloads::Graph g = fixtures::two_fc();
   const topology::SystemSpec spec = fixtures::star(2, "1000GB/s", latency);
   const topology::TopologyGraph topo(spec);
@@ -278,9 +279,11 @@ DataParallelRun data_parallel_run(const std::string& latency, const AstraRulesOp
   plan::Plan p = fixtures::plan_of(g, std::vector<plan::Sharding>(g.size(), dp));
   p.schedule.gradient_sync_order = order;
   const program::Program program = lowering::lower_sharding({p, spec, g, topo});
-  const auto exported = chakra_export::export_chakra(program, 2, g, {"two_fc", "dp", "star", "training"});
+  const program::Evaluation closed = program::ClosedFormEvaluator(program::uncontended_transfer_time(topo)).evaluate(program);
+  const auto exported =
+      chakra_export::export_chakra(program, 2, g, {"two_fc", "dp", "star", "training"}, spans ? &closed : nullptr);
   DataParallelRun run;
-  run.closed_form_s = program::ClosedFormEvaluator(program::uncontended_transfer_time(topo)).evaluate(program).makespan_s;
+  run.closed_form_s = closed.makespan_s;
   run.replay = replay_astra_rules(exported, chakra_export::platform_message_time(topo), options);
   return run;
 }
@@ -305,10 +308,12 @@ TEST(AstraRules, DataParallelPlanRunsToTheEnd) {
 // one gradient all-reduce at a time, NCCL's single stream): the merged ring steps written one
 // message per step, their latencies carried by the messages, the compute folded, nothing lost.
 TEST(AstraRules, DataParallelPlanWithOneStreamEqualsClosedForm) {
-  for (const char* latency : {"0s", "1us"}) {
-    const DataParallelRun run = data_parallel_run(latency, {}, plan::GradientSyncOrder::in_order);
-    EXPECT_NEAR(run.replay.makespan_s, run.closed_form_s, 1e-9 * run.closed_form_s) << "latency " << latency;
-  }
+  for (const bool spans : {false, true})
+    for (const char* latency : {"0s", "1us"}) {
+      const DataParallelRun run = data_parallel_run(latency, {}, plan::GradientSyncOrder::in_order, spans);
+      EXPECT_NEAR(run.replay.makespan_s, run.closed_form_s, 1e-9 * run.closed_form_s)
+          << "latency " << latency << (spans ? ", compute as busy spans" : ", compute task by task");
+    }
 }
 
 // With concurrent gradient all-reduces (the default) a rank has fc2's and fc1's gradient messages

@@ -6,8 +6,10 @@
 #include <map>
 
 #include "sim/common/error.hpp"
+#include "sim/export/astra_rules.hpp"
 #include "sim/export/chakra_trace.hpp"
 #include "sim/lowering/sharding_lowering.hpp"
+#include "sim/program/closed_form.hpp"
 #include "tests/export/chakra_reader.hpp"
 #include "tests/lowering_sharding/two_fc.hpp"
 #include "topology/topology_graph.hpp"
@@ -186,6 +188,80 @@ TEST(ChakraTrace, SiblingsFoldAndMergedStepsSplit) {
   EXPECT_EQ(d1.nodes[0].type(), ChakraProtoMsg::COMM_RECV_NODE);
   EXPECT_EQ(d1.nodes[6].type(), ChakraProtoMsg::COMP_NODE);
   EXPECT_EQ(deps(d1.nodes[6]), (NodeIds{4, 5}));
+}
+
+// Compute written as the busy spans of a schedule (sim/export/compute_spans.hpp). Two devices,
+// every transfer 1 us (the closed form's transfer time here), fc1 FWD (134,152,192 FLOP) shared
+// by duration over its compute tasks t0, t2, t4 (2, 3, 1 us of 6):
+//   t0 compute d0 2 us               [0, 2)    t5 compute d0 0 s, after t1   [1, 1)
+//   t1 transfer d1 -> d0, 1000 B     [0, 1)    t6 transfer d0 -> d1, after t5 [1, 2)
+//   t2 compute d0 3 us, after t1     [1, 4)    t7 compute d1 0.4 us           [0, 0.4)
+//   t3 transfer d0 -> d1, after t0   [2, 3)    t8 compute d1 0.4 us, after t7 [0.4, 0.8)
+//   t4 compute d0 1 us, after t0 t2  [4, 5)
+// d0 is busy in [0,1) (t0), [1,2) (t0 and t2), [2,4) (t2), [4,5) (t4); numbered by start (ties:
+// Program order): 0 span [0,1); 1 RECV t1; 2 span [1,2) after 0 and the RECV (t2 waited for it);
+// 3 SEND t6 after the RECV (through t5, which has no time); 4 span [2,4) after 2; 5 SEND t3 after
+// 2 (t0 ends in [1,2)); 6 span [4,5) after 4 (its waits for t0 and t2 implied by the chain).
+// num_ops: [0,1) half of t0's third = F/6, [1,2) F/6 + a third of t2's half = F/3, [2,4) F/3,
+// [4,5) F/6. d1: 0 SEND t1 (time 0, before t7 in Program order), 1 span [0,0.4), 2 span
+// [0.4,0.8), 3 RECV t6, 4 RECV t3; the spans' whole microseconds are round(0.4) - round(0) = 0
+// and round(0.8) - round(0.4) = 1, so the pair keeps its 1 us total.
+TEST(ChakraTrace, ComputeWrittenAsBusySpansOfTheSchedule) {
+  program::Program p;
+  const int fc1 = p.add_layer("fc1");
+  using plan::Pass;
+  p.add_compute(fc1, Pass::fwd, "compute", device(0), 2e-6, {});
+  p.add_transfer(fc1, Pass::fwd, "in", device(1), device(0), 1000, {});
+  p.add_compute(fc1, Pass::fwd, "compute", device(0), 3e-6, {1});
+  p.add_transfer(fc1, Pass::fwd, "out", device(0), device(1), 500, {0});
+  p.add_compute(fc1, Pass::fwd, "compute", device(0), 1e-6, {0, 2});
+  p.add_compute(fc1, Pass::fwd, "compute", device(0), 0.0, {1});
+  p.add_transfer(fc1, Pass::fwd, "signal", device(0), device(1), 8, {5});
+  p.add_compute(-1, Pass::fwd, "setup", device(1), 0.4e-6, {});
+  p.add_compute(-1, Pass::fwd, "setup", device(1), 0.4e-6, {7});
+  const auto one_us = [](const program::Endpoint&, const program::Endpoint&, double) { return 1e-6; };
+  const program::Evaluation schedule = program::ClosedFormEvaluator(one_us).evaluate(p);
+  ASSERT_DOUBLE_EQ(schedule.makespan_s, 5e-6);
+  const auto out = chakra_export::export_chakra(p, 2, fixtures::two_fc(), kContext, &schedule);
+  EXPECT_EQ(out.spans.spans, 6u);
+  EXPECT_EQ(out.spans.compute_tasks, 5u);
+  EXPECT_EQ(out.folded_compute, 0u);
+  const auto d0 = read_chakra(out.ranks[0].bytes);
+  ASSERT_EQ(d0.nodes.size(), 7u);
+  const std::vector<ChakraProtoMsg::NodeType> types{ChakraProtoMsg::COMP_NODE, ChakraProtoMsg::COMM_RECV_NODE,
+                                                    ChakraProtoMsg::COMP_NODE, ChakraProtoMsg::COMM_SEND_NODE,
+                                                    ChakraProtoMsg::COMP_NODE, ChakraProtoMsg::COMM_SEND_NODE,
+                                                    ChakraProtoMsg::COMP_NODE};
+  const std::vector<NodeIds> want_deps{{}, {}, {0, 1}, {1}, {2}, {2}, {4}};
+  for (std::size_t k = 0; k < 7; ++k) {
+    EXPECT_EQ(d0.nodes[k].type(), types[k]) << k;
+    EXPECT_EQ(deps(d0.nodes[k]), want_deps[k]) << k;
+  }
+  const std::vector<std::uint64_t> micros{1, 1, 2, 1};
+  const std::vector<std::int64_t> ops{22'358'699, 44'717'397, 44'717'397, 22'358'699};
+  const std::vector<std::size_t> spans{0, 2, 4, 6};
+  for (std::size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(d0.nodes[spans[k]].duration_micros(), micros[k]) << k;
+    EXPECT_EQ(attributes(d0.nodes[spans[k]]).i64("num_ops"), ops[k]) << k;
+  }
+  EXPECT_DOUBLE_EQ(attributes(d0.nodes[4]).real("duration_s"), 2e-6);
+  EXPECT_EQ(d0.nodes[2].name(), "fc1:fwd:compute (busy span of 2 tasks)");
+  EXPECT_EQ(attributes(d0.nodes[3]).i64("comm_size"), 8);
+  EXPECT_EQ(attributes(d0.nodes[5]).i64("comm_size"), 500);
+  const auto d1 = read_chakra(out.ranks[1].bytes);
+  ASSERT_EQ(d1.nodes.size(), 5u);
+  EXPECT_EQ(d1.nodes[0].type(), ChakraProtoMsg::COMM_SEND_NODE);
+  EXPECT_EQ(d1.nodes[1].duration_micros(), 0u);
+  EXPECT_EQ(d1.nodes[2].duration_micros(), 1u);
+  EXPECT_EQ(deps(d1.nodes[2]), NodeIds{1});
+  EXPECT_EQ(attributes(d1.nodes[3]).i64("comm_size"), 8);
+  EXPECT_EQ(attributes(d1.nodes[4]).i64("comm_size"), 500);
+  // Under ASTRA-sim's rules d0 computes when the schedule has it compute: 5 us, where the same
+  // Program written task by task (t0 and t2 wait for each other) takes 6 us.
+  const auto message = [](int, int, double) { return 1e-6; };
+  EXPECT_NEAR(chakra_export::replay_astra_rules(out, message).makespan_s, 5e-6, 1e-15);
+  const auto by_task = chakra_export::export_chakra(p, 2, fixtures::two_fc(), kContext);
+  EXPECT_NEAR(chakra_export::replay_astra_rules(by_task, message).makespan_s, 6e-6, 1e-15);
 }
 
 TEST(ChakraTrace, CoreGranularityIsRefused) {
