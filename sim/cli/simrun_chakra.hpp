@@ -45,7 +45,8 @@ chakra_export::ChakraExport stage_chakra_traces(const std::string& dir, const st
                                                 const topology::SystemSpec& spec, const workloads::Graph& workload,
                                                 const program::Evaluation* schedule, OutputSet& outputs);
 
-/// The export's summary lines on stdout; replays the traces under ASTRA-sim's rules.
+/// The export's summary lines on stdout; replays the traces under ASTRA-sim's rules, and again with a
+/// device's SENDs allowed to overlap.
 void print_chakra_summary(const std::string& dir, const std::string& prefix, const chakra_export::ChakraExport& traces,
                           const topology::TopologyGraph& graph, double closed_form_s);
 

@@ -262,7 +262,7 @@ class Replay {
       if (options_.send_completes == SendCompletion::at_issue) {
         complete(r, i, now);
       } else {
-        k.comm_busy = true;
+        k.comm_busy = options_.one_send_in_flight;
         schedule(delivery, EventKind::node_done, r, i);
       }
     }
@@ -291,7 +291,8 @@ class Replay {
     n.done = true;
     n.finish_s = now;
     if (n.type == ChakraProtoMsg::COMP_NODE) k.comp_busy = false;
-    else if (n.type == ChakraProtoMsg::COMM_SEND_NODE || options_.recv_takes_comm_slot) k.comm_busy = false;
+    else if ((n.type == ChakraProtoMsg::COMM_SEND_NODE && options_.one_send_in_flight) || options_.recv_takes_comm_slot)
+      k.comm_busy = false;
     ++k.completed;
     k.finish_s = std::max(k.finish_s, now);
     for (std::size_t c : n.children)

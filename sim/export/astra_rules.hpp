@@ -13,10 +13,10 @@
 //   has one, else duration_micros (AstraRulesOptions::duration). A COMP of 0 s still waits for
 //   its turn, then completes at once.
 // - COMM_SEND_NODE: at most one SEND in flight on a rank, queued like COMP. Started at t, its
-//   message is delivered at t + message_time(rank, comm_dst, comm_size). Assumption: the SEND
-//   completes (frees its slot, releases its dependants) when the message is delivered
-//   (AstraRulesOptions::send_completes; not yet checked against ASTRA-sim's network backends,
-//   which decide when the sender's callback runs).
+//   message is delivered at t + message_time(rank, comm_dst, comm_size). The SEND completes
+//   (frees its slot, releases its dependants) when the message is delivered, as ASTRA-sim's
+//   analytical frontend runs the sender's callback on arrival (read in its sources, /work/astra
+//   RULES.md; AstraRulesOptions::send_completes and ::one_send_in_flight relax this).
 // - COMM_RECV_NODE: completes when it is ready and its matching message has been delivered: the
 //   message from comm_src to this rank with the same comm_tag (as ASTRA-sim matches: the sender
 //   is the rank that holds the SEND, the receiver the rank that holds the RECV). A message that
@@ -67,6 +67,9 @@ struct AstraRulesOptions {
   CompDuration duration = CompDuration::exact_seconds;
   ReadyOrder order = ReadyOrder::lowest_id;  // ASTRA-sim walks its ready nodes by ascending id
   bool recv_takes_comm_slot = false;  // a RECV waits for, and holds, the SEND slot of its rank
+  /// false: a rank's SENDs no longer wait for each other (each still completes when its message
+  /// is delivered): partsim's own rule, to tell ASTRA-sim's one SEND in flight apart from the rest.
+  bool one_send_in_flight = true;
   bool allow_empty_ranks = false;     // a rank without nodes finishes at 0 instead of throwing
 };
 

@@ -155,6 +155,22 @@ TEST(AstraRules, SendsOfARankSerialise) {
   EXPECT_NEAR(replay_astra_rules(traces({r0, r1}), kTwoUs, at_issue).makespan_s, 2 * kUs, 1e-18);
 }
 
+// one_send_in_flight false: SENDs of a rank overlap but each completes on delivery. Rank 0 sends
+// A and B at 0 (both arrive at 2 us) and C after A: C leaves at 2 and arrives at 4 us (with
+// SENDs completing at issue C would leave at 0; with one SEND in flight, A 0-2, B 2-4, C 4-6).
+TEST(AstraRules, SendsOverlapButCompleteOnDelivery) {
+  TraceBuilder r0, r1;
+  r0.send(0, 0, 1, 1, 100).send(1, 0, 1, 2, 100).send(2, 0, 1, 3, 100, {0});
+  r1.recv(0, 0, 1, 1, 100).recv(1, 0, 1, 2, 100).recv(2, 0, 1, 3, 100);
+  AstraRulesOptions overlap;
+  overlap.one_send_in_flight = false;
+  const auto out = replay_astra_rules(traces({r0, r1}), kTwoUs, overlap);
+  EXPECT_NEAR(out.nodes[1][1].finish_s, 2 * kUs, 1e-18);
+  EXPECT_NEAR(out.nodes[0][2].start_s, 2 * kUs, 1e-18);
+  EXPECT_NEAR(out.makespan_s, 4 * kUs, 1e-18);
+  EXPECT_NEAR(replay_astra_rules(traces({r0, r1}), kTwoUs).makespan_s, 6 * kUs, 1e-18);
+}
+
 // Rank 0 posts a RECV (id 0; its message leaves rank 1 after a 5 us COMP) and has a SEND (id 1)
 // that rank 1 receives after its own SEND. By default a RECV takes no slot: rank 0's SEND leaves
 // at 0 and arrives at 2 us; rank 0's RECV completes at 5 + 2 = 7 us, and so does rank 1's (its
@@ -324,14 +340,16 @@ TEST(AstraRules, ConcurrentAllReducesAreSerialisedByOneSendSlot) {
   EXPECT_GT(run.replay.makespan_s, run.closed_form_s * (1 + 1e-6));
 }
 
-// The one rule the exported data-parallel plan breaks is one SEND in flight per rank: with SENDs
-// that complete when they start (so a rank's SENDs overlap, as the closed form's transfers do),
-// the replay equals the closed form, latency COMP nodes included.
+// The one rule the exported data-parallel plan breaks is one SEND in flight per rank: with a
+// rank's SENDs overlapping (completing on delivery or, here equivalently, at issue), as the closed
+// form's transfers do, the replay equals the closed form, latency COMP nodes included.
 TEST(AstraRules, DataParallelPlanEqualsClosedFormWhenSendsOverlap) {
-  AstraRulesOptions at_issue;
+  AstraRulesOptions at_issue, overlap;
   at_issue.send_completes = chakra_export::SendCompletion::at_issue;
-  for (const char* latency : {"0s", "1us"}) {
-    const DataParallelRun run = data_parallel_run(latency, at_issue);
-    EXPECT_NEAR(run.replay.makespan_s, run.closed_form_s, 1e-9 * run.closed_form_s) << "latency " << latency;
-  }
+  overlap.one_send_in_flight = false;
+  for (const auto& options : {at_issue, overlap})
+    for (const char* latency : {"0s", "1us"}) {
+      const DataParallelRun run = data_parallel_run(latency, options);
+      EXPECT_NEAR(run.replay.makespan_s, run.closed_form_s, 1e-9 * run.closed_form_s) << "latency " << latency;
+    }
 }

@@ -146,7 +146,7 @@ DemoExport demo_export(const std::string& mode) {
 // Issue 42's check on the shipped demo: replayed under ASTRA-sim's execution rules with partsim's
 // own message times, the traces keep partsim's schedule. With each device's compute written as the
 // busy spans of the closed form's schedule (the default), the replay takes the closed form's time
-// to 1e-9 when a rank's SENDs may overlap; under the full rules (one SEND in flight per NPU until
+// to 1e-9 when a rank's SENDs may overlap (each still completing on delivery); under the full rules (one SEND in flight per NPU until
 // its message is delivered) it takes longer, because partsim's DeepSpatialMatrix gradient
 // reduction has a chip send on X (one layer's all-reduce) and Y (another's) at once, which no
 // SEND/RECV trace can express (docs/chakra-export.md). Written task by task (--chakra-compute
@@ -157,7 +157,7 @@ TEST(SimrunChakra, DemoUnderAstraSimRulesKeepsTheClosedFormSchedule) {
   const topology::TopologyGraph graph(topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf.yaml"));
   const auto message_time = chakra_export::platform_message_time(graph);
   chakra_export::AstraRulesOptions sends_overlap;
-  sends_overlap.send_completes = chakra_export::SendCompletion::at_issue;
+  sends_overlap.one_send_in_flight = false;
 
   const DemoExport spans = demo_export("spans");
   ASSERT_GT(spans.closed_form_s, 0.0);
