@@ -8,11 +8,11 @@
 #include "sim/collectives/algorithm_registry.hpp"
 #include "sim/common/error.hpp"
 #include "sim/devices/shard_compute.hpp"
-#include "sim/lowering/layer_geometry.hpp"
+#include "sim/geometry/layer_geometry.hpp"
 
 namespace partsim::deepa {
 
-using lowering::TensorBox;
+using geometry::TensorBox;
 using workloads::Layer;
 using workloads::LayerKind;
 
@@ -233,13 +233,13 @@ CostModel::CostModel(const topology::SystemSpec& spec, const workloads::Graph& g
   loads_ = std::make_unique<LinkLoads>(topology_);
   for (std::size_t v = 0; v < graph.size(); ++v) {
     const Layer& L = graph.layer(v);
-    const plan::LoopExtent extent = lowering::loop_extent(L, batch);
+    const plan::LoopExtent extent = geometry::loop_extent(L, batch);
     for (std::size_t c = 0; c < configs_[v].size(); ++c) {
       auto lb = std::make_unique<LayerBoxes>();
       for (const auto& db : plan::shard_boxes(sharding(v, static_cast<int>(c)), extent, devices)) {
         if (db.box.empty()) continue;
         lb->boxes.push_back(db);
-        lb->owned.push_back(lowering::output_box(L, db.box, extent, batch));
+        lb->owned.push_back(geometry::output_box(L, db.box, extent, batch));
       }
       // Index the owners as the configuration's mesh (plan::shard_boxes of a mesh_sharding: batch
       // outermost), so that xfer visits only the owners a read box overlaps.
@@ -267,7 +267,7 @@ CostModel::CostModel(const topology::SystemSpec& spec, const workloads::Graph& g
           lb->mesh = lb->pieces[d][i].size() > 0 && (i == 0 || lb->pieces[d][i - 1].hi <= lb->pieces[d][i].lo);
       lb->reads.resize(L.input_shapes.size());
       for (std::size_t slot = 0; slot < L.input_shapes.size(); ++slot)
-        for (const auto& db : lb->boxes) lb->reads[slot].push_back(lowering::input_box(L, slot, db.box, extent, batch));
+        for (const auto& db : lb->boxes) lb->reads[slot].push_back(geometry::input_box(L, slot, db.box, extent, batch));
       boxes_[v].push_back(std::move(lb));
     }
     for (std::size_t c = 0; c < configs_[v].size(); ++c) nodes_[v].push_back(node_cost(v, static_cast<int>(c)));
@@ -311,8 +311,8 @@ void CostModel::refuse_oversized(std::size_t v) {
 ShardMemory CostModel::worker_memory(std::size_t v, int config, std::size_t worker) const {
   const Layer& L = graph_.layer(v);
   const LayerBoxes& lb = boxes(v, config);
-  const plan::LoopExtent extent = lowering::loop_extent(L, graph_.batch());
-  const double weights = L.q.params > 0 ? static_cast<double>(L.q.params) * lowering::weight_fraction(L, lb.boxes[worker].box, extent) * bpe_ : 0;
+  const plan::LoopExtent extent = geometry::loop_extent(L, graph_.batch());
+  const double weights = L.q.params > 0 ? static_cast<double>(L.q.params) * geometry::weight_fraction(L, lb.boxes[worker].box, extent) * bpe_ : 0;
   // A graph input has no error to hold: it counts once, as in inference.
   return shard_memory(weights, lb.owned[worker].elements() * bpe_, is_input(L) ? plan::Mode::inference : mode_);
 }
@@ -358,7 +358,7 @@ NodeCost CostModel::node_cost(std::size_t v, int config) const {
   NodeCost cost;
   if (is_input(L)) return cost;
   const LayerBoxes& lb = boxes(v, config);
-  const plan::LoopExtent extent = lowering::loop_extent(L, graph_.batch());
+  const plan::LoopExtent extent = geometry::loop_extent(L, graph_.batch());
   bool needs_input_error = false;
   for (std::size_t u : graph_.predecessors(v)) needs_input_error = needs_input_error || !is_input(graph_.layer(u));
   std::vector<plan::Pass> passes{plan::Pass::fwd};
@@ -372,7 +372,7 @@ NodeCost CostModel::node_cost(std::size_t v, int config) const {
     const double efficiency = options_.kernel_efficiency ? kernel_efficiency(L, db.box, options_.plane_term) : 1.0;
     double t = 0;
     for (plan::Pass pass : passes) {
-      devices::ShardWork work = lowering::shard_work(L, db.box, extent, graph_.batch(), pass, bpe_);
+      devices::ShardWork work = geometry::shard_work(L, db.box, extent, graph_.batch(), pass, bpe_);
       work.primary_flops /= efficiency;
       t += devices::shard_time(spec_.device_type(db.device), work, pass).compute_s;
     }
@@ -381,7 +381,7 @@ NodeCost CostModel::node_cost(std::size_t v, int config) const {
   // update(c): all-reduce of each replica group (the workers holding the same weights).
   if (mode_ != plan::Mode::training || L.q.params <= 0) return cost;
   std::map<std::vector<plan::Range>, std::vector<std::size_t>> replicas;
-  for (std::size_t k = 0; k < lb.boxes.size(); ++k) replicas[lowering::weight_key(L, lb.boxes[k].box)].push_back(k);
+  for (std::size_t k = 0; k < lb.boxes.size(); ++k) replicas[geometry::weight_key(L, lb.boxes[k].box)].push_back(k);
   LinkLoads& loads = *loads_;
   loads.clear();
   if (options_.update == plan::GradientSyncAlgorithm::parameter_server) {
@@ -390,7 +390,7 @@ NodeCost CostModel::node_cost(std::size_t v, int config) const {
     for (const bool to_server : {true, false}) {
       for (const auto& [key, members] : replicas) {
         if (members.size() < 2) continue;
-        const double bytes = static_cast<double>(L.q.params) * lowering::weight_fraction(L, lb.boxes[members.front()].box, extent) * bpe_;
+        const double bytes = static_cast<double>(L.q.params) * geometry::weight_fraction(L, lb.boxes[members.front()].box, extent) * bpe_;
         const int server = lb.boxes[members[v % members.size()]].device;
         for (std::size_t m : members) {
           const int worker = lb.boxes[m].device;
@@ -411,7 +411,7 @@ NodeCost CostModel::node_cost(std::size_t v, int config) const {
   collectives::Schedule all;
   for (const auto& [key, members] : replicas) {
     if (members.size() < 2) continue;
-    const double bytes = static_cast<double>(L.q.params) * lowering::weight_fraction(L, lb.boxes[members.front()].box, extent) * bpe_;
+    const double bytes = static_cast<double>(L.q.params) * geometry::weight_fraction(L, lb.boxes[members.front()].box, extent) * bpe_;
     std::vector<int> devices;
     for (std::size_t m : members) devices.push_back(lb.boxes[m].device);
     all = collectives::merge(all, collectives::collective_schedule("all_reduce", devices, bytes, "", topology_));
@@ -440,7 +440,7 @@ XferCost CostModel::xfer(std::size_t e, int from_config, int to_config) const {
     if (!producer.mesh) {
       for (std::size_t i = 0; i < producer.boxes.size(); ++i)
         if (producer.boxes[i].device != dst)
-          sources.emplace_back(producer.boxes[i].device, lowering::intersect(reads[j], producer.owned[i]).elements() * bpe_);
+          sources.emplace_back(producer.boxes[i].device, geometry::intersect(reads[j], producer.owned[i]).elements() * bpe_);
       loads.add_gather(dst, sources);
       continue;
     }
@@ -487,7 +487,7 @@ std::string CostModel::edge_key(const Edge& e) const {
   std::int64_t offset = 0;
   if (v.kind == LayerKind::concat)
     for (std::size_t k = 0; k < e.slot; ++k) offset += v.input_shapes[k].c;
-  const plan::LoopExtent ev = lowering::loop_extent(v, graph_.batch());
+  const plan::LoopExtent ev = geometry::loop_extent(v, graph_.batch());
   std::string key = shape_key(u.output_shape) + (u.kind == LayerKind::fc ? "F" : "") + (is_input(u) ? "I" : "") + "|" +
                     std::string(workloads::to_string(v.kind)) + "|" + shape_key(v.input_shapes[e.slot]) + "|" +
                     shape_key(v.output_shape) + "|";

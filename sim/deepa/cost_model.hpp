@@ -17,7 +17,7 @@
 //   (phase 1), it sends them the parameters (phase 2), each phase its most loaded link's bytes /
 //   bandwidth plus one route latency, as the shared lowering's two steps.
 // - xfer(c_u, c_v): the bytes each consumer worker must receive, from the intersections of the box
-//   of the input it reads with the boxes the producer's workers own (sim/lowering/layer_geometry),
+//   of the input it reads with the boxes the producer's workers own (sim/geometry/layer_geometry),
 //   routed over the platform's links (topology_graph.hpp); in training the same volumes flow back as
 //   errors. Each phase takes its most loaded link's bytes / bandwidth plus the longest route latency.
 //

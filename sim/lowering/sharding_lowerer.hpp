@@ -13,10 +13,23 @@
 #include <vector>
 
 #include "sim/collectives/collectives.hpp"
-#include "sim/lowering/layer_geometry.hpp"
+#include "sim/geometry/layer_geometry.hpp"
 #include "sim/lowering/sharding_lowering.hpp"
 
 namespace partsim::lowering::detail {
+
+// The shared layer geometry (sim/geometry: below both planners and lowerings), read throughout the
+// sharding lowering.
+using geometry::has_two_channel_axes;
+using geometry::input_box;
+using geometry::intersect;
+using geometry::loop_extent;
+using geometry::output_box;
+using geometry::output_key;
+using geometry::shard_work;
+using geometry::TensorBox;
+using geometry::weight_fraction;
+using geometry::weight_key;
 
 using plan::Pass;
 using workloads::Layer;

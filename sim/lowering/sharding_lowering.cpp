@@ -12,7 +12,7 @@
 #include "sim/collectives/collectives.hpp"
 #include "sim/common/error.hpp"
 #include "sim/devices/shard_compute.hpp"
-#include "sim/lowering/layer_geometry.hpp"
+#include "sim/geometry/layer_geometry.hpp"
 #include "sim/lowering/sharding_lowerer.hpp"
 #include "sim/lowering/task_builders.hpp"
 #include "topology/topology_boost_graph.hpp"

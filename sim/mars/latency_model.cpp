@@ -6,7 +6,7 @@
 #include "sim/collectives/formulas.hpp"
 #include "sim/common/error.hpp"
 #include "sim/devices/shard_compute.hpp"
-#include "sim/lowering/layer_geometry.hpp"
+#include "sim/geometry/layer_geometry.hpp"
 #include "sim/mars/acc_sets.hpp"
 
 namespace partsim::mars {
@@ -51,7 +51,7 @@ LatencyModel::LatencyModel(const topology::SystemSpec& spec, const workloads::Gr
   is_primary_.assign(graph.size(), 0);
   for (std::size_t v = 0; v < graph.size(); ++v) {
     const auto& L = graph.layer(v);
-    if (L.q.primary && L.q.params > 0 && lowering::has_two_channel_axes(L)) {
+    if (L.q.primary && L.q.params > 0 && geometry::has_two_channel_axes(L)) {
       primary_.push_back(v);
       is_primary_[v] = 1;
     }
@@ -75,7 +75,7 @@ const LayerCost& LatencyModel::layer_cost(std::size_t v, int set, int design, co
   if (auto it = cost_cache_.find(key); it != cost_cache_.end()) return it->second;
   const workloads::Layer& L = graph_.layer(v);
   const auto& devices = sets_.at(static_cast<std::size_t>(set));
-  const plan::LoopExtent e = lowering::loop_extent(L, graph_.batch());
+  const plan::LoopExtent e = geometry::loop_extent(L, graph_.batch());
   const plan::Sharding sh = to_sharding(s, devices);
   std::vector<plan::DeviceBox> boxes;
   for (const auto& db : plan::shard_boxes(sh, e, spec_.device_count()))
@@ -89,30 +89,30 @@ const LayerCost& LatencyModel::layer_cost(std::size_t v, int set, int design, co
     std::map<std::vector<plan::Range>, std::size_t> groups;
     for (const auto& db : boxes) {
       const auto& b = db.box;
-      ++groups[weights_ss ? lowering::weight_key(L, b) : std::vector<plan::Range>{b.batch, b.in_channels, b.height, b.width}];
+      ++groups[weights_ss ? geometry::weight_key(L, b) : std::vector<plan::Range>{b.batch, b.in_channels, b.height, b.width}];
     }
     for (const auto& [k, n] : groups) ring = std::max(ring, n);
   }
   int reduction = 1;
   for (const auto& [dim, parts] : s.es)
-    if (dim == ShardDim::in_channels && lowering::has_two_channel_axes(L)) reduction *= parts;
+    if (dim == ShardDim::in_channels && geometry::has_two_channel_axes(L)) reduction *= parts;
   for (const auto& db : boxes) {
     plan::LoopBox piece = db.box;
     if (ring > 1) {  // one phase: 1/ring of the shared dimension
       plan::Range& r = piece.*axis_of(*s.ss);
       r = {r.lo, r.lo + (r.size() + static_cast<std::int64_t>(ring) - 1) / static_cast<std::int64_t>(ring)};
     }
-    const auto w = lowering::shard_work(L, piece, e, graph_.batch(), plan::Pass::fwd, bpe_);
+    const auto w = geometry::shard_work(L, piece, e, graph_.batch(), plan::Pass::fwd, bpe_);
     // fixed: each member on its own type; the set waits for the slowest (seed 004 §VI-C).
     const topology::DeviceType& type =
         fixed_ ? spec_.device_type(db.device) : spec_.device_types.at(designs_.at(static_cast<std::size_t>(design)));
     const double phase = devices::shard_time(type, w, plan::Pass::fwd).compute_s;
     c.compute_s = std::max(c.compute_s, phase * static_cast<double>(ring));
-    const double out = lowering::output_box(L, db.box, e, graph_.batch()).elements() * bpe_;
+    const double out = geometry::output_box(L, db.box, e, graph_.batch()).elements() * bpe_;
     double in = 0;
     for (std::size_t slot = 0; slot < L.input_shapes.size(); ++slot)
-      in += lowering::input_box(L, slot, db.box, e, graph_.batch()).elements() * bpe_;
-    double weights = L.q.weight_elements * lowering::weight_fraction(L, db.box, e) * bpe_;
+      in += geometry::input_box(L, slot, db.box, e, graph_.batch()).elements() * bpe_;
+    double weights = L.q.weight_elements * geometry::weight_fraction(L, db.box, e) * bpe_;
     if (ring > 1) {
       const double slice = weights_ss ? weights / static_cast<double>(ring) : in / static_cast<double>(ring);
       // SS (§IV): ring - 1 rotations of a slice to the next accelerator of the set (no latency in §V's model).
@@ -139,8 +139,8 @@ double LatencyModel::redistribution_s(std::size_t u, const LayerStrategy& su, st
   const auto& devices = sets_.at(static_cast<std::size_t>(set));
   const workloads::Layer& U = graph_.layer(u);
   const workloads::Layer& V = graph_.layer(v);
-  const plan::LoopExtent eu = lowering::loop_extent(U, graph_.batch());
-  const plan::LoopExtent ev = lowering::loop_extent(V, graph_.batch());
+  const plan::LoopExtent eu = geometry::loop_extent(U, graph_.batch());
+  const plan::LoopExtent ev = geometry::loop_extent(V, graph_.batch());
   const auto boxes_u = plan::shard_boxes(to_sharding(su, devices), eu, spec_.device_count());
   const auto boxes_v = plan::shard_boxes(to_sharding(sv, devices), ev, spec_.device_count());
   const auto preds = graph_.predecessors(v);
@@ -149,11 +149,11 @@ double LatencyModel::redistribution_s(std::size_t u, const LayerStrategy& su, st
     if (preds[slot] != u) continue;
     for (const auto& dv : boxes_v) {
       if (dv.box.empty()) continue;
-      const lowering::TensorBox need = lowering::input_box(V, slot, dv.box, ev, graph_.batch());
+      const geometry::TensorBox need = geometry::input_box(V, slot, dv.box, ev, graph_.batch());
       double have = 0;
       for (const auto& du : boxes_u)
         if (du.device == dv.device && !du.box.empty())
-          have += lowering::intersect(need, lowering::output_box(U, du.box, eu, graph_.batch())).elements();
+          have += geometry::intersect(need, geometry::output_box(U, du.box, eu, graph_.batch())).elements();
       worst = std::max(worst, std::max(0.0, need.elements() - have) * bpe_);
     }
   }
@@ -181,9 +181,9 @@ double LatencyModel::device_to_device_s(std::size_t u, int a, int b) const {
 
 double LatencyModel::whole_layer_s(std::size_t v, const topology::DeviceType& type) const {
   const workloads::Layer& L = graph_.layer(v);
-  const plan::LoopExtent e = lowering::loop_extent(L, graph_.batch());
+  const plan::LoopExtent e = geometry::loop_extent(L, graph_.batch());
   const plan::LoopBox whole{{0, e.batch}, {0, e.out_channels}, {0, e.in_channels}, {0, e.height}, {0, e.width}};
-  const auto w = lowering::shard_work(L, whole, e, graph_.batch(), plan::Pass::fwd, bpe_);
+  const auto w = geometry::shard_work(L, whole, e, graph_.batch(), plan::Pass::fwd, bpe_);
   return devices::shard_time(type, w, plan::Pass::fwd).compute_s;
 }
 

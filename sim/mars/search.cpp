@@ -7,7 +7,7 @@
 #include <optional>
 #include <random>
 
-#include "sim/lowering/layer_geometry.hpp"
+#include "sim/geometry/layer_geometry.hpp"
 
 namespace partsim::mars {
 namespace {
@@ -381,7 +381,7 @@ Mapping baseline(const LatencyModel& m) {
     for (std::size_t v = first; v <= last; ++v) {
       if (!m.is_primary(v)) continue;
       // ES along the two longest of C_out, C_in, H, W.
-      const plan::LoopExtent e = lowering::loop_extent(m.graph().layer(v), m.graph().batch());
+      const plan::LoopExtent e = geometry::loop_extent(m.graph().layer(v), m.graph().batch());
       StrategyGenes g;
       g.es = {static_cast<double>(e.out_channels), static_cast<double>(e.in_channels), static_cast<double>(e.height),
               static_cast<double>(e.width)};

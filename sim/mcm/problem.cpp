@@ -2,7 +2,7 @@
 
 #include "sim/common/error.hpp"
 #include "sim/devices/shard_compute.hpp"
-#include "sim/lowering/layer_geometry.hpp"
+#include "sim/geometry/layer_geometry.hpp"
 
 namespace partsim::mcm {
 namespace {
@@ -35,10 +35,10 @@ PlacementProblem make_problem(const topology::SystemSpec& spec, const workloads:
   for (std::size_t v = 0; v < graph.size(); ++v) {
     const workloads::Layer& layer = graph.layer(v);
     // The whole layer on one chiplet: the box is the whole loop space.
-    const plan::LoopExtent extent = lowering::loop_extent(layer, batch);
+    const plan::LoopExtent extent = geometry::loop_extent(layer, batch);
     const plan::LoopBox box{{0, extent.batch}, {0, extent.out_channels}, {0, extent.in_channels},
                             {0, extent.height}, {0, extent.width}};
-    const devices::ShardWork work = lowering::shard_work(layer, box, extent, batch, plan::Pass::fwd, bpe);
+    const devices::ShardWork work = geometry::shard_work(layer, box, extent, batch, plan::Pass::fwd, bpe);
     Node node;
     node.name = layer.name;
     node.compute_s = devices::shard_time(chip, work, plan::Pass::fwd).compute_s;

@@ -10,7 +10,7 @@
 #include "sim/collectives/algorithm_registry.hpp"
 #include "sim/common/error.hpp"
 #include "sim/devices/shard_compute.hpp"
-#include "sim/lowering/layer_geometry.hpp"
+#include "sim/geometry/layer_geometry.hpp"
 #include "sim/lowering/task_builders.hpp"
 #include "sim/megatron/activation_memory.hpp"
 #include "sim/megatron/optimizer_step.hpp"
@@ -243,15 +243,15 @@ class MegatronLowerer {
     PassTimes t;
     const workloads::Layer& l = graph_.layer(i);
     if (l.kind != LayerKind::input) {
-      const plan::LoopExtent e = lowering::loop_extent(l, graph_.batch());
+      const plan::LoopExtent e = geometry::loop_extent(l, graph_.batch());
       const plan::LoopBox box = tensor_parallel_box(l, e, c_.microbatch, c_.tp, c_.sequence_parallel, model_.shape.hidden);
       const auto time = [&](Pass pass) {
-        return devices::shard_time(type, lowering::shard_work(l, box, e, graph_.batch(), pass, bpe_), pass).compute_s;
+        return devices::shard_time(type, geometry::shard_work(l, box, e, graph_.batch(), pass, bpe_), pass).compute_s;
       };
       t.fwd = time(Pass::fwd);
       t.bwd = time(Pass::bwd);
       t.upd = time(Pass::upd);
-      if (l.kind == LayerKind::attention) t.core = t.fwd * lowering::attention_core_share(l, Pass::fwd);
+      if (l.kind == LayerKind::attention) t.core = t.fwd * geometry::attention_core_share(l, Pass::fwd);
     }
     return times_.emplace(key, t).first->second;
   }

@@ -8,7 +8,7 @@
 #include "sim/common/error.hpp"
 #include "sim/common/wall_clock.hpp"
 #include "sim/devices/shard_compute.hpp"
-#include "sim/lowering/layer_geometry.hpp"
+#include "sim/geometry/layer_geometry.hpp"
 #include "sim/megatron/activation_memory.hpp"
 #include "sim/megatron/optimizer_step.hpp"
 #include "sim/megatron/tp_sharding.hpp"
@@ -187,15 +187,15 @@ struct LayerTimes {
 
 LayerTimes layer_times(const topology::DeviceType& device, const workloads::Layer& l, const workloads::Graph& g,
                        const Configuration& c, int hidden, double bpe) {
-  const plan::LoopExtent e = lowering::loop_extent(l, g.batch());
+  const plan::LoopExtent e = geometry::loop_extent(l, g.batch());
   // Tensor-parallel rank's share of the layer (tp_sharding.hpp, shared with the lowering).
   const plan::LoopBox box = tensor_parallel_box(l, e, c.microbatch, c.tp, c.sequence_parallel, hidden);
   LayerTimes t;
   if (l.kind == LayerKind::input) return t;
-  t.forward_s = devices::shard_time(device, lowering::shard_work(l, box, e, g.batch(), plan::Pass::fwd, bpe), plan::Pass::fwd).compute_s;
-  t.backward_s = devices::shard_time(device, lowering::shard_work(l, box, e, g.batch(), plan::Pass::bwd, bpe), plan::Pass::bwd).compute_s +
-                 devices::shard_time(device, lowering::shard_work(l, box, e, g.batch(), plan::Pass::upd, bpe), plan::Pass::upd).compute_s;
-  if (l.kind == LayerKind::attention) t.core_s = t.forward_s * lowering::attention_core_share(l, plan::Pass::fwd);
+  t.forward_s = devices::shard_time(device, geometry::shard_work(l, box, e, g.batch(), plan::Pass::fwd, bpe), plan::Pass::fwd).compute_s;
+  t.backward_s = devices::shard_time(device, geometry::shard_work(l, box, e, g.batch(), plan::Pass::bwd, bpe), plan::Pass::bwd).compute_s +
+                 devices::shard_time(device, geometry::shard_work(l, box, e, g.batch(), plan::Pass::upd, bpe), plan::Pass::upd).compute_s;
+  if (l.kind == LayerKind::attention) t.core_s = t.forward_s * geometry::attention_core_share(l, plan::Pass::fwd);
   return t;
 }
 

@@ -1,6 +1,6 @@
 #include "sim/megatron/tp_sharding.hpp"
 
-#include "sim/lowering/layer_geometry.hpp"
+#include "sim/geometry/layer_geometry.hpp"
 
 namespace partsim::megatron {
 
@@ -16,7 +16,7 @@ plan::LoopBox tensor_parallel_box(const workloads::Layer& l, const plan::LoopExt
   const bool on_ffn = l.output_shape.c != hidden && l.kind != LayerKind::embedding && l.kind != LayerKind::fc;
   const bool row_parallel = is_row_parallel(l, hidden);
   plan::LoopBox b{{0, microbatch}, {0, e.out_channels}, {0, e.in_channels}, {0, e.height}, {0, e.width}};
-  const bool two = lowering::has_two_channel_axes(l);
+  const bool two = geometry::has_two_channel_axes(l);
   if (l.kind == LayerKind::attention || (l.kind == LayerKind::fc && !row_parallel)) {
     b.out_channels.hi = e.out_channels / tp;
   } else if (row_parallel) {

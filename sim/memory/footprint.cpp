@@ -5,7 +5,7 @@
 #include <functional>
 
 #include "sim/common/error.hpp"
-#include "sim/lowering/layer_geometry.hpp"
+#include "sim/geometry/layer_geometry.hpp"
 
 namespace partsim::memory {
 namespace {
@@ -33,20 +33,20 @@ void for_each_box(const plan::Plan& plan, const topology::SystemSpec& spec, cons
     } catch (const InputError& error) {
       throw InputError("plan: /layers/" + std::to_string(v) + "/sharding ('" + L.name + "'): " + error.what());
     }
-    const plan::LoopExtent extent = lowering::loop_extent(L, batch);
+    const plan::LoopExtent extent = geometry::loop_extent(L, batch);
     for (const plan::DeviceBox& db : plan::shard_boxes(sharding, extent, spec.device_count())) {
       if (db.box.empty()) continue;
       LayerMemory part;
       part.layer = L.name;
-      const double params = static_cast<double>(L.q.params) * lowering::weight_fraction(L, db.box, extent);
+      const double params = static_cast<double>(L.q.params) * geometry::weight_fraction(L, db.box, extent);
       const ModelStateBytes states = per_parameter.times(params);
       part.weights_bytes = states.weights_bytes;
       part.gradients_bytes = states.gradients_bytes;
       part.optimizer_bytes = states.optimizer_bytes;
-      const double output = lowering::output_box(L, db.box, extent, batch).elements() * bytes;
+      const double output = geometry::output_box(L, db.box, extent, batch).elements() * bytes;
       double inputs = 0;
       for (std::size_t slot = 0; slot < L.input_shapes.size(); ++slot)
-        inputs += lowering::input_box(L, slot, db.box, extent, batch).elements() * bytes;
+        inputs += geometry::input_box(L, slot, db.box, extent, batch).elements() * bytes;
       part.activations_bytes = output;
       // Training: BWD holds dY (output-sized) and writes dX (input-sized). Inference: the inputs read.
       part.working_bytes = mode == plan::Mode::training ? inputs + output : inputs;

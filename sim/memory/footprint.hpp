@@ -1,7 +1,7 @@
 #pragma once
 // A plan's memory per device on the shared sharding lowering's terms (docs/model.md "Memory
 // footprint"): what each device holds is read off the boxes of every layer's sharding with the
-// lowering's own geometry (sim/lowering/layer_geometry.hpp), never derived again here.
+// lowering's own geometry (sim/geometry/layer_geometry.hpp), never derived again here.
 //
 // Per device d, over the layers whose sharding gives d a box (e = the platform's element size):
 //   weights, gradients, optimizer  params x weight_fraction(box) x bytes_per_parameter()

@@ -1,6 +1,7 @@
 #include "sim/planner/builtin_strategies.hpp"
 
 #include "sim/accpar/registration.hpp"
+#include "sim/lowering/sharding_lowering.hpp"
 #include "sim/dsm/registration.hpp"
 #include "sim/mars/registration.hpp"
 #include "sim/deepa/registration.hpp"
@@ -25,7 +26,12 @@ const StrategyRegistry& builtin_strategies() {
   return registry;
 }
 
-program::Program lower_plan(const lowering::Context& context) { return builtin_strategies().lower(context); }
+program::Program lower_plan(const StrategyRegistry& registry, const lowering::Context& context) {
+  const StrategyInfo& info = registry.find(context.plan.strategy);
+  return info.lower ? info.lower(context) : lowering::lower_sharding(context);
+}
+
+program::Program lower_plan(const lowering::Context& context) { return lower_plan(builtin_strategies(), context); }
 
 void check_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph,
                 const std::string& file) {

@@ -11,6 +11,10 @@ namespace partsim::planner {
 /// The registry of all built-in strategies (built once).
 const StrategyRegistry& builtin_strategies();
 
+/// The plan's Program, by its strategy's lowering in `registry`: the strategy's own, or the shared
+/// sharding lowering (the registry itself does not link the lowering).
+program::Program lower_plan(const StrategyRegistry& registry, const lowering::Context& context);
+
 /// The plan's Program, by its strategy's lowering (the built-in registry).
 program::Program lower_plan(const lowering::Context& context);
 

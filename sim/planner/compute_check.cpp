@@ -4,7 +4,7 @@
 #include <variant>
 
 #include "sim/devices/shard_compute.hpp"
-#include "sim/lowering/layer_geometry.hpp"
+#include "sim/geometry/layer_geometry.hpp"
 
 namespace partsim::planner {
 
@@ -20,7 +20,7 @@ std::vector<ComputeCheck> check_compute_by_layer(const plan::Plan& plan, const t
     if (L.kind == workloads::LayerKind::input) continue;
     bool needs_input_error = false;
     for (std::size_t u : graph.predecessors(v)) needs_input_error |= graph.layer(u).kind != workloads::LayerKind::input;
-    const plan::LoopExtent e = lowering::loop_extent(L, graph.batch());
+    const plan::LoopExtent e = geometry::loop_extent(L, graph.batch());
     const auto boxes = plan::shard_boxes(plan.layers[v].sharding, e, spec.device_count());
     for (const plan::Pass pass : {plan::Pass::fwd, plan::Pass::bwd, plan::Pass::upd}) {
       if (!training && pass != plan::Pass::fwd) continue;
@@ -29,7 +29,7 @@ std::vector<ComputeCheck> check_compute_by_layer(const plan::Plan& plan, const t
       for (const auto& db : boxes) {
         if (db.box.empty()) continue;
         const auto& device = spec.device_type(db.device);
-        const devices::ShardWork w = lowering::shard_work(L, db.box, e, graph.batch(), pass, bpe);
+        const devices::ShardWork w = geometry::shard_work(L, db.box, e, graph.batch(), pass, bpe);
         if (w.primary_flops + w.aux_flops <= 0) continue;  // no work: the lowering has no task either
         const devices::ShardTime t = devices::shard_time(device, w, pass);
         double time = t.compute_s, no_memory = t.compute_s;

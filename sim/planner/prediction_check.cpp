@@ -7,7 +7,7 @@
 #include <variant>
 
 #include "sim/common/number_text.hpp"
-#include "sim/lowering/layer_geometry.hpp"
+#include "sim/geometry/layer_geometry.hpp"
 #include "sim/lowering/redistribution_check.hpp"
 #include "sim/lowering/sharding_lowering.hpp"
 #include "sim/program/closed_form.hpp"
@@ -175,7 +175,7 @@ std::string idle_devices_warning(const plan::Plan& plan, const topology::SystemS
   for (std::size_t v = 0; v < graph.size() && v < plan.layers.size(); ++v) {
     const workloads::Layer& layer = graph.layer(v);
     if (layer.kind == workloads::LayerKind::input) continue;
-    for (const auto& db : plan::shard_boxes(plan.layers[v].sharding, lowering::loop_extent(layer, graph.batch()), devices))
+    for (const auto& db : plan::shard_boxes(plan.layers[v].sharding, geometry::loop_extent(layer, graph.batch()), devices))
       if (!db.box.empty()) busy[static_cast<std::size_t>(db.device)] = true;
   }
   std::vector<int> idle;

@@ -7,7 +7,6 @@
 
 #include "sim/common/error.hpp"
 #include "sim/common/text.hpp"
-#include "sim/lowering/sharding_lowering.hpp"
 #include "topology/system_spec.hpp"
 
 #ifndef PARTSIM_VERSION
@@ -251,11 +250,6 @@ std::string StrategyRegistry::explain(const std::string& name, const PlanInputs&
   PlanInputs in = inputs;
   in.resolved = resolve_options(name, inputs.options);
   return info.explain(in, layer);
-}
-
-program::Program StrategyRegistry::lower(const lowering::Context& context) const {
-  const StrategyInfo& info = find(context.plan.strategy);
-  return info.lower ? info.lower(context) : lowering::lower_sharding(context);
 }
 
 }  // namespace partsim::planner

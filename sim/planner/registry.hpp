@@ -90,9 +90,6 @@ class StrategyRegistry {
   /// Strategy `name`'s explanation of one layer's choices; InputError when it has none.
   std::string explain(const std::string& name, const PlanInputs& inputs, const std::string& layer) const;
 
-  /// The plan's Program: the strategy's own lowering, or the shared sharding lowering.
-  program::Program lower(const lowering::Context& context) const;
-
  private:
   std::vector<StrategyInfo> strategies_;
 };

@@ -7,6 +7,7 @@
 
 #include "sim/accpar/registration.hpp"
 #include "sim/plan/plan_io.hpp"
+#include "sim/planner/builtin_strategies.hpp"
 #include "sim/planner/check_plan.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
@@ -60,7 +61,7 @@ TEST(PluginStrategy, PlansChecksLowersAndReplaysThroughTheSharedSeam) {
   const plan::Plan back = plan::plan_from_json(plan::plan_to_json(p), "plan.json");
   EXPECT_NO_THROW(planner::check_plan(back, spec, g, r, "plan.json"));
   const topology::TopologyGraph topo(spec);
-  const program::Program prog = r.lower({back, spec, g, topo});
+  const program::Program prog = planner::lower_plan(r, {back, spec, g, topo});
   for (const auto& t : prog.tasks()) {
     EXPECT_NE(t.kind, program::TaskKind::transfer) << t.label.str();
     if (t.kind == program::TaskKind::compute) {

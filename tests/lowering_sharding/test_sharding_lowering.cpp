@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "sim/lowering/layer_geometry.hpp"
+#include "sim/geometry/layer_geometry.hpp"
 #include "sim/lowering/redistribution_check.hpp"
 #include "sim/lowering/sharding_lowering.hpp"
 #include "sim/planner/prediction_check.hpp"
@@ -284,23 +284,23 @@ TEST(LayerGeometry, ConvolutionReadsItsWindowAndConcatItsSlot) {
   b.concat("cat", {c, c});
   const workloads::Graph g = b.build(2);
   const auto& conv = g.layer("c");
-  const plan::LoopExtent e = lowering::loop_extent(conv, 2);
+  const plan::LoopExtent e = geometry::loop_extent(conv, 2);
   EXPECT_EQ(e.out_channels, 4);
   EXPECT_EQ(e.in_channels, 3);
   EXPECT_EQ(e.height, 4);
   // Output rows 2..3 read input rows 2*2-1 = 3 .. (3*2-1)+3 = 8.
   plan::LoopBox box{{0, 2}, {0, 4}, {0, 3}, {2, 4}, {0, 4}};
-  const auto in = lowering::input_box(conv, 0, box, e, 2);
+  const auto in = geometry::input_box(conv, 0, box, e, 2);
   EXPECT_EQ(in.height, (plan::Range{3, 8}));
   EXPECT_EQ(in.width, (plan::Range{0, 8}));
-  EXPECT_EQ(lowering::output_box(conv, box, e, 2).height, (plan::Range{2, 4}));
-  EXPECT_DOUBLE_EQ(lowering::work_fraction(conv, box, e), 0.5);
+  EXPECT_EQ(geometry::output_box(conv, box, e, 2).height, (plan::Range{2, 4}));
+  EXPECT_DOUBLE_EQ(geometry::work_fraction(conv, box, e), 0.5);
   // concat of two 4-channel inputs: output channels 2..6 read channels 2..4 of slot 0, 0..2 of slot 1.
   const auto& cat = g.layer("cat");
-  const plan::LoopExtent ce = lowering::loop_extent(cat, 2);
+  const plan::LoopExtent ce = geometry::loop_extent(cat, 2);
   plan::LoopBox cb{{0, 2}, {2, 6}, {0, 8}, {0, 4}, {0, 4}};
-  EXPECT_EQ(lowering::input_box(cat, 0, cb, ce, 2).channel, (plan::Range{2, 4}));
-  EXPECT_EQ(lowering::input_box(cat, 1, cb, ce, 2).channel, (plan::Range{0, 2}));
+  EXPECT_EQ(geometry::input_box(cat, 0, cb, ce, 2).channel, (plan::Range{2, 4}));
+  EXPECT_EQ(geometry::input_box(cat, 1, cb, ce, 2).channel, (plan::Range{0, 2}));
 }
 
 // A slice reads its input shifted by `begin` along the cut axis: output channels 32..64 of k (input
@@ -313,15 +313,15 @@ TEST(LayerGeometry, SliceReadsItsInputShiftedByBegin) {
   b.slice("rows", qkv, workloads::ShapeAxis::height, 4, 8);
   const workloads::Graph g = b.build(2);
   const auto& k = g.layer("k");
-  const plan::LoopExtent e = lowering::loop_extent(k, 2);
+  const plan::LoopExtent e = geometry::loop_extent(k, 2);
   plan::LoopBox box{{0, 2}, {32, 64}, {32, 64}, {0, 16}, {0, 1}};
-  const auto in = lowering::input_box(k, 0, box, e, 2);
+  const auto in = geometry::input_box(k, 0, box, e, 2);
   EXPECT_EQ(in.channel, (plan::Range{160, 192}));
   EXPECT_EQ(in.height, (plan::Range{0, 16}));
   const auto& rows = g.layer("rows");
-  const plan::LoopExtent re = lowering::loop_extent(rows, 2);
+  const plan::LoopExtent re = geometry::loop_extent(rows, 2);
   plan::LoopBox rbox{{0, 2}, {0, 384}, {0, 384}, {1, 3}, {0, 1}};
-  const auto rin = lowering::input_box(rows, 0, rbox, re, 2);
+  const auto rin = geometry::input_box(rows, 0, rbox, re, 2);
   EXPECT_EQ(rin.height, (plan::Range{5, 7}));
   EXPECT_EQ(rin.channel, (plan::Range{0, 384}));
 }

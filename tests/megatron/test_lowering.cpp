@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "sim/devices/shard_compute.hpp"
-#include "sim/lowering/layer_geometry.hpp"
+#include "sim/geometry/layer_geometry.hpp"
 #include "sim/megatron/lowering.hpp"
 #include "sim/megatron/tp_sharding.hpp"
 #include "sim/megatron/transformer_costs.hpp"
@@ -74,9 +74,9 @@ struct Fixture {
   double time(std::size_t i, plan::Pass pass, int samples = 1) const {
     const workloads::Layer& l = graph.layer(i);
     if (l.kind == workloads::LayerKind::input) return 0;
-    const plan::LoopExtent e = lowering::loop_extent(l, graph.batch());
+    const plan::LoopExtent e = geometry::loop_extent(l, graph.batch());
     const plan::LoopBox box{{0, samples}, {0, e.out_channels}, {0, e.in_channels}, {0, e.height}, {0, e.width}};
-    return devices::shard_time(spec.device_type(0), lowering::shard_work(l, box, e, graph.batch(), pass, 2), pass).compute_s;
+    return devices::shard_time(spec.device_type(0), geometry::shard_work(l, box, e, graph.batch(), pass, 2), pass).compute_s;
   }
   /// Forward and backward (bwd + upd) of a list of layers for `samples` samples.
   std::pair<double, double> times(const std::vector<std::size_t>& layers, int samples = 1) const {

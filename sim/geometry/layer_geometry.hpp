@@ -17,7 +17,7 @@
 #include "sim/plan/sharding.hpp"
 #include "workloads/layer.hpp"
 
-namespace partsim::lowering {
+namespace partsim::geometry {
 
 struct TensorBox {
   plan::Range batch, channel, height, width;
@@ -63,4 +63,4 @@ double attention_core_share(const workloads::Layer& layer, plan::Pass pass);
 devices::ShardWork shard_work(const workloads::Layer& layer, const plan::LoopBox& box, const plan::LoopExtent& extent,
                               std::int64_t batch, plan::Pass pass, double bytes_per_element);
 
-}  // namespace partsim::lowering
+}  // namespace partsim::geometry

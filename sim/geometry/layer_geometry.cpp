@@ -1,10 +1,10 @@
-#include "sim/lowering/layer_geometry.hpp"
+#include "sim/geometry/layer_geometry.hpp"
 
 #include <algorithm>
 
 #include "sim/common/integer_math.hpp"
 
-namespace partsim::lowering {
+namespace partsim::geometry {
 namespace {
 
 using plan::Range;
@@ -225,4 +225,4 @@ devices::ShardWork shard_work(const workloads::Layer& L, const plan::LoopBox& bo
   return w;
 }
 
-}  // namespace partsim::lowering
+}  // namespace partsim::geometry
