@@ -1,5 +1,7 @@
 #include "sim/dsm/layer_model.hpp"
 
+#include "sim/devices/pe_array.hpp"
+
 #include "sim/common/error.hpp"
 #include "sim/common/integer_math.hpp"
 
@@ -68,10 +70,14 @@ long long reduction_split(const Split5& f, Pass pass) {
 
 }  // namespace
 
-WorkSplit work_split(const DsmLayer& layer, ChipSplit split, const CoreConfig& config, int M, int N) {
+Split5 chip_work(const DsmLayer& layer, ChipSplit split, int M, int N) {
   const ChipFactors f = chip_factors(split, M, N);
+  return {layer.in, ceil_div(layer.out, f.out), layer.ij, layer.kij, ceil_div(layer.mb, f.mb)};
+}
+
+WorkSplit work_split(const DsmLayer& layer, ChipSplit split, const CoreConfig& config, int M, int N) {
   WorkSplit w;
-  w.chip = {layer.in, ceil_div(layer.out, f.out), layer.ij, layer.kij, ceil_div(layer.mb, f.mb)};
+  w.chip = chip_work(layer, split, M, N);
   w.core = divide(w.chip, config.core);
   w.array = divide(w.core, config.array);
   return w;
@@ -88,12 +94,7 @@ double pricomp_cycles(const Split5& array_work, Pass pass, const topology::CoreS
 }
 
 double aux_seconds(const AuxOp& op, double elements_per_core, const DsmSystem& s) {
-  const auto& core = s.chip.core;
-  const double sfp = op.ops * elements_per_core / (static_cast<double>(core.sfus) * core.sfu_lanes * core.frequency_hz);
-  const double spad = core.scratchpad_bandwidth > 0
-                          ? op.accesses * elements_per_core * s.bytes_per_element / core.scratchpad_bandwidth
-                          : 0.0;
-  return std::max(sfp, spad);
+  return devices::sfu_seconds(elements_per_core, op.ops, op.accesses, s.bytes_per_element, s.chip.core);
 }
 
 double held_tile_elements(double tensor_elements, int dysm_factor, const DsmSystem& s) {
@@ -128,10 +129,107 @@ double onchip_relayout_time(const DsmLayer& producer, const DsmSystem& s) {
   return ring_all_to_all_link_bytes(per_chip, s.cores(), true) / s.chip.core_to_core_bandwidth;
 }
 
-void PassCost::add_core_reduction(const CoreReduction& r) {
-  if (core_reduction_count == static_cast<int>(core_reductions.size()))
-    throw Error("PassCost: more than " + std::to_string(core_reductions.size()) + " core reductions in one pass");
-  core_reductions[static_cast<std::size_t>(core_reduction_count++)] = r;
+PassFlags later_iteration_flags(const PassFlags& first, Pass pass, bool weights_held, double kernel_chip_bytes) {
+  PassFlags f = first;
+  if (pass != Pass::upd) {
+    if (weights_held) f.fetch_b = false;  // weights held across timesteps
+  } else if (weights_held) {
+    f.write_o = false;  // gradient accumulated on chip, written once
+  } else {
+    f.extra_memory_bytes += kernel_chip_bytes;  // read back the partial gradient
+  }
+  return f;
+}
+
+PassOperands pass_operands(const DsmLayer& L, Pass pass, ChipSplit split, const Split5& f, const PassFlags& flags,
+                           int M, int N) {
+  PassOperands o;
+  const ChipFactors cf = chip_factors(split, M, N);
+  const double p_model = static_cast<double>(cf.out);  // chips sharing the features by rotation
+  const Split5 w = chip_work(L, split, M, N);
+  // Chip-level tensors (elements). Group output = what is written after pooling etc.
+  const double ij_scale = static_cast<double>(L.ij_in) / static_cast<double>(L.ij);
+  const double input_chip = fprod({w.in, w.mb, w.ij}) * ij_scale;
+  const double kernel_chip = fprod({w.in, w.out, w.kij});
+  const double output_chip = fprod({w.out, w.mb, w.ij});
+  const double group_out_chip = L.out_elements / fprod({cf.mb, cf.out});
+  const double extra_chip = L.extra_in_elements / fprod({cf.mb, cf.out});
+  // In model parallelism each chip's memory holds 1/p of the features; the rest arrive by rotation.
+  const double input_own = input_chip / p_model;
+  switch (pass) {
+    case Pass::fwd:
+      o.read_a = input_own; o.split_a = split_of_input(f);
+      o.read_b = kernel_chip; o.split_b = split_of_kernel(f);
+      o.write_o = group_out_chip; o.split_o = split_of_output(f);
+      break;
+    case Pass::bwd:
+      o.read_a = group_out_chip; o.split_a = split_of_output(f);
+      o.read_b = kernel_chip; o.split_b = split_of_kernel(f);
+      o.write_o = input_own; o.split_o = split_of_input(f);
+      break;
+    case Pass::upd:
+      o.read_a = input_own; o.split_a = split_of_input(f);
+      o.read_b = output_chip; o.split_b = split_of_output(f);
+      o.write_o = kernel_chip; o.split_o = split_of_kernel(f);
+      break;
+  }
+  if (!L.primary) {  // auxiliary-only group: streams its input and output, no kernel
+    o.read_a = pass == Pass::upd ? 0 : group_out_chip;
+    o.read_b = 0;
+    o.write_o = pass == Pass::upd ? 0 : group_out_chip;
+  }
+  if (!flags.fetch_a) o.read_a = 0;
+  if (!flags.fetch_b) o.read_b = 0;
+  if (!flags.write_o) o.write_o = 0;
+  o.extra = pass == Pass::fwd ? extra_chip : 0.0;
+  const RotationSteps steps = rotation_steps(split, M, N);
+  if (L.primary && (steps.x + steps.y) > 0) {
+    o.chunk = input_own;  // FWD/UPD: input features; BWD: partial input errors
+    o.rotation_steps = steps.x + steps.y;
+  }
+  return o;
+}
+
+double on_chip_link_bytes(const PassOperands& o, double e, int cores) {
+  const double reads = on_chip_fetch_link_bytes(o.read_a * e, o.split_a, cores) +
+                       on_chip_fetch_link_bytes(o.read_b * e, o.split_b, cores) +
+                       on_chip_fetch_link_bytes(o.extra * e, o.split_a, cores);
+  const double rotated_in = o.rotation_steps * (o.chunk * e);
+  const double writes = on_chip_fetch_link_bytes(o.write_o * e, o.split_o, cores);
+  return std::max(reads + on_chip_fetch_link_bytes(rotated_in, o.split_a, cores), writes);
+}
+
+void CoreReductions::add(const CoreReduction& r) {
+  if (count == static_cast<int>(items.size()))
+    throw Error("core_reductions: more than " + std::to_string(items.size()) + " core reductions in one pass");
+  items[static_cast<std::size_t>(count++)] = r;
+}
+
+CoreReductions core_reductions(const DsmLayer& L, Pass pass, const Split5& cw, const Split5& f, double e) {
+  CoreReductions r;
+  const double ij_scale = static_cast<double>(L.ij_in) / static_cast<double>(L.ij);
+  // The primary's partial sums: cores splitting the pass's reduction hold partial sums of one tile.
+  double o_tile = 0;
+  switch (pass) {
+    case Pass::fwd: o_tile = fprod({cw.out, cw.mb, cw.ij}); break;
+    case Pass::bwd: o_tile = fprod({cw.in, cw.mb, cw.ij}) * ij_scale; break;
+    case Pass::upd: o_tile = fprod({cw.out, cw.in, cw.kij}); break;
+  }
+  if (L.primary && reduction_split(f, pass) > 1) r.add({o_tile * e, reduction_split(f, pass), 1});
+  // Normalizations (Fig. 5 (ii), (iii)): the cores splitting the reduced dimension all-reduce their
+  // partial statistics on the ring, a reduce-scatter and an all-gather (every core needs the
+  // result). Softmax / layer norm: 1 or 2 values for each of the core's samples x positions, over
+  // the cores splitting out; batch norm: 2 values for each of the core's features, over the cores
+  // splitting mb x ij. (Across chips the statistics stay per chip: data parallelism normalizes per
+  // chip's minibatch; a model-parallel softmax is not reduced.)
+  for (const AuxOp& op : L.aux[static_cast<std::size_t>(pass)]) {
+    if (op.reduction == AuxReduction::none) continue;
+    const bool features = op.reduction == AuxReduction::over_features;
+    const long long k = features ? f.out : f.mb * f.ij;
+    const double groups = features ? fprod({cw.mb, cw.ij}) : static_cast<double>(cw.out);
+    if (k > 1) r.add({groups * op.statistics * e, k, 2});
+  }
+  return r;
 }
 
 PassCost evaluate_pass(const DsmLayer& L, Pass pass, ChipSplit split, const CoreConfig& config,
@@ -140,8 +238,6 @@ PassCost evaluate_pass(const DsmLayer& L, Pass pass, ChipSplit split, const Core
   const double e = s.bytes_per_element;
   const int chips = s.chips();
   const int cores = s.cores();
-  const ChipFactors cf = chip_factors(split, s.M, s.N);
-  const double p_model = static_cast<double>(cf.out);  // chips sharing the features by rotation
   const WorkSplit w = work_split(L, split, config, s.M, s.N);
   const double freq = s.frequency();
 
@@ -149,92 +245,27 @@ PassCost evaluate_pass(const DsmLayer& L, Pass pass, ChipSplit split, const Core
   c.mac_busy = c.macs / s.peak_macs_per_s();
   if (L.primary) c.pricomp = pricomp_cycles(w.array, pass, s.chip.core) / freq;
 
-  // ---- Chip-level tensors (elements). Group output = what is written after pooling etc.
-  const double ij_scale = static_cast<double>(L.ij_in) / static_cast<double>(L.ij);
-  const double input_chip = fprod({w.chip.in, w.chip.mb, w.chip.ij}) * ij_scale;
-  const double kernel_chip = fprod({w.chip.in, w.chip.out, w.chip.kij});
-  const double output_chip = fprod({w.chip.out, w.chip.mb, w.chip.ij});
-  const double group_out_chip = L.out_elements / fprod({cf.mb, cf.out});
-  const double extra_chip = L.extra_in_elements / fprod({cf.mb, cf.out});
-  // In model parallelism each chip's memory holds 1/p of the features; the rest arrive by rotation.
-  const double input_own = input_chip / p_model;
-
-  double read_a = 0, read_b = 0, write_o = 0;
-  long long split_a = 1, split_b = 1, split_o = 1;
-  const Split5& f = config.core;
-  switch (pass) {
-    case Pass::fwd:
-      read_a = input_own; split_a = split_of_input(f);
-      read_b = kernel_chip; split_b = split_of_kernel(f);
-      write_o = group_out_chip; split_o = split_of_output(f);
-      break;
-    case Pass::bwd:
-      read_a = group_out_chip; split_a = split_of_output(f);
-      read_b = kernel_chip; split_b = split_of_kernel(f);
-      write_o = input_own; split_o = split_of_input(f);
-      break;
-    case Pass::upd:
-      read_a = input_own; split_a = split_of_input(f);
-      read_b = output_chip; split_b = split_of_output(f);
-      write_o = kernel_chip; split_o = split_of_kernel(f);
-      break;
-  }
-  if (!L.primary) {  // auxiliary-only group: streams its input and output, no kernel
-    read_a = pass == Pass::upd ? 0 : group_out_chip;
-    read_b = 0;
-    write_o = pass == Pass::upd ? 0 : group_out_chip;
-  }
-  if (!flags.fetch_a) read_a = 0;
-  if (!flags.fetch_b) read_b = 0;
-  if (!flags.write_o) write_o = 0;
-  const double extra = pass == Pass::fwd ? extra_chip : 0.0;
-
   // FetchInp / FetchKer / WriteOut: double-buffered, multicast on chip (Fig. 5, §II-D).
-  c.overlapped.memory = (read_a + read_b + write_o + extra) * e + flags.extra_memory_bytes;
-  const double reads = on_chip_fetch_link_bytes(read_a * e, split_a, cores) +
-                       on_chip_fetch_link_bytes(read_b * e, split_b, cores) +
-                       on_chip_fetch_link_bytes(extra * e, split_a, cores);
-  double rotated_in = 0;
-  const RotationSteps steps = rotation_steps(split, s.M, s.N);
-  if (L.primary && (steps.x + steps.y) > 0) {
-    const double chunk = input_own * e;  // FWD/UPD: input features; BWD: partial input errors
+  const PassOperands o = pass_operands(L, pass, split, config.core, flags, s.M, s.N);
+  c.overlapped.memory = (o.read_a + o.read_b + o.write_o + o.extra) * e + flags.extra_memory_bytes;
+  if (o.rotation_steps > 0) {
+    const RotationSteps steps = rotation_steps(split, s.M, s.N);
+    const double chunk = o.chunk * e;
     c.rotation = rotation_time(chunk, split, s);
     c.overlapped.x = pass != Pass::bwd ? steps.x * chunk : 0;
     c.overlapped.y = pass != Pass::bwd ? steps.y * chunk : 0;
-    rotated_in = (steps.x + steps.y) * chunk;
   }
-  const double writes = on_chip_fetch_link_bytes(write_o * e, split_o, cores);
-  c.overlapped.on_chip = std::max(reads + on_chip_fetch_link_bytes(rotated_in, split_a, cores), writes);
+  c.overlapped.on_chip = on_chip_link_bytes(o, e, cores);
   const LinkTimes t = link_times(c.overlapped, s);
   c.ovl = std::max(t.memory, t.on_chip);
   if (pass != Pass::bwd) c.ovl = std::max(c.ovl, c.rotation);  // §II-D: overlapped in FWD, UPD
 
-  // PartialSumAcc between cores (non-overlapped).
-  if (L.primary) {
-    const Split5& cw = w.core;
-    double o_tile = 0;
-    switch (pass) {
-      case Pass::fwd: o_tile = fprod({cw.out, cw.mb, cw.ij}); break;
-      case Pass::bwd: o_tile = fprod({cw.in, cw.mb, cw.ij}) * ij_scale; break;
-      case Pass::upd: o_tile = fprod({cw.out, cw.in, cw.kij}); break;
-    }
-    c.partial_sum = partial_sum_time(o_tile * e, reduction_split(f, pass), s);
-    if (reduction_split(f, pass) > 1) c.add_core_reduction({o_tile * e, reduction_split(f, pass), 1});
-  }
-  // PartialSumAcc of normalizations (Fig. 5 (ii), (iii)): the cores splitting the reduced dimension
-  // all-reduce their partial statistics on the ring, a reduce-scatter and an all-gather (every core
-  // needs the result): twice partial_sum_time. Softmax / layer norm: 1 or 2 values for each of the
-  // core's samples x positions, over the cores splitting out; batch norm: 2 values for each of the
-  // core's features, over the cores splitting mb x ij. (Across chips the statistics stay per chip:
-  // data parallelism normalizes per chip's minibatch; a model-parallel softmax is not reduced.)
-  for (const AuxOp& op : L.aux[static_cast<std::size_t>(pass)]) {
-    if (op.reduction == AuxReduction::none) continue;
-    const Split5& cw = w.core;
-    const bool features = op.reduction == AuxReduction::over_features;
-    const long long k = features ? f.out : f.mb * f.ij;
-    const double groups = features ? fprod({cw.mb, cw.ij}) : static_cast<double>(cw.out);
-    c.partial_sum += 2 * partial_sum_time(groups * op.statistics * e, k, s);
-    if (k > 1) c.add_core_reduction({groups * op.statistics * e, k, 2});
+  // PartialSumAcc between cores (non-overlapped): the primary's, then the normalizations' (twice:
+  // an all-reduce).
+  const CoreReductions r = core_reductions(L, pass, w.core, config.core, e);
+  for (int i = 0; i < r.count; ++i) {
+    const CoreReduction& cr = r.items[static_cast<std::size_t>(i)];
+    c.partial_sum += cr.rounds * partial_sum_time(cr.tile_bytes, cr.cores, s);
   }
   c.non_ovl = c.partial_sum + (pass == Pass::bwd ? c.rotation : 0.0);
 
