@@ -15,6 +15,7 @@
 #include "sim/dsm/group_chain.hpp"
 #include "sim/dsm/hardware.hpp"
 #include "sim/dsm/layer_model.hpp"
+#include "sim/dsm/pass_geometry.hpp"
 #include "sim/dsm/plan_fields.hpp"
 #include "sim/dsm/search.hpp"
 #include "sim/lowering/lowering.hpp"
@@ -158,8 +159,11 @@ class DsmLowerer {
   /// memory (read the old layout, write the new) and on-chip parts, as one group.
   std::vector<int> relayout(std::size_t p, const GroupSetup& gs, Pass pass, const std::vector<int>& after);
 
+  /// One chip's share of `producer`'s output over all its timesteps, bytes: what a relayout moves.
+  double chip_share_bytes(const DsmLayer& producer) const;
+
   /// Core-to-core relayout when memory reuse hands a tensor over in a different core layout
-  /// (layer_model.hpp reuse_layouts_match, onchip_relayout_time; chain_dp.cpp with_producer). At core
+  /// (layer_model.hpp reuse_layouts_match; chain_dp.cpp with_producer). At core
   /// granularity on a ring chip, SimGrid flows carrying what the ring all-to-all puts on each
   /// directed ring link (every core to both neighbours: the same time uncontended, 2 x cores flows
   /// per chip instead of cores^2); elsewhere a delay.

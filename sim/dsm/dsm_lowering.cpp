@@ -42,6 +42,7 @@
 #include "sim/common/error.hpp"
 #include "sim/dsm/hardware.hpp"
 #include "sim/dsm/layer_model.hpp"
+#include "sim/dsm/pass_geometry.hpp"
 #include "sim/dsm/group_chain.hpp"
 #include "sim/dsm/search.hpp"
 #include "sim/dsm/dsm_lowerer.hpp"
@@ -207,6 +208,10 @@ std::vector<int> DsmLowerer::gradient(const GroupSetup& gs, const PassSetup& ps,
   return {join(layer, Pass::upd, "grad join", group)};
 }
 
+double DsmLowerer::chip_share_bytes(const DsmLayer& producer) const {
+  return producer.out_elements * static_cast<double>(producer.ts) * s_.bytes_per_element / s_.chips();
+}
+
 std::vector<int> DsmLowerer::relayout(std::size_t p, const GroupSetup& gs, Pass pass, const std::vector<int>& after) {
   const auto& P = net_.groups[p].layer;
   const ChipSplit from = groups_[p].split;
@@ -215,7 +220,7 @@ std::vector<int> DsmLowerer::relayout(std::size_t p, const GroupSetup& gs, Pass 
   const bool change_x = a.x_data != b.x_data && s_.M > 1;
   const bool change_y = a.y_data != b.y_data && s_.N > 1;
   if (!change_x && !change_y) return after;
-  const double per_chip = P.out_elements * static_cast<double>(P.ts) * s_.bytes_per_element / s_.chips();
+  const double per_chip = chip_share_bytes(P);
   const int layer = gs.layer;
   std::vector<int> group;
   std::vector<int> chain = after;
@@ -244,11 +249,15 @@ std::vector<int> DsmLowerer::onchip_relayout(const GroupSetup& gs, Pass pass, co
   const PassSetup* c = find(gs, pass);
   if (!p || !c) return after;
   if (reuse_layouts_match(pass, p->config.core, c->config.core)) return after;
-  const double t = onchip_relayout_time(net_.groups[gs.group - 1].layer, s_);
-  if (t <= 0) return after;
-  if (!core_level_ || s_.chip.interconnect != topology::OnChipInterconnect::ring)
-    return {program_.add_delay(gs.layer, pass, "onchip_relayout", t, after)};
-  const double link_bytes = t * s_.chip.core_to_core_bandwidth;  // onchip_relayout_time's load
+  // The producer's output share of the chip, all-to-all over the cores on the bidirectional ring:
+  // what it puts on each directed ring link (transfers.hpp ring_all_to_all_link_bytes).
+  const double share = chip_share_bytes(net_.groups[gs.group - 1].layer);
+  const double link_bytes = ring_all_to_all_link_bytes(share, s_.cores(), true);
+  if (link_bytes <= 0) return after;
+  if (!core_level_ || s_.chip.interconnect != topology::OnChipInterconnect::ring) {
+    const double seconds = link_bytes / s_.chip.core_to_core_bandwidth;
+    return {program_.add_delay(gs.layer, pass, "onchip_relayout", seconds, after)};
+  }
   std::vector<int> done;
   for (int d : gs.chips) {
     const int cores = c_.topology.cores_of(d);

@@ -21,6 +21,7 @@
 #include "sim/devices/pe_array.hpp"
 #include "sim/dsm/hardware.hpp"
 #include "sim/dsm/layer_model.hpp"
+#include "sim/dsm/pass_geometry.hpp"
 #include "sim/dsm/group_chain.hpp"
 #include "sim/dsm/pass_search.hpp"
 #include "sim/dsm/search.hpp"

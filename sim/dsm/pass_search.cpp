@@ -3,6 +3,8 @@
 
 #include "sim/dsm/pass_search.hpp"
 
+#include "sim/dsm/pass_geometry.hpp"
+
 #include <algorithm>
 
 namespace partsim::dsm {
