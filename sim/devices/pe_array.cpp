@@ -1,5 +1,7 @@
 #include "sim/devices/pe_array.hpp"
 
+#include <algorithm>
+
 #include "sim/common/integer_math.hpp"
 
 namespace partsim::devices {
@@ -20,6 +22,14 @@ double pricomp_cycles(const ArrayWork& work, plan::Pass pass, const topology::Co
                         static_cast<double>(ceil_div(m.column, core.array.cols)) *
                         static_cast<double>(ceil_div(m.stream, core.pe.simd_lanes));
   return chunks + core.array.rows + core.array.cols;
+}
+
+double sfu_seconds(double elements, double ops, double accesses, double bytes_per_element,
+                   const topology::CoreSpec& core) {
+  const double sfp = ops * elements / (static_cast<double>(core.sfus) * core.sfu_lanes * core.frequency_hz);
+  const double spad =
+      core.scratchpad_bandwidth > 0 ? accesses * elements * bytes_per_element / core.scratchpad_bandwidth : 0.0;
+  return std::max(sfp, spad);
 }
 
 }  // namespace partsim::devices

@@ -31,4 +31,11 @@ ArrayMapping array_mapping(const ArrayWork& work, plan::Pass pass);
 /// PriComp in cycles (seed 003 §II-D).
 double pricomp_cycles(const ArrayWork& work, plan::Pass pass, const topology::CoreSpec& core);
 
+/// AuxComp of one auxiliary operation on one core (seed 003 §II-A, §II-D), seconds: `elements`
+/// values, each `ops` special-function operations and `accesses` scratchpad reads + writes of
+/// `bytes_per_element` bytes; the larger of the SFPs' throughput (sfus x lanes x clock) and the
+/// scratchpad bandwidth (0 bandwidth: not modelled).
+double sfu_seconds(double elements, double ops, double accesses, double bytes_per_element,
+                   const topology::CoreSpec& core);
+
 }  // namespace partsim::devices

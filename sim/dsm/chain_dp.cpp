@@ -289,6 +289,7 @@ DsmResult NetworkSearch::run_dp(bool match_producer) {
     lc.split = st.split;
     lc.dysm_factor = st.dysm;
     lc.reuse_in = st.reuse_in;
+    lc.reuse_out = reuse_out;
     lc.passes = nodes[l][pick[l]].variant[reuse_out ? 1 : 0].passes;
   }
   charge_edges(result);

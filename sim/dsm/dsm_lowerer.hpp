@@ -15,32 +15,38 @@
 #include "sim/dsm/group_chain.hpp"
 #include "sim/dsm/hardware.hpp"
 #include "sim/dsm/layer_model.hpp"
+#include "sim/dsm/pass_geometry.hpp"
 #include "sim/dsm/plan_fields.hpp"
 #include "sim/dsm/search.hpp"
 #include "sim/lowering/lowering.hpp"
+#include "sim/program/program.hpp"
 
-namespace partsim::lowering::dsm_detail {
+namespace partsim::dsm::lowering_detail {
 
-using dsm::ChipSplit;
-using dsm::CoreConfig;
-using dsm::DsmLayer;
-using dsm::DsmSystem;
-using dsm::PassCost;
-using dsm::PassFlags;
+using lowering::Context;
 using plan::Pass;
-using dsm::Split5;
 
-/// One pass of one group as the planner costed it.
+/// What one iteration (one timestep of one spatial minibatch) of a pass does on each chip, derived
+/// from the plan's work split with the device model: never the planner's cost (DESIGN.md
+/// principle 1). The lowering turns it into events; their times come from the PE-array and SFP
+/// models (sim/devices/pe_array.hpp), the memory and on-chip links and the collectives.
+struct IterationWork {
+  double pricomp_s = 0;      // PriComp: devices::pricomp_cycles of the plan's ArrayD work / clock
+  double aux_s = 0;          // AuxComp: devices::sfu_seconds of each auxiliary op's core share
+  double read_bytes = 0;     // FetchInp + FetchKer (+ partial gradient read back), per chip
+  double write_bytes = 0;    // WriteOut, per chip
+  double on_chip_bytes = 0;  // the busiest on-chip ring link (a delay at chip granularity)
+  CoreReductions reductions; // PartialSumAcc: what the cores reduce (layer_model.hpp core_reductions)
+  bool operator==(const IterationWork&) const = default;
+};
+
+/// One pass of one group as the plan maps it.
 struct PassSetup {
   Pass pass = Pass::fwd;
-  const dsm::DsmPassPlan* plan = nullptr;
+  const DsmPassPlan* plan = nullptr;
   CoreConfig config;
-  PassFlags first_flags;
-  PassFlags rest_flags;
-  PassCost first;
-  PassCost rest;
-  double first_reads = 0;  // bytes FetchInp + FetchKer (+ read-back) of one iteration, per chip
-  double rest_reads = 0;
+  IterationWork first;     // the first iteration (of each LSTM direction)
+  IterationWork rest;      // every later one (weights held, partial gradient read back, §III-B)
   double grad_bytes = 0;   // UPD: weight gradient per chip
   double chunk_bytes = 0;  // rotated feature chunk per iteration, per chip
 };
@@ -52,7 +58,7 @@ struct GroupSetup {
   int dysm = 1;
   DsmLayer Ls;     // the layer cut to its spatial minibatch
   long long iterations = 1;
-  bool reuse_in = false;
+  bool reuse_in = false;   // the plan's reuse_in / reuse_out (memory reuse, §III-B)
   bool reuse_out = false;
   std::vector<PassSetup> passes;  // plan order
   DsmSystem sys;                  // the torus it runs on (a block of whole rows when pipelined)
@@ -78,16 +84,13 @@ class DsmLowerer {
 
   const PassSetup* find(const GroupSetup& gs, Pass pass) const;
 
-  /// Memory reuse (§III-B) as the search's state: reuse_in (this group's input held on chip) and
-  /// reuse_out (its output held for the next group). In training FWD's flag is reuse_in and
-  /// BWD/UPD's is reuse_out (chain_dp.cpp NetworkSearch::cost); in inference FWD's flag is reuse_in OR reuse_out,
-  /// resolved with the neighbours (an edge is held on both of its sides).
-  void decode_reuse(std::size_t g);
-
-  /// The pass as the planner costed it, from the plan's own fields: the CoreD / ArrayD factors and
-  /// the memory-reuse reading (preloaded weights, weights or gradient held across iterations). The
-  /// work per core and per array the plan lists must follow from the factors.
+  /// The pass's work from the plan's own fields: the CoreD / ArrayD factors and work, the memory
+  /// reuse the plan records (edges held, preloaded weights, weights or gradient held across
+  /// iterations). The work per core and per array the plan lists must follow from the factors.
   void resolve_pass(GroupSetup& gs, PassSetup& ps);
+
+  /// One iteration of the pass with the memory traffic `flags` leave (IterationWork).
+  IterationWork work_of(const GroupSetup& gs, const PassSetup& ps, const PassFlags& flags) const;
 
   // ---- building the Program ---------------------------------------------------------------------
 
@@ -132,8 +135,8 @@ class DsmLowerer {
   std::vector<int> rotation(const GroupSetup& gs, const PassSetup& ps, double k, int layer,
                             const std::vector<int>& after);
 
-  /// One segment: k identical iterations of a pass (TotCy x k, seed 003 §II-D).
-  std::vector<int> segment(const GroupSetup& gs, const PassSetup& ps, const PassCost& c, double reads, double k,
+  /// One segment: k identical iterations of a pass (seed 003 §II-D's events, each k times as long).
+  std::vector<int> segment(const GroupSetup& gs, const PassSetup& ps, const IterationWork& w, double k,
                            const std::vector<int>& after);
 
   /// The cores' PartialSumAcc (seed 003 Fig. 5). At core granularity on a ring chip, SimGrid flows:
@@ -141,9 +144,10 @@ class DsmLowerer {
   /// neighbour pair carrying all of the ring's steps (rounds x (cores - 1) x tile / cores) and a
   /// delay for the per-step latencies the merge removes (lowering::step_runs' reading); the last
   /// member's flow back to the first crosses the group's cores - 1 hops the other way round. Groups
-  /// use disjoint ring segments. Elsewhere: a delay of the model's time.
-  std::vector<int> partial_sums(const GroupSetup& gs, const PassCost& c, double k, int layer, Pass pass,
-                                const std::vector<int>& after);
+  /// use disjoint ring segments. Elsewhere: a delay of the ring reduce-scatter's closed form
+  /// (sim/collectives formulas.hpp) on the on-chip ring.
+  std::vector<int> partial_sums(const GroupSetup& gs, const CoreReductions& reductions, double k, int layer,
+                                Pass pass, const std::vector<int>& after);
 
   /// Gradient reduction and weight distribution (seed 003 §II-D, Fig. 5), pipelined over X and Y:
   /// ring all-reduce of G along X (reduce-scatter then all-gather) and of G / px along Y at the same
@@ -155,8 +159,11 @@ class DsmLowerer {
   /// memory (read the old layout, write the new) and on-chip parts, as one group.
   std::vector<int> relayout(std::size_t p, const GroupSetup& gs, Pass pass, const std::vector<int>& after);
 
+  /// One chip's share of `producer`'s output over all its timesteps, bytes: what a relayout moves.
+  double chip_share_bytes(const DsmLayer& producer) const;
+
   /// Core-to-core relayout when memory reuse hands a tensor over in a different core layout
-  /// (layer_model.hpp reuse_layouts_match, onchip_relayout_time; chain_dp.cpp with_producer). At core
+  /// (layer_model.hpp reuse_layouts_match; chain_dp.cpp with_producer). At core
   /// granularity on a ring chip, SimGrid flows carrying what the ring all-to-all puts on each
   /// directed ring link (every core to both neighbours: the same time uncontended, 2 x cores flows
   /// per chip instead of cores^2); elsewhere a delay.
@@ -176,14 +183,23 @@ class DsmLowerer {
   /// links between the blocks (not in UPD), and keeps the pace of the slowest stage: a stall delay
   /// makes it last N_ts cycles, a cycle being the slowest stage's time per timestep. The pass ends
   /// after (N_ts + G - 1) cycles; in UPD the stages' gradient reductions follow, concurrently.
+  /// A stage's time per timestep is the closed form of its own events (stage_step_time).
   std::vector<int> lower_pipe(std::size_t begin, std::size_t end, Pass pass, const std::vector<int>& after);
+
+  /// Stage g of a pipe group in `pass`: its iterations, then (when `next` names the next stage)
+  /// each timestep's output handed on to it.
+  std::vector<int> pipe_stage(std::size_t g, std::optional<std::size_t> next, Pass pass, const std::vector<int>& after);
+
+  /// The stage's events (pipe_stage) timed alone by the closed form, uncontended, per timestep:
+  /// built into a scratch Program, so the pace comes from the events, not from the planner.
+  double stage_step_time(std::size_t g, std::optional<std::size_t> next, Pass pass);
 
   std::vector<int> lower_pass(const GroupSetup& gs, Pass pass, const std::vector<int>& after);
 
   const Context& c_;
   DsmSystem s_;
-  dsm::DsmOptions o_;
-  dsm::GroupChain net_;
+  DsmOptions o_;
+  GroupChain net_;
   bool core_level_ = false;
   /// Collectives are lowered on the chip-level graph at both granularities: at core granularity a
   /// chip's part of a ring step is one transfer between the chips' core-0 endpoints (node_of: the
@@ -192,11 +208,11 @@ class DsmLowerer {
   /// at 13-19 s and 20-30k activities/s for vgg16 b512 (issue 6 target: 3 s): 32 x the flows on
   /// every chip-to-chip link.
   topology::TopologyGraph chip_topology_;
-  std::vector<dsm::DsmLayerFields> fields_;  // every plan layer's dsm fields, in plan order
+  std::vector<DsmLayerFields> fields_;  // every plan layer's dsm fields, in plan order
   std::map<std::string, int> plan_index_;
   std::vector<GroupSetup> groups_;
   std::vector<int> chips_;
   program::Program program_;
 };
 
-}  // namespace partsim::lowering::dsm_detail
+}  // namespace partsim::dsm::lowering_detail

@@ -1,9 +1,11 @@
 // Lowering of DeepSpatialMatrix plans (seed 003). docs/model.md "Lowering of dsm plans" gives the
 // readings; in short:
-// - Per group (a primary layer and its folded auxiliary layers) and pass the lowering rebuilds, from
-//   the plan's ChipD / CoreD / ArrayD work, DySM factor and reuse flags, the PassCost the planner
-//   charged (dsm::evaluate_pass, the same flags and first / later iteration split as the search), and
-//   describes its events: TotCy = MAX(PriComp, OvlDt) + AuxComp + NonOvlDt (seed 003 §II-D).
+// - Per group (a primary layer and its folded auxiliary layers) and pass the lowering derives, from
+//   the plan's ChipD / CoreD / ArrayD work, DySM factor and memory-reuse decisions, what one
+//   iteration does on each chip (IterationWork: PE-array and SFP time from the device model,
+//   sim/devices/pe_array.hpp; the chip's memory traffic; what its cores reduce), never the planner's
+//   cost (DESIGN.md principle 1), and describes the events of seed 003 §II-D: PriComp beside the
+//   overlapped transfers, then AuxComp, then the non-overlapped ones.
 // - Identical iterations (timesteps x DySM spatial minibatches, §III-C) are collapsed into one
 //   segment of k x the iteration (exact: every term of TotCy is linear in k); the first iteration is
 //   its own segment when it differs from the later ones (weights fetched once, partial gradients
@@ -36,9 +38,11 @@
 #include <vector>
 
 #include "sim/collectives/collectives.hpp"
+#include "sim/collectives/formulas.hpp"
 #include "sim/common/error.hpp"
 #include "sim/dsm/hardware.hpp"
 #include "sim/dsm/layer_model.hpp"
+#include "sim/dsm/pass_geometry.hpp"
 #include "sim/dsm/group_chain.hpp"
 #include "sim/dsm/search.hpp"
 #include "sim/dsm/dsm_lowerer.hpp"
@@ -47,19 +51,19 @@
 #include "sim/dsm/registration.hpp"
 #include "sim/lowering/lowering.hpp"
 #include "sim/plan/json_reader.hpp"
-#include "sim/lowering/task_builders.hpp"
+#include "sim/program/closed_form.hpp"
+#include "sim/program/platform_binding.hpp"
 
-namespace partsim::lowering::dsm_detail {
+namespace partsim::dsm::lowering_detail {
 
 program::Program DsmLowerer::run() {
   for (std::size_t i = 0; i < c_.plan.layers.size(); ++i)
-    fields_.push_back(dsm::dsm_fields_from(
+    fields_.push_back(dsm_fields_from(
         plan::JsonReader(c_.plan.layers[i].family, "/layers/" + std::to_string(i) + "/family", "dsm plan")));
   check_layers();
   for (const auto& layer : c_.plan.layers) program_.add_layer(layer.name);
   for (int d = 0; d < s_.chips(); ++d) chips_.push_back(d);
   for (std::size_t g = 0; g < net_.groups.size(); ++g) groups_.push_back(setup_group(g));
-  for (std::size_t g = 0; g < groups_.size(); ++g) decode_reuse(g);
   for (auto& gs : groups_)
     for (auto& ps : gs.passes) resolve_pass(gs, ps);
 
@@ -90,57 +94,66 @@ program::Program DsmLowerer::run() {
 
 // ---- building the Program ---------------------------------------------------------------------
 
-std::vector<int> DsmLowerer::segment(const GroupSetup& gs, const PassSetup& ps, const PassCost& c, double reads,
-                                     double k, const std::vector<int>& after) {
+std::vector<int> DsmLowerer::segment(const GroupSetup& gs, const PassSetup& ps, const IterationWork& w, double k,
+                                     const std::vector<int>& after) {
   const int layer = gs.layer;
   const Pass pass = ps.pass;
-  const double writes = std::max(0.0, c.overlapped.memory - reads);
   const std::vector<int> from = after.empty() ? std::vector<int>{} : std::vector<int>{join(layer, pass, "start", after)};
-  // MAX(PriComp, OvlDt): compute and the overlapped group start together.
+  // PriComp and the overlapped data transfers start together.
   std::vector<int> group;
   for (int d : gs.chips) {
-    if (c.pricomp > 0)
+    if (w.pricomp_s > 0)
       for (const auto& ep : compute_endpoints(d))
-        group.push_back(program_.add_compute(layer, pass, "compute", ep, k * c.pricomp, from));
+        group.push_back(program_.add_compute(layer, pass, "compute", ep, k * w.pricomp_s, from));
     if (core_level_) {  // reads and writes use the two directions of the memory link
-      memory(d, k * reads, false, layer, pass, "fetch", from, group);
-      memory(d, k * writes, true, layer, pass, "writeout", from, group);
-    } else {  // one memory port: FetchInp/FetchKer then WriteOut (the model sums them)
+      memory(d, k * w.read_bytes, false, layer, pass, "fetch", from, group);
+      memory(d, k * w.write_bytes, true, layer, pass, "writeout", from, group);
+    } else {  // one memory port: FetchInp/FetchKer then WriteOut
       std::vector<int> f;
-      memory(d, k * reads, false, layer, pass, "fetch", from, f);
-      memory(d, k * writes, true, layer, pass, "writeout", f.empty() ? from : f, f);
+      memory(d, k * w.read_bytes, false, layer, pass, "fetch", from, f);
+      memory(d, k * w.write_bytes, true, layer, pass, "writeout", f.empty() ? from : f, f);
       if (!f.empty()) group.push_back(f.back());
     }
   }
-  on_chip_delay(k * c.overlapped.on_chip / s_.chip.core_to_core_bandwidth, layer, pass, "onchip_load", from, group);
+  on_chip_delay(k * w.on_chip_bytes / s_.chip.core_to_core_bandwidth, layer, pass, "onchip_load", from, group);
   if (pass != Pass::bwd) {
     const std::vector<int> rot = rotation(gs, ps, k, layer, from);
     if (rot != from) group.insert(group.end(), rot.begin(), rot.end());
   }
   if (group.empty()) return after;
   std::vector<int> done = {join(layer, pass, "overlap join", group)};
-  // + AuxComp (SFPs; the arrays idle).
-  if (c.aux > 0) {
+  // Then AuxComp (SFPs; the arrays idle).
+  if (w.aux_s > 0) {
     std::vector<int> aux;
     for (int d : gs.chips)
       for (const auto& ep : compute_endpoints(d))
-        aux.push_back(program_.add_compute(layer, pass, "aux", ep, k * c.aux, done));
+        aux.push_back(program_.add_compute(layer, pass, "aux", ep, k * w.aux_s, done));
     done = {join(layer, pass, "aux join", aux)};
   }
-  // + NonOvlDt: PartialSumAcc (core rings at core granularity, else a delay of the model's ring
-  // reduce-scatter time), BWD rotation.
-  if (c.partial_sum > 0) done = partial_sums(gs, c, k, layer, pass, done);
+  // Then the non-overlapped transfers: PartialSumAcc (core rings at core granularity, else a delay of
+  // the on-chip ring reduce-scatter), the BWD rotation.
+  done = partial_sums(gs, w.reductions, k, layer, pass, done);
   if (pass == Pass::bwd) done = rotation(gs, ps, k, layer, done);
   return done;
 }
 
-std::vector<int> DsmLowerer::partial_sums(const GroupSetup& gs, const PassCost& c, double k, int layer, Pass pass,
-                                          const std::vector<int>& after) {
-  if (!core_level_ || s_.chip.interconnect != topology::OnChipInterconnect::ring)
-    return {program_.add_delay(layer, pass, "partial_sum", k * c.partial_sum, after)};
+std::vector<int> DsmLowerer::partial_sums(const GroupSetup& gs, const CoreReductions& reductions, double k, int layer,
+                                          Pass pass, const std::vector<int>& after) {
+  if (!core_level_ || s_.chip.interconnect != topology::OnChipInterconnect::ring) {
+    // Each reduction: `rounds` reduce-scatters on a one-way ring of its cores (collectives' closed form).
+    double seconds = 0;
+    for (int i = 0; i < reductions.count; ++i) {
+      const CoreReduction& r = reductions.items[static_cast<std::size_t>(i)];
+      const collectives::AxisRing ring{static_cast<int>(r.cores), s_.chip.on_chip_latency,
+                                       s_.chip.core_to_core_bandwidth, false};
+      seconds += r.rounds * collectives::ring_reduce_scatter_time(ring, r.tile_bytes);
+    }
+    if (seconds <= 0) return after;
+    return {program_.add_delay(layer, pass, "partial_sum", k * seconds, after)};
+  }
   std::vector<int> done;
-  for (int ri = 0; ri < c.core_reduction_count; ++ri) {
-    const dsm::CoreReduction& r = c.core_reductions[static_cast<std::size_t>(ri)];
+  for (int ri = 0; ri < reductions.count; ++ri) {
+    const CoreReduction& r = reductions.items[static_cast<std::size_t>(ri)];
     const long long n = r.cores;
     const double steps = static_cast<double>(r.rounds) * static_cast<double>(n - 1) * k;
     const double bytes = steps * r.tile_bytes / static_cast<double>(n);
@@ -165,7 +178,7 @@ std::vector<int> DsmLowerer::partial_sums(const GroupSetup& gs, const PassCost& 
 }
 
 std::vector<int> DsmLowerer::gradient(const GroupSetup& gs, const PassSetup& ps, const std::vector<int>& after) {
-  const dsm::ChipFactors cf = dsm::chip_factors(gs.split, gs.sys.M, gs.sys.N);
+  const ChipFactors cf = chip_factors(gs.split, gs.sys.M, gs.sys.N);
   const int px = cf.x_data ? gs.sys.M : 1;
   const int py = cf.y_data ? gs.sys.N : 1;
   const double G = ps.grad_bytes;
@@ -195,15 +208,19 @@ std::vector<int> DsmLowerer::gradient(const GroupSetup& gs, const PassSetup& ps,
   return {join(layer, Pass::upd, "grad join", group)};
 }
 
+double DsmLowerer::chip_share_bytes(const DsmLayer& producer) const {
+  return producer.out_elements * static_cast<double>(producer.ts) * s_.bytes_per_element / s_.chips();
+}
+
 std::vector<int> DsmLowerer::relayout(std::size_t p, const GroupSetup& gs, Pass pass, const std::vector<int>& after) {
   const auto& P = net_.groups[p].layer;
   const ChipSplit from = groups_[p].split;
-  const dsm::ChipFactors a = dsm::chip_factors(from, s_.M, s_.N);
-  const dsm::ChipFactors b = dsm::chip_factors(gs.split, s_.M, s_.N);
+  const ChipFactors a = chip_factors(from, s_.M, s_.N);
+  const ChipFactors b = chip_factors(gs.split, s_.M, s_.N);
   const bool change_x = a.x_data != b.x_data && s_.M > 1;
   const bool change_y = a.y_data != b.y_data && s_.N > 1;
   if (!change_x && !change_y) return after;
-  const double per_chip = P.out_elements * static_cast<double>(P.ts) * s_.bytes_per_element / s_.chips();
+  const double per_chip = chip_share_bytes(P);
   const int layer = gs.layer;
   std::vector<int> group;
   std::vector<int> chain = after;
@@ -231,12 +248,16 @@ std::vector<int> DsmLowerer::onchip_relayout(const GroupSetup& gs, Pass pass, co
   const PassSetup* p = find(prev, pass);
   const PassSetup* c = find(gs, pass);
   if (!p || !c) return after;
-  if (dsm::reuse_layouts_match(pass, p->config.core, c->config.core)) return after;
-  const double t = dsm::onchip_relayout_time(net_.groups[gs.group - 1].layer, s_);
-  if (t <= 0) return after;
-  if (!core_level_ || s_.chip.interconnect != topology::OnChipInterconnect::ring)
-    return {program_.add_delay(gs.layer, pass, "onchip_relayout", t, after)};
-  const double link_bytes = t * s_.chip.core_to_core_bandwidth;  // onchip_relayout_time's load
+  if (reuse_layouts_match(pass, p->config.core, c->config.core)) return after;
+  // The producer's output share of the chip, all-to-all over the cores on the bidirectional ring:
+  // what it puts on each directed ring link (transfers.hpp ring_all_to_all_link_bytes).
+  const double share = chip_share_bytes(net_.groups[gs.group - 1].layer);
+  const double link_bytes = ring_all_to_all_link_bytes(share, s_.cores(), true);
+  if (link_bytes <= 0) return after;
+  if (!core_level_ || s_.chip.interconnect != topology::OnChipInterconnect::ring) {
+    const double seconds = link_bytes / s_.chip.core_to_core_bandwidth;
+    return {program_.add_delay(gs.layer, pass, "onchip_relayout", seconds, after)};
+  }
   std::vector<int> done;
   for (int d : gs.chips) {
     const int cores = c_.topology.cores_of(d);
@@ -263,15 +284,13 @@ std::vector<int> DsmLowerer::relayouts(const GroupSetup& gs, Pass pass, const st
 
 std::vector<int> DsmLowerer::iterations(const GroupSetup& gs, const PassSetup& ps, const std::vector<int>& after) {
   const double n = static_cast<double>(gs.iterations);
-  const bool equal = ps.first.total == ps.rest.total && ps.first_reads == ps.rest_reads &&
-                     ps.first.overlapped.memory == ps.rest.overlapped.memory;
-  if (equal || gs.iterations == 1) return segment(gs, ps, ps.first, ps.first_reads, n, after);
+  if (ps.first == ps.rest || gs.iterations == 1) return segment(gs, ps, ps.first, n, after);
   const long long directions = std::min<long long>(gs.iterations, gs.Ls.directions);
   const double per_direction = n / static_cast<double>(directions);
   std::vector<int> done = after;
   for (long long d = 0; d < directions; ++d) {
-    done = segment(gs, ps, ps.first, ps.first_reads, 1, done);
-    if (per_direction > 1) done = segment(gs, ps, ps.rest, ps.rest_reads, per_direction - 1, done);
+    done = segment(gs, ps, ps.first, 1, done);
+    if (per_direction > 1) done = segment(gs, ps, ps.rest, per_direction - 1, done);
   }
   return done;
 }
@@ -290,36 +309,23 @@ std::vector<int> DsmLowerer::lower_pipe(std::size_t begin, std::size_t end, Pass
   if (pass == Pass::fwd)
     for (std::size_t g = begin; g < end; ++g) start = relayouts(groups_[g], pass, start);
   const std::size_t G = end - begin;
-  std::vector<double> per_step(G), hand(G, 0.0);
+  const auto next_of = [&](std::size_t j) -> std::optional<std::size_t> {
+    if (j + 1 < G && pass != Pass::upd) return begin + j + 1;
+    return std::nullopt;
+  };
+  std::vector<double> per_step(G);
   double cycle = 0;
   for (std::size_t j = 0; j < G; ++j) {
-    const GroupSetup& gs = groups_[begin + j];
-    const PassSetup& ps = *find(gs, pass);
-    const double ts = static_cast<double>(gs.iterations);
-    const DsmLayer& L = net_.groups[gs.group].layer;
-    if (j + 1 < G && pass != Pass::upd)
-      hand[j] = L.out_elements * s_.bytes_per_element / (s_.M * s_.bw_y) + s_.lat_y;
-    per_step[j] = (ps.first.total + (ts - 1) * ps.rest.total) / ts + hand[j];
+    per_step[j] = stage_step_time(begin + j, next_of(j), pass);
     cycle = std::max(cycle, per_step[j]);
   }
   std::vector<int> ends;
   for (std::size_t j = 0; j < G; ++j) {
     const GroupSetup& gs = groups_[begin + j];
-    const PassSetup& ps = *find(gs, pass);
     const double ts = static_cast<double>(gs.iterations);
     std::vector<int> done = start;
     if (j > 0) done = {program_.add_delay(gs.layer, pass, "pipeline fill", static_cast<double>(j) * cycle, start)};
-    done = iterations(gs, ps, done);
-    if (hand[j] > 0) {
-      // Each timestep's output, from the block's last row to the next block's first row, column by column.
-      const GroupSetup& next = groups_[begin + j + 1];
-      const DsmLayer& L = net_.groups[gs.group].layer;
-      collectives::Schedule sched;
-      for (int x = 0; x < s_.M; ++x)
-        sched.add(x + s_.M * (gs.first_row + gs.sys.N - 1), x + s_.M * next.first_row,
-                  L.out_elements * s_.bytes_per_element / s_.M, 0);
-      done = add_merged(sched, ts, gs.layer, pass, "pipeline hand_on", done);
-    }
+    done = pipe_stage(begin + j, next_of(j), pass, done);
     const double stall = ts * (cycle - per_step[j]);
     if (stall > 0) done = {program_.add_delay(gs.layer, pass, "pipeline stall", stall, done)};
     ends.insert(ends.end(), done.begin(), done.end());
@@ -338,6 +344,31 @@ std::vector<int> DsmLowerer::lower_pipe(std::size_t begin, std::size_t end, Pass
   return done;
 }
 
+std::vector<int> DsmLowerer::pipe_stage(std::size_t g, std::optional<std::size_t> next, Pass pass,
+                                        const std::vector<int>& after) {
+  const GroupSetup& gs = groups_[g];
+  std::vector<int> done = iterations(gs, *find(gs, pass), after);
+  if (!next) return done;
+  // Each timestep's output, from the block's last row to the next block's first row, column by column.
+  const GroupSetup& ng = groups_[*next];
+  const DsmLayer& L = net_.groups[gs.group].layer;
+  collectives::Schedule sched;
+  for (int x = 0; x < s_.M; ++x)
+    sched.add(x + s_.M * (gs.first_row + gs.sys.N - 1), x + s_.M * ng.first_row,
+              L.out_elements * s_.bytes_per_element / s_.M, 0);
+  return add_merged(sched, static_cast<double>(gs.iterations), gs.layer, pass, "pipeline hand_on", done);
+}
+
+double DsmLowerer::stage_step_time(std::size_t g, std::optional<std::size_t> next, Pass pass) {
+  program::Program scratch;
+  for (const auto& name : program_.layer_names()) scratch.add_layer(name);
+  std::swap(scratch, program_);
+  pipe_stage(g, next, pass, {});
+  std::swap(scratch, program_);
+  program::ClosedFormEvaluator closed(program::uncontended_transfer_time(c_.topology));
+  return closed.evaluate(scratch).makespan_s / static_cast<double>(groups_[g].iterations);
+}
+
 std::vector<int> DsmLowerer::lower_pass(const GroupSetup& gs, Pass pass, const std::vector<int>& after) {
   const PassSetup& ps = *find(gs, pass);
   std::vector<int> done = after;
@@ -349,14 +380,14 @@ std::vector<int> DsmLowerer::lower_pass(const GroupSetup& gs, Pass pass, const s
   return {join(gs.layer, pass, "end", done)};
 }
 
-}  // namespace partsim::lowering::dsm_detail
+}  // namespace partsim::dsm::lowering_detail
 
 namespace partsim::dsm {
 
 program::Program lower_dsm(const lowering::Context& context) {
   if (context.plan.strategy != "dsm")
     throw InputError("lower_dsm: plan strategy is '" + context.plan.strategy + "', not dsm");
-  return lowering::dsm_detail::DsmLowerer(context).run();
+  return lowering_detail::DsmLowerer(context).run();
 }
 
 }  // namespace partsim::dsm

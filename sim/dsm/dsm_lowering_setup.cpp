@@ -1,5 +1,6 @@
 // DsmLowerer: reading a dsm plan: its per-layer fields checked against the workload, each group's
-// DySM factor, chips and reuse flags, and each pass's PassCost as the planner charged it.
+// DySM factor, chips and reuse flags, and each pass's work per iteration (IterationWork) from the
+// plan's work split, the device model and the plan's memory-reuse decisions.
 
 #include "sim/dsm/dsm_lowerer.hpp"
 
@@ -17,16 +18,18 @@
 #include "sim/common/error.hpp"
 #include "sim/common/integer_math.hpp"
 #include "sim/common/text.hpp"
+#include "sim/devices/pe_array.hpp"
 #include "sim/dsm/hardware.hpp"
 #include "sim/dsm/layer_model.hpp"
+#include "sim/dsm/pass_geometry.hpp"
 #include "sim/dsm/group_chain.hpp"
+#include "sim/dsm/pass_search.hpp"
 #include "sim/dsm/search.hpp"
 #include "sim/dsm/transfers.hpp"
 #include "sim/dsm/plan_fields.hpp"
 #include "sim/lowering/lowering.hpp"
-#include "sim/lowering/task_builders.hpp"
 
-namespace partsim::lowering::dsm_detail {
+namespace partsim::dsm::lowering_detail {
 namespace {
 
 /// A resolved strategy option of the plan ("all" when the plan does not list it).
@@ -40,20 +43,13 @@ std::string pass_list(const std::vector<Pass>& passes) {
   return s.empty() ? "none" : s;
 }
 
-/// The passes a group runs (pass_search.cpp passes_of): inference FWD; the first layer has no BWD.
-std::vector<Pass> expected_passes(const DsmLayer& L, plan::Mode mode) {
-  if (mode == plan::Mode::inference) return {Pass::fwd};
-  if (L.first) return {Pass::fwd, Pass::upd};
-  return {Pass::fwd, Pass::bwd, Pass::upd};
-}
-
 }  // namespace
 
 DsmLowerer::DsmLowerer(const Context& c)
     : c_(c),
-      s_(dsm::make_dsm_system(c.spec)),
-      o_(dsm::parse_dsm_options({option_of(c.plan, "opt")})),
-      net_(dsm::build_group_chain(c.workload)),
+      s_(make_dsm_system(c.spec)),
+      o_(parse_dsm_options({option_of(c.plan, "opt")})),
+      net_(build_group_chain(c.workload)),
       core_level_(c.topology.granularity() == topology::Granularity::core),
       chip_topology_(c.spec, topology::Granularity::chip) {
   o_.mode = c.plan.workload.mode;
@@ -95,12 +91,12 @@ GroupSetup DsmLowerer::setup_group(std::size_t g) {
   GroupSetup gs;
   gs.group = g;
   gs.layer = plan_index_.at(grp.members.front());
-  const dsm::DsmLayerFields& lp = fields_[static_cast<std::size_t>(gs.layer)];
+  const DsmLayerFields& lp = fields_[static_cast<std::size_t>(gs.layer)];
   const DsmLayer& L = grp.layer;
 
   std::vector<Pass> got;
   for (const auto& pp : lp.passes) got.push_back(pp.pass);
-  const std::vector<Pass> want = expected_passes(L, o_.mode);
+  const std::vector<Pass> want = detail::passes_of(L, o_);  // the search's passes, in any order
   std::multiset<Pass> got_set(got.begin(), got.end()), want_set(want.begin(), want.end());
   if (got_set != want_set || got.empty() || got.front() != Pass::fwd)
     throw InputError(where(g) + ": passes [" + pass_list(got) + "] do not match the workload (" +
@@ -108,13 +104,18 @@ GroupSetup DsmLowerer::setup_group(std::size_t g) {
                                  : L.first                        ? "training, first layer: no BWD"
                                                                   : "training") +
                      ": FWD first, then [" + pass_list(want) + "])");
-  const dsm::DsmPassPlan& p0 = lp.passes.front();
+  const DsmPassPlan& p0 = lp.passes.front();
   gs.split = p0.chip_split;
   gs.dysm = std::max(1, p0.dysm_factor);
+  gs.reuse_in = p0.reuse_in;
+  gs.reuse_out = p0.reuse_out;
   for (const auto& pp : lp.passes) {
     if (pp.chip_split != p0.chip_split || pp.dysm_factor != p0.dysm_factor)
       throw InputError(where(g) + ": every pass must have the same chip_split and dysm_factor (DeepSpatialMatrix §II-C: "
                        "the parallelism type fixes where the layer's data lives)");
+    if (pp.reuse_in != p0.reuse_in || pp.reuse_out != p0.reuse_out)
+      throw InputError(where(g) + ": every pass must have the same reuse_in and reuse_out (DeepSpatialMatrix §III-B: "
+                       "a held edge is held for the whole step)");
     if (pp.pipe_group != p0.pipe_group || pp.chips != p0.chips)
       throw InputError(where(g) + ": every pass must have the same pipe_group and chips");
   }
@@ -132,9 +133,9 @@ GroupSetup DsmLowerer::setup_group(std::size_t g) {
       block = gs.chips[i] == gs.first_row * s_.M + static_cast<int>(i);
     if (!block)
       throw InputError(where(g) + ": chips must be whole rows of the torus, in order (DeepSpatialMatrix §III-D)");
-    gs.sys = dsm::sub_torus(s_, rows);
+    gs.sys = sub_torus(s_, rows);
   }
-  gs.Ls = dsm::with_minibatch(L, ceil_div(L.mb, gs.dysm));
+  gs.Ls = with_minibatch(L, ceil_div(L.mb, gs.dysm));
   gs.iterations = L.ts * gs.dysm;
   for (const auto& pp : lp.passes) {
     PassSetup ps;
@@ -151,67 +152,54 @@ const PassSetup* DsmLowerer::find(const GroupSetup& gs, Pass pass) const {
   return nullptr;
 }
 
-void DsmLowerer::decode_reuse(std::size_t g) {
-  GroupSetup& gs = groups_[g];
-  const bool fwd_flag = find(gs, Pass::fwd)->plan->memory_reuse;
-  if (o_.mode == plan::Mode::training) {
-    gs.reuse_in = fwd_flag;
-    for (const auto& ps : gs.passes)
-      if (ps.pass != Pass::fwd) gs.reuse_out = gs.reuse_out || ps.plan->memory_reuse;
-    return;
-  }
-  // Inference: an edge is held on both of its sides; when both neighbours' flags are set the
-  // edge is read as held (the search holds every edge it can, §III-B "aggressively").
-  gs.reuse_in = g > 0 && groups_[g - 1].reuse_out;
-  if (!fwd_flag || g + 1 >= groups_.size()) return;
-  const auto& next = net_.groups[g + 1];
-  const GroupSetup& ng = groups_[g + 1];
-  gs.reuse_out = next.primary_producer == static_cast<std::ptrdiff_t>(g) && ng.split == gs.split &&
-                 ng.dysm == gs.dysm && find(ng, Pass::fwd)->plan->memory_reuse;
-}
-
 void DsmLowerer::resolve_pass(GroupSetup& gs, PassSetup& ps) {
-  const dsm::DsmPassPlan& pp = *ps.plan;
+  const DsmPassPlan& pp = *ps.plan;
   const DsmLayer& Ls = gs.Ls;
   const double e = gs.sys.bytes_per_element;
-  const dsm::ChipFactors cf = dsm::chip_factors(gs.split, gs.sys.M, gs.sys.N);
-  const double kernel_chip = dsm::fprod({Ls.in, ceil_div(Ls.out, cf.out), Ls.kij});
   ps.config = CoreConfig{pp.core_factors, pp.array_factors};
   {
-    const dsm::WorkSplit w = dsm::work_split(Ls, gs.split, ps.config, gs.sys.M, gs.sys.N);
+    const WorkSplit w = work_split(Ls, gs.split, ps.config, gs.sys.M, gs.sys.N);
     if (!(w.core == pp.core_split) || !(w.array == pp.array_split))
       throw InputError(where(gs.group) + " pass " + plan::to_string(ps.pass) +
                        ": core_split / array_split are not the work the core_factors / array_factors give "
                        "(DeepSpatialMatrix Fig. 4; re-run simplan)");
   }
-  PassFlags base = dsm::flags_for(ps.pass, gs.reuse_in, gs.reuse_out, o_.mode == plan::Mode::inference);
-  if (pp.preloaded) base.fetch_b = false;  // weights preloaded (§III-B)
-  ps.first_flags = base;
-  ps.rest_flags = base;
-  if (gs.iterations > 1 && Ls.primary) {  // pass_search.cpp best_pass
-    PassFlags& rf = ps.rest_flags;
-    if (ps.pass != Pass::upd) {
-      if (pp.weights_held) rf.fetch_b = false;  // weights held across timesteps
-    } else if (pp.weights_held) {
-      rf.write_o = false;  // gradient accumulated on chip, written once
-    } else {
-      rf.extra_memory_bytes += kernel_chip * e;  // read back the partial gradient
-    }
-  }
-  ps.first = dsm::evaluate_pass(Ls, ps.pass, gs.split, ps.config, ps.first_flags, gs.sys);
-  ps.rest = dsm::evaluate_pass(Ls, ps.pass, gs.split, ps.config, ps.rest_flags, gs.sys);
-  // Reads of one iteration (FetchInp + FetchKer + read-back): the memory term without WriteOut.
-  auto reads_of = [&](PassFlags f) {
-    f.write_o = false;
-    return dsm::evaluate_pass(Ls, ps.pass, gs.split, ps.config, f, gs.sys).overlapped.memory;
-  };
-  ps.first_reads = reads_of(ps.first_flags);
-  ps.rest_reads = reads_of(ps.rest_flags);
+  // The memory traffic the plan's reuse decisions leave (§III-B): held edges, preloaded weights,
+  // and in later iterations the weights or the gradient held (weights_held, as the search chose).
+  PassFlags first = flags_for(ps.pass, gs.reuse_in, gs.reuse_out, o_.mode == plan::Mode::inference);
+  if (pp.preloaded) first.fetch_b = false;  // weights preloaded (§III-B)
+  const Split5 chip = chip_work(Ls, gs.split, gs.sys.M, gs.sys.N);
+  const double kernel_chip = fprod({chip.in, chip.out, chip.kij});  // elements of the chip's kernel share
+  PassFlags rest = first;
+  if (gs.iterations > 1 && Ls.primary) rest = later_iteration_flags(first, ps.pass, pp.weights_held, kernel_chip * e);
+  ps.first = work_of(gs, ps, first);
+  ps.rest = work_of(gs, ps, rest);
   ps.grad_bytes = Ls.primary ? kernel_chip * e * Ls.directions : 0.0;
-  // Rotated chunk (layer_model.cpp evaluate_pass): the chip's own share of the input features.
-  const dsm::WorkSplit w = dsm::work_split(Ls, gs.split, ps.config, gs.sys.M, gs.sys.N);
-  const double ij_scale = static_cast<double>(Ls.ij_in) / static_cast<double>(Ls.ij);
-  ps.chunk_bytes = dsm::fprod({w.chip.in, w.chip.mb, w.chip.ij}) * ij_scale / static_cast<double>(cf.out) * e;
+  ps.chunk_bytes = pass_operands(Ls, ps.pass, gs.split, pp.core_factors, first, gs.sys.M, gs.sys.N).chunk * e;
 }
 
-}  // namespace partsim::lowering::dsm_detail
+IterationWork DsmLowerer::work_of(const GroupSetup& gs, const PassSetup& ps, const PassFlags& flags) const {
+  const DsmPassPlan& pp = *ps.plan;
+  const DsmLayer& Ls = gs.Ls;
+  const topology::CoreSpec& core = gs.sys.chip.core;
+  const double e = gs.sys.bytes_per_element;
+  IterationWork w;
+  // PriComp: the PE-array model of one array's work (ArrayD), at the core's clock (§II-D).
+  if (Ls.primary) {
+    const Split5& a = pp.array_split;
+    w.pricomp_s = devices::pricomp_cycles({a.in, a.out, a.ij, a.kij, a.mb}, ps.pass, core) / core.frequency_hz;
+  }
+  // AuxComp: every op's values spread evenly over the chips and cores, on the SFPs.
+  const double units = static_cast<double>(gs.sys.chips()) * gs.sys.cores();
+  for (const AuxOp& op : Ls.aux[static_cast<std::size_t>(ps.pass)])
+    w.aux_s += devices::sfu_seconds(op.elements / units, op.ops, op.accesses, e, core);
+  // The chip's tensors to and from its external memory, and the on-chip load they make.
+  const PassOperands o = pass_operands(Ls, ps.pass, gs.split, pp.core_factors, flags, gs.sys.M, gs.sys.N);
+  w.read_bytes = (o.read_a + o.read_b + o.extra) * e + flags.extra_memory_bytes;
+  w.write_bytes = o.write_o * e;
+  w.on_chip_bytes = on_chip_link_bytes(o, e, gs.sys.cores());
+  w.reductions = core_reductions(Ls, ps.pass, pp.core_split, pp.core_factors, e);
+  return w;
+}
+
+}  // namespace partsim::dsm::lowering_detail

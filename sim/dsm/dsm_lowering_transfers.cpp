@@ -24,7 +24,14 @@
 #include "sim/lowering/lowering.hpp"
 #include "sim/lowering/task_builders.hpp"
 
-namespace partsim::lowering::dsm_detail {
+namespace partsim::dsm::lowering_detail {
+
+using lowering::add_collective;
+using lowering::add_join;
+using lowering::add_memory_traffic;
+using lowering::EmptyTransfers;
+using lowering::step_runs;
+using lowering::StepRun;
 
 std::vector<program::Endpoint> DsmLowerer::compute_endpoints(int d) const {
   std::vector<program::Endpoint> v;
@@ -146,7 +153,7 @@ int DsmLowerer::join(int layer, Pass pass, const std::string& label, const std::
 
 std::vector<int> DsmLowerer::rotation(const GroupSetup& gs, const PassSetup& ps, double k, int layer,
                                       const std::vector<int>& after) {
-  const dsm::RotationSteps r = dsm::rotation_steps(gs.split, gs.sys.M, gs.sys.N);
+  const RotationSteps r = rotation_steps(gs.split, gs.sys.M, gs.sys.N);
   if (!gs.Ls.primary || r.x + r.y == 0 || ps.chunk_bytes <= 0) return after;
   std::vector<int> done = after;
   if (r.x > 0) done = axis_collective(gs, "rotate", "x", ps.chunk_bytes, k * r.x, layer, ps.pass, "rotate_x", done);
@@ -154,4 +161,4 @@ std::vector<int> DsmLowerer::rotation(const GroupSetup& gs, const PassSetup& ps,
   return done;
 }
 
-}  // namespace partsim::lowering::dsm_detail
+}  // namespace partsim::dsm::lowering_detail

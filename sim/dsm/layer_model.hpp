@@ -122,7 +122,6 @@ struct WorkSplit {
   Split5 array;  // ArrayD
 };
 WorkSplit work_split(const DsmLayer& layer, ChipSplit split, const CoreConfig& config, int M, int N);
-
 /// The GEMM view of a pass on the PE array (the device model, sim/devices/pe_array.hpp).
 using devices::ArrayMapping;
 ArrayMapping array_mapping(const Split5& array_work, Pass pass);
@@ -130,17 +129,8 @@ ArrayMapping array_mapping(const Split5& array_work, Pass pass);
 /// PriComp in cycles (seed 003 §II-D): devices::pricomp_cycles of the ArrayD work.
 double pricomp_cycles(const Split5& array_work, Pass pass, const topology::CoreSpec& core);
 
-/// AuxComp of one op on one core, in seconds: the larger of SFP throughput and scratchpad bandwidth.
+/// AuxComp of one op on one core, in seconds: the device model's devices::sfu_seconds.
 double aux_seconds(const AuxOp& op, double elements_per_core, const DsmSystem& system);
-
-/// One PartialSumAcc between the cores of a chip (seed 003 Fig. 5): groups of `cores` cores each
-/// reduce-scatter a tile of `tile_bytes` on the on-chip ring, `rounds` times (2: an all-reduce, a
-/// reduce-scatter then an all-gather). What partial_sum is the time of; the lowering replays it.
-struct CoreReduction {
-  double tile_bytes = 0;
-  long long cores = 1;
-  int rounds = 1;
-};
 
 /// The cost of one iteration of one pass, in seconds, with every term of §II-D and Fig. 5.
 struct PassCost {
@@ -150,12 +140,7 @@ struct PassCost {
   LinkLoads overlapped;     // FetchInp + FetchKer + WriteOut (+ rotation in FWD/UPD)
   double rotation = 0;      // RotateAlongX/Y time (overlapped in FWD/UPD, not in BWD)
   double ovl = 0;           // OvlDt: slowest link of the overlapped group
-  double partial_sum = 0;   // PartialSumAcc (non-overlapped)
-  /// What partial_sum reduces, per reduction (a fixed array: PassCost is copied in the search's
-  /// inner loop, where a heap allocation per copy would cost more than the model).
-  std::array<CoreReduction, 8> core_reductions{};
-  int core_reduction_count = 0;
-  void add_core_reduction(const CoreReduction& r);
+  double partial_sum = 0;   // PartialSumAcc (non-overlapped), of core_reductions()
   double non_ovl = 0;       // NonOvlDt of this iteration (partial sums, BWD rotation)
   double total = 0;         // TotCy in seconds
   double macs = 0;          // useful MACs of the iteration (whole system)

@@ -3,6 +3,8 @@
 
 #include "sim/dsm/pass_search.hpp"
 
+#include "sim/dsm/pass_geometry.hpp"
+
 #include <algorithm>
 
 namespace partsim::dsm {
@@ -75,8 +77,7 @@ PassEval best_pass(const DsmLayer& L, Pass pass, ChipSplit split, long long iter
   PassEval best;
   const auto& core_f = factorizations.of(s.cores());
   const auto& array_f = factorizations.of(std::max(1, s.chip.core.arrays));
-  const ChipFactors cf = chip_factors(split, s.M, s.N);
-  const Split5 chipd{L.in, ceil_div(L.out, cf.out), L.ij, L.kij, ceil_div(L.mb, cf.mb)};
+  const Split5 chipd = chip_work(L, split, s.M, s.N);
   const double kernel_chip = fprod({chipd.in, chipd.out, chipd.kij});
   const double e = s.bytes_per_element;
   // §II-E: balanced configurations first (no dimension split finer than its work); if none
@@ -97,16 +98,9 @@ PassEval best_pass(const DsmLayer& L, Pass pass, ChipSplit split, long long iter
         ev.first = evaluate_pass(L, pass, split, config, base, s);
         ev.rest = ev.first;
         if (iterations > 1 && L.primary) {
-          PassFlags rf = base;
           const double tile = kernel_chip / static_cast<double>(c.out * c.in * c.kij) * e;
           ev.weight_reuse = allow_weight_reuse && tile <= weight_budget;
-          if (pass != Pass::upd) {
-            if (ev.weight_reuse) rf.fetch_b = false;  // weights held across timesteps
-          } else if (ev.weight_reuse) {
-            rf.write_o = false;  // gradient accumulated on chip, written once
-          } else {
-            rf.extra_memory_bytes += kernel_chip * e;  // read back the partial gradient
-          }
+          const PassFlags rf = later_iteration_flags(base, pass, ev.weight_reuse, kernel_chip * e);
           ev.rest = evaluate_pass(L, pass, split, config, rf, s);
         }
         ev.fresh_iterations = std::min<long long>(iterations, L.directions);

@@ -38,6 +38,8 @@ ordered_json to_json(const DsmLayerFields& fields) {
     j["array_split"] = split_to_json(p.array_split);
     j["dysm_factor"] = p.dysm_factor;
     j["memory_reuse"] = p.memory_reuse;
+    j["reuse_in"] = p.reuse_in;
+    j["reuse_out"] = p.reuse_out;
     j["weight_reuse"] = p.weight_reuse;
     j["preloaded"] = p.preloaded;
     j["weights_held"] = p.weights_held;
@@ -54,7 +56,8 @@ DsmLayerFields dsm_fields_from(const JsonReader& r) {
   r.only_keys({"passes"});
   for (const auto& e : r.at("passes").elements()) {
     e.only_keys({"pass", "chip_split", "core_factors", "array_factors", "core_split", "array_split", "dysm_factor",
-                 "memory_reuse", "weight_reuse", "preloaded", "weights_held", "pipe_group", "chips"});
+                 "memory_reuse", "reuse_in", "reuse_out", "weight_reuse", "preloaded", "weights_held", "pipe_group",
+                 "chips"});
     DsmPassPlan p;
     p.pass = static_cast<plan::Pass>(e.at("pass").choice({"fwd", "bwd", "upd"}));
     p.chip_split = static_cast<ChipSplit>(e.at("chip_split").choice(chip_split_names()));
@@ -64,6 +67,8 @@ DsmLayerFields dsm_fields_from(const JsonReader& r) {
     p.array_split = split_from(e.at("array_split"));
     p.dysm_factor = static_cast<int>(e.at("dysm_factor").integer(1, 1 << 20));
     p.memory_reuse = e.at("memory_reuse").boolean();
+    p.reuse_in = e.at("reuse_in").boolean();
+    p.reuse_out = e.at("reuse_out").boolean();
     p.weight_reuse = e.at("weight_reuse").boolean();
     p.preloaded = e.at("preloaded").boolean();
     p.weights_held = e.at("weights_held").boolean();

@@ -41,6 +41,12 @@ struct DsmPassPlan {
   Split5 array_split;               // ArrayD: work per PE array (likewise)
   int dysm_factor = 1;              // N_mb / S_mb (§III-C); 1 = off
   bool memory_reuse = false;        // streamed operand held in scratchpad by a neighbour (§III-B)
+  /// The group's edges held on chip by memory reuse (§III-B), as the search chose them: its input
+  /// (FWD) / input error (BWD) from the previous group, its output (FWD) / output error (BWD, UPD)
+  /// to the next; the same in every pass of the group. What the pass's memory traffic follows
+  /// from (layer_model.hpp flags_for).
+  bool reuse_in = false;
+  bool reuse_out = false;
   bool weight_reuse = false;        // weights held across LSTM timesteps or preloaded (§III-B)
   bool preloaded = false;           // inference FWD: the weights were preloaded (no FetchKer at all)
   bool weights_held = false;        // later iterations keep the weights (FWD/BWD) or the gradient (UPD)

@@ -122,6 +122,8 @@ plan::Plan make_dsm_plan(const planner::PlanInputs& in) {
         pp.array_split = w.array;
         pp.dysm_factor = lc.dysm_factor;
         pp.memory_reuse = pc.memory_reuse;
+        pp.reuse_in = lc.reuse_in;
+        pp.reuse_out = lc.reuse_out;
         pp.weight_reuse = pc.weight_reuse;
         pp.preloaded = pc.preloaded;
         pp.weights_held = pc.weights_held;

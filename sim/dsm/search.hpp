@@ -74,6 +74,7 @@ struct LayerChoice {
   ChipSplit split = ChipSplit::data;
   int dysm_factor = 1;
   bool reuse_in = false;        // input/error edge from the previous layer held on chip
+  bool reuse_out = false;       // output/error edge to the next layer held on chip (its reuse_in)
   std::vector<PassChoice> passes;
   std::optional<int> pipe_group;
   std::vector<int> chips;       // chip indices when pipelined; empty = all chips

@@ -86,6 +86,7 @@ bool try_pipeline(NetworkSearch& search, DsmResult& r, std::size_t begin, std::s
     lc.split = splits[j];
     lc.dysm_factor = 1;
     lc.reuse_in = false;
+    lc.reuse_out = false;  // stage passes are costed without memory reuse (flags_for(pass, false, false))
     lc.pipe_group = id;
     lc.chips.clear();
     for (int y = row0; y < row0 + rows[j]; ++y)

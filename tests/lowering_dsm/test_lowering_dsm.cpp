@@ -21,39 +21,19 @@
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "sim/replay/program_replay.hpp"
+#include "tests/lowering_dsm/dsm_fixtures.hpp"
 #include "tests/support/platform_yaml.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/net_builder.hpp"
 #include "workloads/workload_file.hpp"
 
 using namespace partsim;
+using test::pass_of;
+using test::passes_of;
+using test::PassView;
+using test::tiny_yaml;
 
 namespace {
-
-std::string tiny_yaml(const std::string& c2c_latency = "0ns", const std::string& link_latency = "0ns",
-                      int x_chips = 2) {
-  return "system:\n"
-         "  name: tiny_dsm\n"
-         "  precision: fp16\n"
-         "  device_types:\n"
-         "    chip:\n"
-         "      kind: template\n"
-         "      pe: {simd_lanes: 1, register_file: 64B}\n"
-         "      pe_array: {rows: 4, cols: 4}\n"
-         "      core: {pe_arrays: 1, sfus: 1, sfu_lanes: 4, scratchpad: 1KiB, scratchpad_bandwidth: 32GB/s, "
-         "frequency: 1GHz}\n"
-         "      chip: {cores: 2, interconnect: ring, core_to_core_bandwidth: 8GB/s, on_chip_latency: " +
-         c2c_latency +
-         ", memory: 1GB, memory_bandwidth: 10GB/s, memory_efficiency: 0.8, memory_latency: 0ns}\n"
-         "  devices:\n"
-         "    - {type: chip, count: " + std::to_string(2 * x_chips) + "}\n"
-         "  torus:\n"
-         "    dims: [" + std::to_string(x_chips) + ", 2]\n"
-         "    bandwidth: [4GB/s, 1GB/s]\n"
-         "    latency: [" + link_latency + ", " + link_latency + "]\n"
-         "    bidirectional: false\n";
-}
-
 
 // conv (1 -> 2 channels, 3x3, pad 1, on a 4x4 image, no bias) -> flatten -> fc (32 -> 64, no bias),
 // batch 8. No auxiliary FLOPs, so AuxComp = 0 and every term below is a PE-array or a link time.
@@ -87,31 +67,6 @@ Lowered lower_and_time(const topology::SystemSpec& spec, const workloads::Graph&
   for (const auto& l : r.plan.layers)
     for (const auto& pp : l.passes) r.predicted[{l.name, pp.pass}] = pp.cost.total_s;
   return r;
-}
-
-/// A pass of a dsm plan: its family fields and the planner's prediction.
-struct PassView : dsm::DsmPassPlan {
-  plan::PredictedCost predicted;
-};
-
-std::vector<PassView> passes_of(const plan::LayerPlan& l) {
-  std::vector<PassView> out;
-  for (const auto& f : dsm::dsm_fields_from(plan::JsonReader(l.family, "/family", "plan")).passes) {
-    PassView v;
-    static_cast<dsm::DsmPassPlan&>(v) = f;
-    for (const auto& pc : l.passes)
-      if (pc.pass == f.pass) v.predicted = pc.cost;
-    out.push_back(v);
-  }
-  return out;
-}
-
-PassView pass_of(const plan::Plan& p, const std::string& layer, plan::Pass pass) {
-  for (const auto& l : p.layers)
-    if (l.name == layer)
-      for (const auto& pp : passes_of(l))
-        if (pp.pass == pass) return pp;
-  throw std::runtime_error("no pass " + layer);
 }
 
 /// The family object of layer `name` (to edit a plan the way a user could).
@@ -216,15 +171,7 @@ TEST(LoweringDsm, LinkLatencyKeptWhenStepsAreMerged) {
 TEST(LoweringDsm, AllOptimizationsMatchThePlanner) {
   const auto spec = test::platform_from_yaml(tiny_yaml("1ns", "100ns"));
   for (std::int64_t batch : {8, 64}) {
-    workloads::NetBuilder b("three_layers", "");
-    std::string x = b.input("x", {2, 8, 8});
-    x = b.conv("c1", x, 4, 3, 1, 1);
-    x = b.activation("r1", x);
-    x = b.conv("c2", x, 4, 3, 1, 1);
-    x = b.pool("p2", x, workloads::PoolOp::max, 2, 2);
-    x = b.flatten("flat", x);
-    b.fc("fc", x, 16);
-    const Lowered r = lower_and_time(spec, b.build(batch), "opt=all");
+    const Lowered r = lower_and_time(spec, test::three_layers(batch), "opt=all");
     for (const auto& [key, pred] : r.predicted)
       EXPECT_NEAR(r.span.at(key), pred, 1e-9 * pred) << key.first << " " << plan::to_string(key.second) << " b" << batch;
   }
