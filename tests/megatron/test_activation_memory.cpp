@@ -8,6 +8,7 @@
 
 #include "sim/common/error.hpp"
 #include "sim/megatron/activation_memory.hpp"
+#include "tests/megatron/paper_models.hpp"
 
 using namespace partsim;
 using megatron::LayerParallelism;
@@ -15,15 +16,15 @@ using megatron::PipelineShape;
 using megatron::Recompute;
 using megatron::Schedule;
 using megatron::TransformerShape;
+using test::gpt3;
+using test::k22_22b;
+using test::tp;
 
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-// K22 Table 3's 22B (t = 8, p = 1, micro-batch 4) and 175B (t = 8, p = 8, micro-batch 1); V = 51,200.
-constexpr TransformerShape k22_22b{.layers = 48, .hidden = 6144, .heads = 64, .sequence = 2048, .vocabulary = 51200};
-constexpr TransformerShape gpt3{.layers = 96, .hidden = 12288, .heads = 96, .sequence = 2048, .vocabulary = 51200};
-
-LayerParallelism tp(int t, bool sequence_parallel, Recompute recompute) { return {t, sequence_parallel, recompute}; }
+// K22 Table 3's 22B (t = 8, p = 1, micro-batch 4) and GPT-3 175B (t = 8, p = 8, micro-batch 1) are
+// in tests/megatron/paper_models.hpp.
 
 }  // namespace
 

@@ -6,23 +6,18 @@
 
 #include "sim/common/error.hpp"
 #include "sim/megatron/transformer_costs.hpp"
+#include "tests/megatron/paper_models.hpp"
 
 using namespace partsim;
 using megatron::CollectiveCounts;
 using megatron::LayerParallelism;
 using megatron::Recompute;
 using megatron::TransformerShape;
+using test::gpt3;
+using test::k22_22b;
+using test::tp;
 
-namespace {
-
-// K22 Table 3's 22B model (vocabulary 51,200 and sequence 2048 per K22 §6): L 48, h 6144, a 64.
-constexpr TransformerShape k22_22b{.layers = 48, .hidden = 6144, .heads = 64, .sequence = 2048, .vocabulary = 51200};
-// GPT-3 175B as N21 §5.1 and K22 use it: L 96, h 12288, a 96, s 2048, V 51,200.
-constexpr TransformerShape gpt3{.layers = 96, .hidden = 12288, .heads = 96, .sequence = 2048, .vocabulary = 51200};
-
-LayerParallelism tp(int t, bool sequence_parallel, Recompute recompute) { return {t, sequence_parallel, recompute}; }
-
-}  // namespace
+// K22 Table 3's 22B and GPT-3 175B: tests/megatron/paper_models.hpp.
 
 // K22 App. A, 22B with B = 4:
 //   24 B s h^2 = 24 x 4 x 2048 x 6144^2 = 196,608 x 37,748,736 = 7,421,703,487,488

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/common/yaml_reader.hpp"
+#include "tests/platform_spec/test_tables.hpp"
 #include "tests/support/input_errors.hpp"
 #include "tests/support/platform_yaml.hpp"
 #include "topology/device_presets.hpp"
@@ -22,7 +23,7 @@ using namespace partsim::topology;
 using partsim::test::input_error_of;
 using partsim::test::platform_from_yaml;
 
-const std::string kTestTable = std::string(PARTSIM_TEST_DATA_DIR) + "/tables/test_gpu.yaml";
+using partsim::test::kTestTable;
 
 std::vector<EfficiencyPoint> table_from_text(const std::string& text) {
   return parse_efficiency_table(partsim::yaml::load_string(text, "table.yaml"));

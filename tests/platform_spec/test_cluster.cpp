@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/platform_spec/test_tables.hpp"
 #include "tests/support/input_errors.hpp"
 #include "tests/support/platform_yaml.hpp"
 #include "topology/gpu_cluster.hpp"
@@ -20,7 +21,7 @@ using namespace partsim::topology;
 using partsim::test::input_error_of;
 using partsim::test::platform_from_yaml;
 
-const std::string kTestTable = std::string(PARTSIM_TEST_DATA_DIR) + "/tables/test_gpu.yaml";
+using partsim::test::kTestTable;
 
 /// A cluster of test GPUs; `cluster_keys` are added to the cluster map ("nodes: 4, ...").
 std::string cluster_platform(const std::string& cluster_keys, const std::string& extra = "") {
@@ -238,13 +239,13 @@ TEST(GraphSwitches, AMapMarksASwitchThatReducesAndRoundTrips) {
 
 // ---- Collectives ----------------------------------------------------------------------------------
 
-const std::string kStar = "system:\n  name: s\n  devices: [{type: tpu_v2, count: 2}]\n  star: {latency: 0s}\n";
+const std::string kTwoTpuStar = "system:\n  name: s\n  devices: [{type: tpu_v2, count: 2}]\n  star: {latency: 0s}\n";
 
 TEST(Collectives, DefaultsWhenLeftOutAndRoundTripWhenGiven) {
-  EXPECT_EQ(platform_from_yaml(kStar).collectives, CollectiveSettings{});
-  EXPECT_EQ(system_to_yaml(platform_from_yaml(kStar)).find("collectives"), std::string::npos);
+  EXPECT_EQ(platform_from_yaml(kTwoTpuStar).collectives, CollectiveSettings{});
+  EXPECT_EQ(system_to_yaml(platform_from_yaml(kTwoTpuStar)).find("collectives"), std::string::npos);
   const SystemSpec s = platform_from_yaml(
-      kStar + "  collectives: {algorithm: {all_reduce: ring, all_gather.x: torus}, channels: 8, chunk: 512KiB,\n"
+      kTwoTpuStar + "  collectives: {algorithm: {all_reduce: ring, all_gather.x: torus}, channels: 8, chunk: 512KiB,\n"
               "                endpoint_overhead: 5us, protocol_efficiency: 0.92}\n");
   EXPECT_EQ(s.collectives.algorithm.at("all_reduce"), "ring");
   EXPECT_EQ(s.collectives.algorithm.at("all_gather.x"), "torus");
@@ -256,13 +257,13 @@ TEST(Collectives, DefaultsWhenLeftOutAndRoundTripWhenGiven) {
   EXPECT_EQ(platform_from_yaml(dumped), s) << dumped;
   EXPECT_EQ(system_to_yaml(platform_from_yaml(dumped)), dumped);
   // A zero chunk and overhead are allowed.
-  EXPECT_DOUBLE_EQ(platform_from_yaml(kStar + "  collectives: {chunk: 0B, endpoint_overhead: 0s}\n").collectives.chunk_bytes,
+  EXPECT_DOUBLE_EQ(platform_from_yaml(kTwoTpuStar + "  collectives: {chunk: 0B, endpoint_overhead: 0s}\n").collectives.chunk_bytes,
                    0.0);
 }
 
 TEST(Collectives, ProtocolsAndInSwitchEfficiencyReadInFileOrderAndRoundTrip) {
   const SystemSpec s = platform_from_yaml(
-      kStar + "  collectives:\n    in_switch_efficiency: 0.85\n    protocols:\n"
+      kTwoTpuStar + "  collectives:\n    in_switch_efficiency: 0.85\n    protocols:\n"
               "      LL: {base_latency: 6.6us, step_latency: 0.6us, efficiency: 0.5}\n"
               "      Simple: {base_latency: 8.4us, step_latency: 3.4us}\n");
   EXPECT_DOUBLE_EQ(s.collectives.in_switch_efficiency, 0.85);
@@ -276,10 +277,10 @@ TEST(Collectives, ProtocolsAndInSwitchEfficiencyReadInFileOrderAndRoundTrip) {
   const std::string dumped = system_to_yaml(s);
   EXPECT_EQ(platform_from_yaml(dumped), s) << dumped;
   EXPECT_EQ(input_error_of([&] {
-              platform_from_yaml(kStar + "  collectives: {protocols: {LL: {efficiency: 1.5}}}\n");
+              platform_from_yaml(kTwoTpuStar + "  collectives: {protocols: {LL: {efficiency: 1.5}}}\n");
             }),
             "platform.yaml:5:46: system.collectives.protocols.LL.efficiency: must be in (0, 1] (got 1.5)");
-  EXPECT_EQ(input_error_of([&] { platform_from_yaml(kStar + "  collectives: {protocols: {LL: {latency: 1us}}}\n"); })
+  EXPECT_EQ(input_error_of([&] { platform_from_yaml(kTwoTpuStar + "  collectives: {protocols: {LL: {latency: 1us}}}\n"); })
                 .substr(0, 90),
             "platform.yaml:5:34: system.collectives.protocols.LL.latency: unknown key (allowed: base_la");
 }
@@ -295,7 +296,7 @@ TEST(GpuCluster, NvlinkEfficiencyScalesTheNvlinkLinksOnly) {
 
 TEST(Collectives, UnknownCollectivesAndEmptyNamesAreRefused) {
   auto error = [](const std::string& collectives) {
-    return input_error_of([&] { platform_from_yaml(kStar + "  collectives: " + collectives + "\n"); });
+    return input_error_of([&] { platform_from_yaml(kTwoTpuStar + "  collectives: " + collectives + "\n"); });
   };
   EXPECT_EQ(error("{algorithm: {allreduce: ring}}"),
             "platform.yaml:5:29: system.collectives.algorithm.allreduce: unknown collective 'allreduce' (valid: p2p, "

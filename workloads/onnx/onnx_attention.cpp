@@ -8,7 +8,7 @@
 namespace partsim::workloads::onnx_import {
 namespace {
 
-constexpr int kNone = -1;
+constexpr int kNoLayer = -1;
 
 class AttentionFolder {
  public:
@@ -37,13 +37,13 @@ class AttentionFolder {
   const Shape& shape(int k) const { return im_.shapes[static_cast<size_t>(k)]; }
   int producer(const std::string& name) const {
     const auto it = index_.find(name);
-    return it == index_.end() ? kNone : it->second;
+    return it == index_.end() ? kNoLayer : it->second;
   }
   std::vector<int> readers(int k) const {
     const auto it = readers_.find(at(k).name);
     return it == readers_.end() ? std::vector<int>{} : it->second;
   }
-  bool is(int k, LayerKind kind) const { return k != kNone && at(k).kind == kind; }
+  bool is(int k, LayerKind kind) const { return k != kNoLayer && at(k).kind == kind; }
   // Layers between a projection and the products: reshapes, transposes, the 1/sqrt(d) scale, and
   // the slices that cut q, k and v out of one fused projection (nn.MultiheadAttention, GPT-2's c_attn).
   bool is_plumbing(int k) const {
@@ -70,14 +70,14 @@ class AttentionFolder {
     return x;
   }
 
-  // From the tensor `name` back over plumbing to the fc that projects it (kNone if there is none).
+  // From the tensor `name` back over plumbing to the fc that projects it (kNoLayer if there is none).
   int projection_of(const std::string& name, std::set<int>& region) const {
     int k = producer(name);
     while (is_plumbing(k)) {
       region.insert(k);
       k = producer(at(k).inputs[0]);
     }
-    if (!is(k, LayerKind::fc)) return kNone;
+    if (!is(k, LayerKind::fc)) return kNoLayer;
     region.insert(k);
     return k;
   }
@@ -116,14 +116,14 @@ class AttentionFolder {
       if (!is(out, LayerKind::reshape)) return false;
       region.insert(out);
     }
-    if (q == kNone || k == kNone || v == kNone) return false;
+    if (q == kNoLayer || k == kNoLayer || v == kNoLayer) return false;
     // Exactly what the `attention` kind counts: E x E projections with biases over E-wide sequences
     // (one fused 3E-wide projection counts the same weights and products as three).
     const bool fused = q == k && k == v;
     if (!fused && (q == k || k == v || q == v)) return false;
     const std::string x = sequence_of(at(q).inputs[0], region);
     const std::string memory = fused ? x : sequence_of(at(k).inputs[0], region);
-    if ((!fused && sequence_of(at(v).inputs[0], region) != memory) || producer(x) == kNone || producer(memory) == kNone)
+    if ((!fused && sequence_of(at(v).inputs[0], region) != memory) || producer(x) == kNoLayer || producer(memory) == kNoLayer)
       return false;
     const Shape sx = shape(producer(x));
     const Shape sm = shape(producer(memory));
