@@ -29,14 +29,27 @@ void price_compute_with_device_model(plan::Plan& p, const planner::PlanInputs& i
 
 }  // namespace
 
+planner::OptionBindings<AccparOptions> option_bindings(Strategy strategy) {
+  planner::OptionBindings<AccparOptions> b;
+  b.integer("levels", &AccparOptions::levels, "all", "hierarchy levels searched, top first; the levels below are Type-I",
+            {}, {{"all", -1}});
+  if (strategy == Strategy::accpar)
+    b.choice("ratio", &AccparOptions::per_layer_ratio, {{"level", false}, {"layer", true}}, "level",
+             "eq. 10 once per hierarchy level for all layers, or per layer");
+  b.choice("bandwidth", &AccparOptions::bandwidth, {"cut", "device"}, bandwidth_reading_from_name, "cut",
+           "eq. 7's b at a split: cut = the smaller side's summed b_i (what the star delivers), device = the "
+           "fetching side's own b_i (the paper's A(T)/b_i)");
+  b.choice("compute", &AccparOptions::device_compute, {{"peak", false}, {"device", true}}, "peak",
+           "eq. 8's computation: peak = FLOPs at the devices' peak (the paper), device = the chosen plan's shards "
+           "priced by the platform's device model (PE-array mapping, memory-bound layers; the search still uses eq. 8)");
+  return b;
+}
+
 plan::Plan make_accpar_plan(Strategy strategy, const planner::PlanInputs& inputs) {
-  PlanOptions options;
-  const std::string& levels = inputs.resolved.text("levels");
-  options.levels = levels == "all" ? -1 : static_cast<int>(inputs.resolved.integer("levels"));
-  if (strategy == Strategy::accpar) options.per_layer_ratio = inputs.resolved.text("ratio") == "layer";
+  const AccparOptions options = option_bindings(strategy).read(inputs.resolved);
   const Problem problem = make_problem(inputs.graph, inputs.mode,
                                        topology::bytes_per_element(inputs.spec.precision));
-  const Hierarchy hierarchy = build_hierarchy(inputs.spec, bandwidth_reading_from_name(inputs.resolved.text("bandwidth")));
+  const Hierarchy hierarchy = build_hierarchy(inputs.spec, options.bandwidth);
   const PlanResult result = plan_layers(problem, hierarchy, strategy, options);
 
   plan::Plan p;
@@ -56,7 +69,7 @@ plan::Plan make_accpar_plan(Strategy strategy, const planner::PlanInputs& inputs
     *layer.family = levels_to_json(result.typing[v]);
     p.layers.push_back(std::move(layer));
   }
-  if (inputs.resolved.text("compute") == "device") price_compute_with_device_model(p, inputs);
+  if (options.device_compute) price_compute_with_device_model(p, inputs);
   return p;
 }
 
@@ -95,29 +108,12 @@ void register_strategies(planner::StrategyRegistry& registry) {
       {Strategy::hypar, "HyPar: Types I/II per layer by DP minimising communication volume, equal split (AccPar §3.5)"},
       {Strategy::accpar, "AccPar: Types I/II/III by DP minimising time, ratio from eq. 10 (AccPar §4-§5)"},
   };
-  const planner::OptionSpec levels{"levels", planner::OptionType::integer, "all",
-                                   "hierarchy levels searched, top first; the levels below are Type-I", {"all"}};
-  const planner::OptionSpec ratio{"ratio", planner::OptionType::choice, "level",
-                                  "eq. 10 once per hierarchy level for all layers, or per layer", {"level", "layer"}};
-  const planner::OptionSpec bandwidth{
-      "bandwidth", planner::OptionType::choice, "cut",
-      "eq. 7's b at a split: cut = the smaller side's summed b_i (what the star delivers), device = the "
-      "fetching side's own b_i (the paper's A(T)/b_i)",
-      {"cut", "device"}};
-  const planner::OptionSpec compute{
-      "compute", planner::OptionType::choice, "peak",
-      "eq. 8's computation: peak = FLOPs at the devices' peak (the paper), device = the chosen plan's shards "
-      "priced by the platform's device model (PE-array mapping, memory-bound layers; the search still uses eq. 8)",
-      {"peak", "device"}};
   for (const auto& [strategy, description] : family) {
     const Strategy s = strategy;
     planner::StrategyInfo info;
     info.name = to_string(s);
     info.description = description;
-    info.options = {levels};
-    if (s == Strategy::accpar) info.options.push_back(ratio);
-    info.options.push_back(bandwidth);
-    info.options.push_back(compute);
+    info.options = option_bindings(s).specs();
     info.plan = [s](const planner::PlanInputs& inputs) { return make_accpar_plan(s, inputs); };
     info.check = check_accpar_plan;
     registry.add(std::move(info));

@@ -60,30 +60,54 @@ void check_deepa_plan(const plan::Plan& plan, const topology::SystemSpec& spec, 
 
 }  // namespace
 
-ModelOptions model_options_from(const planner::StrategyOptions& options) {
-  ModelOptions o;
-  if (options.text("max_workers") != "all") {
-    const long long m = options.integer("max_workers");  // in the declared 1..1000000
-    o.max_workers = static_cast<int>(m);  // above the device count: the device count
-  }
-  const auto dims = options.words("dims", {"n", "c", "h", "w"});
-  o.dims = {false, false, false, false};
-  for (const auto& d : dims) {
-    if (d == "n") o.dims.n = true;
-    if (d == "c") o.dims.c = true;
-    if (d == "h") o.dims.h = true;
-    if (d == "w") o.dims.w = true;
-  }
-  const std::string& efficiency = options.text("kernel_efficiency");
-  o.kernel_efficiency = efficiency != "none";
-  o.plane_term = efficiency == "shape";
-  const std::string& space = options.text("space");
-  o.space = space == "image" ? Space::image : space == "owt" ? Space::owt : Space::all;
-  o.check_memory = options.text("memory") == "check";
-  o.update = options.text("update") == "parameter_server" ? plan::GradientSyncAlgorithm::parameter_server
-                                                           : plan::GradientSyncAlgorithm::all_reduce;
-  o.xfer_limit = options.number("xfer_limit");
-  return o;
+planner::OptionBindings<DeepaOptions> option_bindings() {
+  using planner::OptionType;
+  const std::vector<std::string> dims{"n", "c", "h", "w"};
+  char default_limit[32];
+  std::snprintf(default_limit, sizeof default_limit, "%g", kDefaultXferLimit);
+  planner::OptionBindings<DeepaOptions> b;
+  b.integer("max_workers", &DeepaOptions::max_workers, "all",
+            "most workers of one configuration (powers of two up to it, and it); all = the device count",
+            {1, 1'000'000}, {{"all", 0}});  // above the device count: the device count
+  b.add({"dims", OptionType::words, "all", "dimensions a configuration may split (n images, c channels, h, w)", dims, {}},
+        [dims](DeepaOptions& o, const planner::OptionValue& v) {
+          o.dims = {false, false, false, false};
+          for (const auto& d : v.words(dims)) {
+            if (d == "n") o.dims.n = true;
+            if (d == "c") o.dims.c = true;
+            if (d == "h") o.dims.h = true;
+            if (d == "w") o.dims.w = true;
+          }
+        });
+  b.add({"kernel_efficiency", OptionType::choice, "shape",
+         "compute(c): shape = peak x the shard's GEMM half-performance efficiency x the per-image plane term "
+         "(docs/model.md \"DeePa\"), gemm = without the plane term, none = the device model's peak",
+         {"shape", "gemm", "none"}, {}},
+        [](DeepaOptions& o, const planner::OptionValue& v) {
+          o.kernel_efficiency = v.text() != "none";
+          o.plane_term = v.text() == "shape";
+        });
+  b.choice("memory", &DeepaOptions::check_memory, {{"check", true}, {"ignore", false}}, "check",
+           "check = refuse configurations whose shard (weights, activations and their gradients) exceeds device memory, "
+           "and plans that do not fit (DeePa Fig. 13); ignore = no capacity limit");
+  b.choice("space", &DeepaOptions::space, {{"all", Space::all}, {"image", Space::image}, {"owt", Space::owt}}, "all",
+           "configurations searched: all, image (image parallelism on every device, Fig. 7 purple), owt (conv/pool "
+           "image-parallel, fc channel-parallel, Fig. 7 green)");
+  b.flag("overlap", &DeepaOptions::overlap, "true",
+         "§5: gradient all-reduces overlap back-propagation (false: they wait for its end; the plan's "
+         "schedule.overlap_gradient_sync)");
+  b.choice("update", &DeepaOptions::update,
+           {{"all_reduce", plan::GradientSyncAlgorithm::all_reduce},
+            {"parameter_server", plan::GradientSyncAlgorithm::parameter_server}},
+           "all_reduce",
+           "update(c)'s gradient synchronisation, also the plan's schedule.gradient_sync_algorithm: "
+           "all_reduce (a ring per replica group) or parameter_server (§5: one GPU of the group, a different "
+           "one per layer, gathers the gradients and sends the parameters back)");
+  b.number("xfer_limit", &DeepaOptions::xfer_limit, default_limit,
+           "most precomputation a plan may need, in link-load updates of eq. 1's xfer tables (3-7 ns of CPU each); "
+           "larger ones are refused up front (0: no limit)",
+           {});
+  return b;
 }
 
 DeepaRun run_deepa(const topology::SystemSpec& spec, const workloads::Graph& graph, plan::Mode mode,
@@ -110,11 +134,12 @@ DataTransferred data_transferred(const DeepaRun& run) {
 }
 
 plan::Plan make_deepa_plan(const planner::PlanInputs& in) {
-  const DeepaRun run = run_deepa(in.spec, in.graph, in.mode, model_options_from(in.resolved));
+  const DeepaOptions options = option_bindings().read(in.resolved);
+  const DeepaRun run = run_deepa(in.spec, in.graph, in.mode, options);
   plan::Plan p;
   p.predicted_iteration_s = run.search.cost;
-  p.schedule.overlap_gradient_sync = in.resolved.flag("overlap");
-  if (in.mode == plan::Mode::training) p.schedule.gradient_sync_algorithm = model_options_from(in.resolved).update;
+  p.schedule.overlap_gradient_sync = options.overlap;
+  if (in.mode == plan::Mode::training) p.schedule.gradient_sync_algorithm = options.update;
   for (std::size_t v = 0; v < in.graph.size(); ++v) {
     const int c = run.search.choice[v];
     const Configuration& config = run.model->configurations(v)[static_cast<std::size_t>(c)];
@@ -147,7 +172,7 @@ std::string explain_layer(const planner::PlanInputs& in, const std::string& laye
     in.graph.layer(layer_name);  // UnknownNameError listing the layers
     return *in.graph.index_of(layer_name);
   }();
-  const DeepaRun run = run_deepa(in.spec, in.graph, in.mode, model_options_from(in.resolved));
+  const DeepaRun run = run_deepa(in.spec, in.graph, in.mode, option_bindings().read(in.resolved));
   const auto& configs = run.model->configurations(v);
   const workloads::Layer& L = in.graph.layer(v);
   const bool two_dims = !has_spatial_dims(L);
@@ -195,40 +220,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
   planner::StrategyInfo info;
   info.name = "deepa";
   info.description = "DeePa: per-layer degrees over n, c, h, w on a device subset, node/edge elimination on eq. 1 (Jia et al., DeePa)";
-  info.options = {
-      {"max_workers", planner::OptionType::integer, "all",
-       "most workers of one configuration (powers of two up to it, and it); all = the device count", {"all"},
-       {1, 1'000'000}},
-      {"dims", planner::OptionType::words, "all", "dimensions a configuration may split (n images, c channels, h, w)",
-       {"n", "c", "h", "w"}},
-      {"kernel_efficiency", planner::OptionType::choice, "shape",
-       "compute(c): shape = peak x the shard's GEMM half-performance efficiency x the per-image plane term "
-       "(docs/model.md \"DeePa\"), gemm = without the plane term, none = the device model's peak",
-       {"shape", "gemm", "none"}},
-      {"memory", planner::OptionType::choice, "check",
-       "check = refuse configurations whose shard (weights, activations and their gradients) exceeds device memory, "
-       "and plans that do not fit (DeePa Fig. 13); ignore = no capacity limit",
-       {"check", "ignore"}},
-      {"space", planner::OptionType::choice, "all",
-       "configurations searched: all, image (image parallelism on every device, Fig. 7 purple), owt (conv/pool "
-       "image-parallel, fc channel-parallel, Fig. 7 green)",
-       {"all", "image", "owt"}},
-  };
-  info.options.push_back({"overlap", planner::OptionType::boolean, "true",
-                          "§5: gradient all-reduces overlap back-propagation (false: they wait for its end; the plan's "
-                          "schedule.overlap_gradient_sync)",
-                          {}});
-  info.options.push_back({"update", planner::OptionType::choice, "all_reduce",
-                          "update(c)'s gradient synchronisation, also the plan's schedule.gradient_sync_algorithm: "
-                          "all_reduce (a ring per replica group) or parameter_server (§5: one GPU of the group, a different "
-                          "one per layer, gathers the gradients and sends the parameters back)",
-                          {"all_reduce", "parameter_server"}});
-  char default_limit[32];
-  std::snprintf(default_limit, sizeof default_limit, "%g", kDefaultXferLimit);
-  info.options.push_back({"xfer_limit", planner::OptionType::number, default_limit,
-                          "most precomputation a plan may need, in link-load updates of eq. 1's xfer tables (3-7 ns of CPU each); "
-                          "larger ones are refused up front (0: no limit)",
-                          {}});
+  info.options = option_bindings().specs();
   info.plan = make_deepa_plan;
   info.check = check_deepa_plan;
   info.explain = explain_layer;

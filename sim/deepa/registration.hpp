@@ -9,12 +9,19 @@
 
 #include "sim/deepa/cost_model.hpp"
 #include "sim/deepa/elimination.hpp"
+#include "sim/planner/option_bindings.hpp"
 #include "sim/planner/registry.hpp"
 
 namespace partsim::deepa {
 
-/// The model options of a resolved `deepa` option set.
-ModelOptions model_options_from(const planner::StrategyOptions& options);
+/// The `deepa` strategy's options: the cost model's, and what only the plan reads.
+struct DeepaOptions : ModelOptions {
+  bool overlap = true;  // the plan's schedule.overlap_gradient_sync (§5)
+};
+
+/// Every `deepa` option, declared and bound to its field (register_strategies declares their specs,
+/// the plan reads them).
+planner::OptionBindings<DeepaOptions> option_bindings();
 
 /// A planned network: the model, the search result and timings.
 struct DeepaRun {

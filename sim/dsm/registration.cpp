@@ -69,8 +69,24 @@ plan::Sharding chip_sharding(ChipSplit split, const std::vector<int>& chips, int
 
 }  // namespace
 
+planner::OptionBindings<DsmOptions> option_bindings() {
+  planner::OptionBindings<DsmOptions> b;
+  b.add({"opt", planner::OptionType::words, "all",
+         "optimizations (§III): hybrid parallelism, memory reuse, dynamic spatial minibatching, "
+         "timestep pipelining",
+         {"hybrid", "memreuse", "dysm", "tpipe"}, {}},
+        [](DsmOptions& o, const planner::OptionValue& v) {
+          const DsmOptions words = parse_dsm_options({v.text()});  // sets the four switches only
+          o.hybrid = words.hybrid;
+          o.memreuse = words.memreuse;
+          o.dysm = words.dysm;
+          o.tpipe = words.tpipe;
+        });
+  return b;
+}
+
 DsmOptions options_from(const planner::StrategyOptions& options, plan::Mode mode) {
-  DsmOptions o = parse_dsm_options({options.text("opt")});
+  DsmOptions o = option_bindings().read(options);
   o.mode = mode;
   return o;
 }
@@ -202,10 +218,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
   info.description =
       "DeepSpatialMatrix: ChipD/CoreD/ArrayD search with hybrid parallelism, memory reuse, DySM, timestep "
       "pipelining (DeepSpatialMatrix)";
-  info.options = {{"opt", planner::OptionType::words, "all",
-                   "optimizations (§III): hybrid parallelism, memory reuse, dynamic spatial minibatching, "
-                   "timestep pipelining",
-                   {"hybrid", "memreuse", "dysm", "tpipe"}}};
+  info.options = option_bindings().specs();
   info.plan = make_dsm_plan;
   info.check = check_dsm_plan;
   info.lower = lower_dsm;

@@ -12,13 +12,17 @@
 #include <vector>
 
 #include "sim/dsm/search.hpp"
+#include "sim/planner/option_bindings.hpp"
 #include "sim/planner/registry.hpp"
 
 namespace partsim::dsm {
 
 void register_strategies(planner::StrategyRegistry& registry);
 
-/// The optimizations a dsm plan request's resolved options name (option "opt").
+/// The `dsm` option (opt: the optimizations), declared and bound to DsmOptions' switches.
+planner::OptionBindings<DsmOptions> option_bindings();
+
+/// The optimizations a dsm plan request's resolved options name, for `mode`.
 DsmOptions options_from(const planner::StrategyOptions& options, plan::Mode mode);
 
 /// The lowering of dsm plans (dsm_lowering.cpp): ChipD / CoreD / ArrayD events per group and pass.

@@ -16,28 +16,15 @@ void require_inference(const planner::PlanInputs& in, const std::string& name) {
     throw InputError("strategy " + name + " plans inference (MARS): give --mode inference");
 }
 
-SearchOptions search_options(const planner::PlanInputs& in) {
-  SearchOptions o;
-  // The declared ranges (register_strategies) hold already.
-  auto count = [&](const char* key) { return static_cast<int>(in.resolved.integer(key)); };
-  auto rate = [&](const char* key) { return in.resolved.number(key); };
-  o.population = std::max(2, count("population"));
-  o.generations = static_cast<int>(in.resolved.integer("generations"));
-  o.mutation = rate("mutation");
-  o.inner_population = std::max(2, count("inner_population"));
-  o.inner_generations = static_cast<int>(in.resolved.integer("inner_generations"));
-  o.inner_mutation = rate("inner_mutation");
-  o.max_sets = count("max_sets");
+/// mars's options as planned: the seed is --seed's.
+MarsOptions mars_options(const planner::PlanInputs& in) {
+  MarsOptions o = mars_option_bindings().read(in.resolved);
   o.seed = in.seed.value_or(1);
   return o;
 }
 
-DesignChoice design_choice(const planner::PlanInputs& in) {
-  return in.resolved.text("designs") == "fixed" ? DesignChoice::fixed : DesignChoice::configure;
-}
-
 std::string explain_layer(const planner::PlanInputs& in, const std::string& layer_name) {
-  const LatencyModel m(in.spec, in.graph, design_choice(in));
+  const LatencyModel m(in.spec, in.graph, mars_options(in).designs);
   const auto index = in.graph.index_of(layer_name);
   if (!index) in.graph.layer(layer_name);  // throws UnknownNameError listing the layers
   const std::size_t v = *index;
@@ -68,12 +55,13 @@ std::string explain_layer(const planner::PlanInputs& in, const std::string& laye
   return out;
 }
 
-plan::Plan plan_with(const planner::PlanInputs& in, const std::string& name, bool run_search) {
-  require_inference(in, name);
-  const LatencyModel m(in.spec, in.graph, design_choice(in));
-  const Mapping mapping = run_search ? search(m, search_options(in)) : baseline(m);
+plan::Plan mars_plan(const planner::PlanInputs& in) {
+  require_inference(in, "mars");
+  const MarsOptions o = mars_options(in);
+  const LatencyModel m(in.spec, in.graph, o.designs);
+  const Mapping mapping = o.run_search ? search(m, o) : baseline(m);
   if (!(mapping.latency_s < 1e300))
-    throw InputError(name + ": no mapping fits the accelerators' DRAM (" + in.graph.name() + " on " + in.spec.name +
+    throw InputError("mars: no mapping fits the accelerators' DRAM (" + in.graph.name() + " on " + in.spec.name +
                      "); try more generations or a larger population");
   return mapping_plan(m, mapping);
 }
@@ -81,9 +69,7 @@ plan::Plan plan_with(const planner::PlanInputs& in, const std::string& name, boo
 plan::Plan h2h_plan(const planner::PlanInputs& in) {
   require_inference(in, "h2h");
   const LatencyModel m(in.spec, in.graph, DesignChoice::fixed);
-  H2hOptions options;
-  options.max_moves = static_cast<int>(in.resolved.integer("max_moves"));
-  const H2hMapping mapping = h2h_mapping(m, options);
+  const H2hMapping mapping = h2h_mapping(m, h2h_option_bindings().read(in.resolved));
   if (!(mapping.latency_s < 1e300)) {
     const DramNeeds needs = dram_needs(m);
     double dram = 0, total_dram = 0;
@@ -164,38 +150,54 @@ plan::Plan mapping_plan(const LatencyModel& m, const Mapping& mapping) {
   return p;
 }
 
+planner::OptionBindings<MarsOptions> mars_option_bindings() {
+  const planner::OptionRange kCount{1, 100000};        // populations, sets
+  const planner::OptionRange kGenerations{0, 100000};  // 0: the initial generation only
+  const planner::OptionRange kRate{0, 1};              // probabilities
+  // A population of one has no pair to cross: two at least (the declared range starts at 1).
+  const auto at_least_two = [](int MarsOptions::*field) {
+    return [field](MarsOptions& o, const planner::OptionValue& v) { o.*field = std::max(2, static_cast<int>(v.integer())); };
+  };
+  planner::OptionBindings<MarsOptions> b;
+  b.add({"population", planner::OptionType::integer, "16", "first-level GA: mappings per generation", {}, kCount},
+        at_least_two(&MarsOptions::population));
+  b.integer("generations", &MarsOptions::generations, "20", "first-level GA: generations after the initial one", kGenerations);
+  b.number("mutation", &MarsOptions::mutation, "0.1", "first-level GA: probability that a gene is redrawn", kRate);
+  b.add({"inner_population", planner::OptionType::integer, "12",
+         "second-level GA (per set, design and layer set): strategy vectors per generation", {}, kCount},
+        at_least_two(&MarsOptions::inner_population));
+  b.integer("inner_generations", &MarsOptions::inner_generations, "15", "second-level GA: generations", kGenerations);
+  b.number("inner_mutation", &MarsOptions::inner_mutation, "0.1", "second-level GA: probability that a gene is redrawn", kRate);
+  b.integer("max_sets", &MarsOptions::max_sets, "4", "most accelerator sets (layer sets) in a mapping", kCount);
+  b.choice("mapping", &MarsOptions::run_search, {{"search", true}, {"baseline", false}}, "search",
+           "search = the two-level GA; baseline = §VI-A's baseline (the two groups, half the layers each, the "
+           "fastest design per set, ES along each layer's two longest dimensions; the GA options are unused)");
+  b.choice("designs", &MarsOptions::designs, {{"configure", DesignChoice::configure}, {"fixed", DesignChoice::fixed}},
+           "configure",
+           "configure = each accelerator set is configured to one of the platform's designs (the adaptive "
+           "system of §III); fixed = every accelerator keeps its platform type and a set waits for its slowest "
+           "member (the heterogeneous systems of §VI-C, Table IV)");
+  return b;
+}
+
+planner::OptionBindings<H2hOptions> h2h_option_bindings() {
+  planner::OptionBindings<H2hOptions> b;
+  b.integer("max_moves", &H2hOptions::max_moves, "1000",
+            "communication step: most single-layer moves to another accelerator (0 = none: the better of the "
+            "earliest-finish mapping and the fastest single accelerator)",
+            {0, 1000000});
+  return b;
+}
+
 void register_strategies(planner::StrategyRegistry& registry) {
-  using planner::OptionSpec;
-  using planner::OptionType;
   planner::StrategyInfo mars;
   mars.name = "mars";
   mars.description =
       "MARS: accelerator sets and designs, contiguous layer sets and per-layer ES/SS by a two-level genetic "
       "algorithm, inference (MARS §IV-§V)";
   mars.stochastic = true;
-  const planner::OptionRange kCount{1, 100000};        // populations, sets
-  const planner::OptionRange kGenerations{0, 100000};  // 0: the initial generation only
-  const planner::OptionRange kRate{0, 1};              // probabilities
-  mars.options = {
-      OptionSpec{"population", OptionType::integer, "16", "first-level GA: mappings per generation", {}, kCount},
-      OptionSpec{"generations", OptionType::integer, "20", "first-level GA: generations after the initial one", {}, kGenerations},
-      OptionSpec{"mutation", OptionType::number, "0.1", "first-level GA: probability that a gene is redrawn", {}, kRate},
-      OptionSpec{"inner_population", OptionType::integer, "12",
-                 "second-level GA (per set, design and layer set): strategy vectors per generation", {}, kCount},
-      OptionSpec{"inner_generations", OptionType::integer, "15", "second-level GA: generations", {}, kGenerations},
-      OptionSpec{"inner_mutation", OptionType::number, "0.1", "second-level GA: probability that a gene is redrawn", {}, kRate},
-      OptionSpec{"max_sets", OptionType::integer, "4", "most accelerator sets (layer sets) in a mapping", {}, kCount},
-      OptionSpec{"mapping", OptionType::choice, "search",
-                 "search = the two-level GA; baseline = §VI-A's baseline (the two groups, half the layers each, the "
-                 "fastest design per set, ES along each layer's two longest dimensions; the GA options are unused)",
-                 {"search", "baseline"}},
-      OptionSpec{"designs", OptionType::choice, "configure",
-                 "configure = each accelerator set is configured to one of the platform's designs (the adaptive "
-                 "system of §III); fixed = every accelerator keeps its platform type and a set waits for its slowest "
-                 "member (the heterogeneous systems of §VI-C, Table IV)",
-                 {"configure", "fixed"}},
-  };
-  mars.plan = [](const planner::PlanInputs& in) { return plan_with(in, "mars", in.resolved.text("mapping") == "search"); };
+  mars.options = mars_option_bindings().specs();
+  mars.plan = mars_plan;
   mars.explain = explain_layer;
   registry.add(mars);
 
@@ -204,12 +206,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
   h2h.description =
       "computation- and communication-aware mapping in the spirit of H2H (MARS §VI-C, Table IV): each layer whole "
       "on one accelerator of fixed design, earliest finish first, then single-layer moves; inference";
-  h2h.options = {
-      OptionSpec{"max_moves", OptionType::integer, "1000",
-                 "communication step: most single-layer moves to another accelerator (0 = none: the better of the "
-                 "earliest-finish mapping and the fastest single accelerator)",
-                 {}, planner::OptionRange{0, 1000000}},
-  };
+  h2h.options = h2h_option_bindings().specs();
   h2h.plan = h2h_plan;
   registry.add(h2h);
 }

@@ -10,12 +10,24 @@
 // first, last, latency_s}], transfers_s}; per layer {set, design, strategy}. h2h: plan family
 // {initial_latency_s, moves}; per layer {device, start_s, finish_s}.
 
+#include "sim/mars/h2h_mapping.hpp"
 #include "sim/mars/search.hpp"
+#include "sim/planner/option_bindings.hpp"
 #include "sim/planner/registry.hpp"
 
 namespace partsim::mars {
 
 void register_strategies(planner::StrategyRegistry& registry);
+
+/// The `mars` strategy's options: the two-level GA's (the seed is simplan's --seed), and which
+/// mapping and designs.
+struct MarsOptions : SearchOptions {
+  bool run_search = true;  // mapping=search; false: §VI-A's baseline
+  DesignChoice designs = DesignChoice::configure;
+};
+/// Every option of `mars` and of `h2h`, declared and bound to its field.
+planner::OptionBindings<MarsOptions> mars_option_bindings();
+planner::OptionBindings<H2hOptions> h2h_option_bindings();
 
 /// The plan of a mapping (what both mappings write).
 plan::Plan mapping_plan(const LatencyModel& model, const Mapping& mapping);

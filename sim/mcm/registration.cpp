@@ -12,19 +12,28 @@ namespace {
 
 enum class Search { greedy, random, annealing };
 
-SearchOptions search_options(const planner::PlanInputs& in, Search search) {
-  SearchOptions o;
-  o.seed = in.seed.value_or(1);
-  o.solver = solver_options(in);
-  o.progress = in.progress;
-  if (search == Search::greedy) o.split = parse_greedy_split(in.resolved.text("split"));
-  if (search != Search::greedy) o.samples = static_cast<int>(in.resolved.integer("samples"));
+/// The options of one search, declared and bound to their fields.
+planner::OptionBindings<SearchOptions> option_bindings(Search search) {
+  using O = SearchOptions;
+  planner::OptionBindings<O> b;
+  if (search == Search::greedy) bind_greedy_split(b, &O::split);
+  if (search != Search::greedy) b.integer("samples", &O::samples, "200", "placements drawn and evaluated", {1});
+  b.nest(&O::solver, solver_option_bindings());
   if (search == Search::annealing) {
-    o.t0 = in.resolved.number("t0");
-    o.cooling = in.resolved.number("cooling");
-    o.move_fraction = in.resolved.number("move_fraction");
-    o.sharpness = in.resolved.number("sharpness");
+    const planner::OptionRange positive{0, std::numeric_limits<double>::infinity(), true};
+    const planner::OptionRange fraction{0, 1, true};  // (0, 1]
+    b.number("t0", &O::t0, "0.05", "initial temperature, relative to the first valid latency", positive);
+    b.number("cooling", &O::cooling, "0.98", "temperature factor per sample", fraction);
+    b.number("move_fraction", &O::move_fraction, "0.1", "probability a node gets a new distribution per step", fraction);
+    b.number("sharpness", &O::sharpness, "8", "exponent on the uniform weights of a new distribution (peakedness)", {});
   }
+  return b;
+}
+
+SearchOptions search_options(const planner::PlanInputs& in, Search search) {
+  SearchOptions o = option_bindings(search).read(in.resolved);
+  o.seed = in.seed.value_or(1);
+  o.progress = in.progress;
   return o;
 }
 
@@ -90,67 +99,35 @@ void check_mcm_plan(const plan::Plan& plan, const topology::SystemSpec& spec, co
   check_valid(problem, f, file + ": /layers");
 }
 
-std::vector<planner::OptionSpec> solver_option_specs() {
-  using planner::OptionSpec;
-  using planner::OptionType;
-  return {{"weights_fit", OptionType::boolean, "true",
-           "solver also keeps every chip's weights within its SRAM (part of H(G, f))", {}},
-          {"max_backtracks", OptionType::integer, "100000",
-           "solver backtracks per placement, restarts included, before it gives up", {}},
-          {"restart_backtracks", OptionType::integer, "20",
-           "solver backtracks before it restarts with a new random node order", {}}};
-}
-
-planner::OptionSpec greedy_split_option_spec() {
-  return {"split", planner::OptionType::choice, "compute",
-          "greedy baseline: a chip is full at 1/C of the total compute or its SRAM (compute), or at its SRAM "
-          "only, weights and live tensors (memory: the fewest chips)",
-          {"compute", "memory"}};
-}
-
-SolverOptions solver_options(const planner::PlanInputs& in) {
-  SolverOptions o;
-  o.weights_fit = in.resolved.flag("weights_fit");
-  o.max_failures = in.resolved.integer("max_backtracks");
-  o.restart_failures = in.resolved.integer("restart_backtracks");
-  return o;
+planner::OptionBindings<SolverOptions> solver_option_bindings(const std::string& max_backtracks_default) {
+  planner::OptionBindings<SolverOptions> b;
+  b.flag("weights_fit", &SolverOptions::weights_fit, "true",
+         "solver also keeps every chip's weights within its SRAM (part of H(G, f))");
+  b.integer("max_backtracks", &SolverOptions::max_failures, max_backtracks_default,
+            "solver backtracks per placement, restarts included, before it gives up", {});
+  b.integer("restart_backtracks", &SolverOptions::restart_failures, "20",
+            "solver backtracks before it restarts with a new random node order", {});
+  return b;
 }
 
 void register_strategies(planner::StrategyRegistry& registry) {
-  using planner::OptionSpec;
-  using planner::OptionType;
-  const std::vector<OptionSpec> solver = solver_option_specs();
-  const OptionSpec& weights_fit = solver[0];
-  const OptionSpec& backtracks = solver[1];
-  const OptionSpec& restarts = solver[2];
-  const OptionSpec samples{"samples", OptionType::integer, "200", "placements drawn and evaluated", {}, {1}};
-  const planner::OptionRange positive{0, std::numeric_limits<double>::infinity(), true};
-  const planner::OptionRange fraction{0, 1, true};  // (0, 1]
   struct Entry {
     Search search;
     std::string name, description;
-    std::vector<OptionSpec> options;
   };
   const std::vector<Entry> entries{
       {Search::greedy, "mcm_greedy",
-       "MCM placement baseline (MCM paper §5.3): topological split by equal compute (or SRAM filling), FIX-mode repair",
-       {greedy_split_option_spec(), weights_fit, backtracks, restarts}},
+       "MCM placement baseline (MCM paper §5.3): topological split by equal compute (or SRAM filling), FIX-mode repair"},
       {Search::random, "mcm_random",
-       "MCM placement, random search (MCM paper §5.1): uniform distribution, SAMPLE-mode solver",
-       {samples, weights_fit, backtracks, restarts}},
+       "MCM placement, random search (MCM paper §5.1): uniform distribution, SAMPLE-mode solver"},
       {Search::annealing, "mcm_sa",
-       "MCM placement, simulated annealing over per-node distributions (MCM paper §5.1), SAMPLE-mode solver",
-       {samples, weights_fit, backtracks, restarts,
-        {"t0", OptionType::number, "0.05", "initial temperature, relative to the first valid latency", {}, positive},
-        {"cooling", OptionType::number, "0.98", "temperature factor per sample", {}, fraction},
-        {"move_fraction", OptionType::number, "0.1", "probability a node gets a new distribution per step", {}, fraction},
-        {"sharpness", OptionType::number, "8", "exponent on the uniform weights of a new distribution (peakedness)", {}}}},
+       "MCM placement, simulated annealing over per-node distributions (MCM paper §5.1), SAMPLE-mode solver"},
   };
   for (const Entry& e : entries) {
     planner::StrategyInfo info;
     info.name = e.name;
     info.description = e.description;
-    info.options = e.options;
+    info.options = option_bindings(e.search).specs();
     info.stochastic = e.search != Search::greedy;
     const Search search = e.search;
     info.plan = [search](const planner::PlanInputs& in) { return make_plan(search, in); };

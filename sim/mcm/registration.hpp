@@ -5,10 +5,12 @@
 // simrun. plan.predicted_iteration_s is the analytical model's latency (the pipeline's period,
 // max per-chip latency, cost_model.hpp); docs/plan-format.md "mcm" lists the family fields.
 
+#include <string>
 #include <vector>
 
 #include "sim/mcm/problem.hpp"
 #include "sim/mcm/searches.hpp"
+#include "sim/planner/option_bindings.hpp"
 #include "sim/planner/registry.hpp"
 
 namespace partsim::mcm {
@@ -26,10 +28,16 @@ plan::Plan plan_from_search(const PlacementProblem& problem, const SearchResult&
 /// A loaded mcm plan: every layer on one chip, and the placement satisfies eq. 2-4 and H.
 void check_mcm_plan(const plan::Plan& plan, const topology::SystemSpec& spec, const workloads::Graph& graph,
                     const std::string& file);
-/// weights_fit, max_backtracks, restart_backtracks: the solver options every mcm strategy declares.
-std::vector<planner::OptionSpec> solver_option_specs();
-SolverOptions solver_options(const planner::PlanInputs& in);
-/// split: the greedy baseline's split (mcm_greedy's placement; mcm_rl's reward unit and y^(0)).
-planner::OptionSpec greedy_split_option_spec();
+/// weights_fit, max_backtracks, restart_backtracks: the solver options every mcm strategy declares
+/// (nested into its options struct's SolverOptions; mcm_rl gives max_backtracks a smaller default).
+planner::OptionBindings<SolverOptions> solver_option_bindings(const std::string& max_backtracks_default = "100000");
+/// split: the greedy baseline's split (mcm_greedy's placement; mcm_rl's reward unit and y^(0)),
+/// declared and read into `field`.
+template <class Options, class Owner>
+void bind_greedy_split(planner::OptionBindings<Options>& bindings, GreedySplit Owner::*field) {
+  bindings.choice("split", field, {"compute", "memory"}, parse_greedy_split, "compute",
+                  "greedy baseline: a chip is full at 1/C of the total compute or its SRAM (compute), or at its SRAM "
+                  "only, weights and live tensors (memory: the fewest chips)");
+}
 
 }  // namespace partsim::mcm

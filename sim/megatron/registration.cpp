@@ -10,24 +10,6 @@
 namespace partsim::megatron {
 namespace {
 
-Configuration configuration_from(const planner::StrategyOptions& o) {
-  Configuration c;
-  c.tp = static_cast<int>(o.integer("tp"));
-  c.pp = static_cast<int>(o.integer("pp"));
-  c.microbatch = static_cast<int>(o.integer("microbatch"));
-  c.schedule = parse_schedule(o.text("schedule"));
-  c.virtual_stages = static_cast<int>(o.integer("virtual_stages"));
-  c.sequence_parallel = o.flag("sequence_parallel");
-  c.recompute = parse_recompute(o.text("recompute"));
-  c.zero = static_cast<int>(o.integer("zero"));
-  c.overlap_grad_reduce = o.flag("overlap_grad_reduce");
-  c.overlap_param_gather = o.flag("overlap_param_gather");
-  c.rank_order = parse_rank_order(o.text("rank_order"));
-  c.fold_replicas = o.flag("fold_replicas");
-  c.optimizer_step = o.text("optimizer") == "adam";
-  return c;
-}
-
 // The stage (device) a block runs on: with v chunks per device, block b is in chunk b / (L/(p v)),
 // on stage chunk mod p (N21 §2.2.2: device i holds chunks i, i + p, ...).
 int stage_of_block(const Configuration& c, int layers, int block) {
@@ -58,13 +40,14 @@ plan::Plan make_megatron_plan(const planner::PlanInputs& in) {
   if (in.mode != plan::Mode::training) throw InputError("megatron: plans training iterations only (got --mode inference)");
   const RecognisedModel model = recognise(in.graph);
   const topology::TopologyGraph topology(in.spec, topology::Granularity::chip);
-  Configuration c = configuration_from(in.resolved);
+  const MegatronOptions options = option_bindings().read(in.resolved);
+  Configuration c = options;
   Prediction pr;
   nlohmann::json search_json;
-  if (in.resolved.flag("search")) {
+  if (options.search) {
     const SearchResult r = search(in.spec, topology, in.graph, model, c, in.progress);
     c = r.best;
-    c.fold_replicas = in.resolved.flag("fold_replicas");  // not searched: how the plan is lowered
+    c.fold_replicas = options.fold_replicas;  // not searched: how the plan is lowered
     pr = r.prediction;
     search_json = {{"candidates", r.candidates}, {"over_memory", r.over_memory}, {"seconds", r.seconds}};
     std::cerr << "megatron: search tried " << r.candidates << " configurations (" << r.over_memory
@@ -161,44 +144,50 @@ void check_megatron_plan(const plan::Plan& plan, const topology::SystemSpec& spe
 
 }  // namespace
 
+planner::OptionBindings<MegatronOptions> option_bindings() {
+  using O = MegatronOptions;
+  const planner::OptionRange positive{1, 1'000'000};
+  planner::OptionBindings<O> b;
+  b.integer("tp", &O::tp, "1", "tensor-parallel degree t (--tensor-model-parallel-size); ranks t fastest", positive);
+  b.integer("pp", &O::pp, "1", "pipeline stages p (--pipeline-model-parallel-size); dp = devices / (tp x pp)", positive);
+  b.integer("microbatch", &O::microbatch, "1",
+            "samples per micro-batch b (--micro-batch-size); --batch is the global batch, m = batch / (b x dp) must be whole",
+            positive);
+  b.choice("schedule", &O::schedule, {"gpipe", "1f1b", "interleaved"}, parse_schedule, "1f1b", "pipeline schedule (N21 §2.2)");
+  b.integer("virtual_stages", &O::virtual_stages, "1", "model chunks per device v (>= 2 with schedule=interleaved only)",
+            positive);
+  b.flag("sequence_parallel", &O::sequence_parallel, "false", "sequence parallelism (K22 §4.2.2, --sequence-parallel)");
+  b.choice("recompute", &O::recompute, {"none", "selective", "full"}, parse_recompute, "none",
+           "activation recomputation (K22 §5, --recompute-granularity)");
+  b.integer("zero", &O::zero, "0",
+            "ZeRO stage over dp: 0 none, 1 optimizer states (--use-distributed-optimizer), 2 + gradients, 3 + parameters",
+            {0, 3});
+  b.flag("overlap_grad_reduce", &O::overlap_grad_reduce, "false", "overlap the DP gradient reduction with the backward");
+  b.flag("overlap_param_gather", &O::overlap_param_gather, "false", "overlap ZeRO's parameter all-gather with the forward");
+  b.choice("rank_order", &O::rank_order, rank_order_names(), parse_rank_order, rank_order_name(kMegatronRankOrder),
+           "how ranks map to devices, fastest axis first: tp-dp-pp is Megatron-LM's default (TP groups inside a node), "
+           "tp-pp-dp its --use-tp-pp-dp-mapping; device i is rank i");
+  b.choice("optimizer", &O::optimizer_step, {{"adam", true}, {"none", false}}, "adam",
+           "the optimizer step after the DP reduction: adam (Megatron-LM's default: fp32 states, 28 B and 12 FLOP per "
+           "parameter the device updates, by the device model) or none (the pipeline and reductions alone)");
+  b.flag("fold_replicas", &O::fold_replicas, "false",
+         "lowering only: emit replica 0's compute, TP collectives and pipeline sends for every data-parallel replica "
+         "(the others' devices run only the DP collectives, waiting for replica 0's tasks); exact in the closed form, "
+         "neglects the other replicas' TP and pipeline traffic on links their DP collectives share "
+         "(docs/model.md \"Folded data-parallel replicas\")");
+  b.flag("search", &O::search, "false",
+         "choose tp, pp, microbatch, schedule, recompute and zero that fit memory with the least predicted time "
+         "(the options given for those are then ignored)");
+  return b;
+}
+
 void register_strategies(planner::StrategyRegistry& registry) {
   planner::StrategyInfo info;
   info.name = "megatron";
   info.description =
       "Megatron-LM: tensor (+sequence), pipeline and data parallelism with ZeRO and recomputation for decoder "
       "transformers (Narayanan 2021, Korthikanti 2022, Rajbhandari 2020)";
-  const planner::OptionRange positive{1, 1'000'000};
-  info.options = {
-      {"tp", planner::OptionType::integer, "1", "tensor-parallel degree t (--tensor-model-parallel-size); ranks t fastest", {}, positive},
-      {"pp", planner::OptionType::integer, "1", "pipeline stages p (--pipeline-model-parallel-size); dp = devices / (tp x pp)", {}, positive},
-      {"microbatch", planner::OptionType::integer, "1",
-       "samples per micro-batch b (--micro-batch-size); --batch is the global batch, m = batch / (b x dp) must be whole", {}, positive},
-      {"schedule", planner::OptionType::choice, "1f1b", "pipeline schedule (N21 §2.2)", {"gpipe", "1f1b", "interleaved"}},
-      {"virtual_stages", planner::OptionType::integer, "1", "model chunks per device v (>= 2 with schedule=interleaved only)", {}, positive},
-      {"sequence_parallel", planner::OptionType::boolean, "false", "sequence parallelism (K22 §4.2.2, --sequence-parallel)", {}},
-      {"recompute", planner::OptionType::choice, "none", "activation recomputation (K22 §5, --recompute-granularity)",
-       {"none", "selective", "full"}},
-      {"zero", planner::OptionType::integer, "0",
-       "ZeRO stage over dp: 0 none, 1 optimizer states (--use-distributed-optimizer), 2 + gradients, 3 + parameters", {}, {0, 3}},
-      {"overlap_grad_reduce", planner::OptionType::boolean, "false", "overlap the DP gradient reduction with the backward", {}},
-      {"overlap_param_gather", planner::OptionType::boolean, "false", "overlap ZeRO's parameter all-gather with the forward", {}},
-      {"rank_order", planner::OptionType::choice, rank_order_name(kMegatronRankOrder),
-       "how ranks map to devices, fastest axis first: tp-dp-pp is Megatron-LM's default (TP groups inside a node), "
-       "tp-pp-dp its --use-tp-pp-dp-mapping; device i is rank i",
-       rank_order_names()},
-      {"optimizer", planner::OptionType::choice, "adam",
-       "the optimizer step after the DP reduction: adam (Megatron-LM's default: fp32 states, 28 B and 12 FLOP per "
-       "parameter the device updates, by the device model) or none (the pipeline and reductions alone)",
-       {"adam", "none"}},
-      {"fold_replicas", planner::OptionType::boolean, "false",
-       "lowering only: emit replica 0's compute, TP collectives and pipeline sends for every data-parallel replica "
-       "(the others' devices run only the DP collectives, waiting for replica 0's tasks); exact in the closed form, "
-       "neglects the other replicas' TP and pipeline traffic on links their DP collectives share "
-       "(docs/model.md \"Folded data-parallel replicas\")", {}},
-      {"search", planner::OptionType::boolean, "false",
-       "choose tp, pp, microbatch, schedule, recompute and zero that fit memory with the least predicted time "
-       "(the options given for those are then ignored)", {}},
-  };
+  info.options = option_bindings().specs();
   info.plan = make_megatron_plan;
   info.check = check_megatron_plan;
   // Not the shared sharding lowering: a megatron plan's pipeline schedule, TP collectives and

@@ -8,10 +8,19 @@
 // overlap_param_gather, rank_order, prediction {...}, search {...} with search=true}; per layer
 // {stage, block}.
 
+#include "sim/megatron/planner.hpp"
+#include "sim/planner/option_bindings.hpp"
 #include "sim/planner/registry.hpp"
 
 namespace partsim::megatron {
 
 void register_strategies(planner::StrategyRegistry& registry);
+
+/// The `megatron` strategy's options: the configuration to plan, or search=true to choose one.
+struct MegatronOptions : Configuration {
+  bool search = false;
+};
+/// Every `megatron` option, declared and bound to its field.
+planner::OptionBindings<MegatronOptions> option_bindings();
 
 }  // namespace partsim::megatron

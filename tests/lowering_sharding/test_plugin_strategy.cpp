@@ -9,6 +9,7 @@
 #include "sim/plan/plan_io.hpp"
 #include "sim/planner/builtin_strategies.hpp"
 #include "sim/planner/check_plan.hpp"
+#include "sim/planner/option_bindings.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "sim/replay/program_replay.hpp"
@@ -18,14 +19,24 @@ using namespace partsim;
 
 namespace {
 
+struct OneDeviceOptions {
+  int device = 0;
+};
+
+planner::OptionBindings<OneDeviceOptions> option_bindings() {
+  planner::OptionBindings<OneDeviceOptions> b;
+  b.integer("device", &OneDeviceOptions::device, "0", "the device that runs everything", {});
+  return b;
+}
+
 /// "Every layer on one device": its prediction is every pass's FLOPs at the device's peak.
 planner::StrategyInfo one_device_strategy() {
   planner::StrategyInfo info;
   info.name = "one_device";
   info.description = "every layer on one device (a test of the plug-in seam)";
-  info.options = {{"device", planner::OptionType::integer, "0", "the device that runs everything", {}}};
+  info.options = option_bindings().specs();
   info.plan = [](const planner::PlanInputs& in) {
-    const int device = static_cast<int>(in.resolved.integer("device"));
+    const int device = option_bindings().read(in.resolved).device;
     if (device >= in.spec.device_count()) throw InputError("one_device: no device " + std::to_string(device));
     plan::Plan p;
     for (const auto& layer : in.graph.layers()) {

@@ -13,33 +13,17 @@
 namespace partsim::mcm::rl {
 namespace {
 
-RlOptions rl_options(const planner::PlanInputs& in) {
-  RlOptions o;
+RlStrategyOptions rl_options(const planner::PlanInputs& in) {
+  RlStrategyOptions o = option_bindings().read(in.resolved);
   o.seed = in.seed.value_or(1);
-  o.solver = solver_options(in);
-  o.samples = static_cast<int>(in.resolved.integer("samples"));
   o.progress = in.progress;
-  o.rollouts = static_cast<int>(in.resolved.integer("rollouts"));
-  o.minibatches = static_cast<int>(in.resolved.integer("minibatches"));
-  o.epochs = static_cast<int>(in.resolved.integer("epochs"));
-  o.refinements = static_cast<int>(in.resolved.integer("refinements"));
-  o.learning_rate = in.resolved.number("learning_rate");
-  o.clip = in.resolved.number("clip");
-  o.entropy = in.resolved.number("entropy");
-  o.stay_bias = in.resolved.number("stay_bias");
-  o.train = in.resolved.flag("train");
-  o.use_solver = in.resolved.flag("solver");
-  o.baseline = parse_greedy_split(in.resolved.text("split"));
-  o.start = parse_rl_start(in.resolved.text("start"));
-  o.ratio = parse_ppo_ratio(in.resolved.text("ratio"));
-  o.advantage = parse_rl_advantage(in.resolved.text("advantage"));
   return o;
 }
 
 plan::Plan make_plan(const planner::PlanInputs& in) {
   const PlacementProblem problem = inference_problem(in);
-  const RlOptions o = rl_options(in);
-  const std::string& checkpoint = in.resolved.text("checkpoint");
+  const RlStrategyOptions o = rl_options(in);
+  const std::string& checkpoint = o.checkpoint;
   const RlResult r = rl_search(problem, o, checkpoint.empty() ? std::nullopt : std::optional<std::string>(checkpoint));
   if (!o.use_solver && r.search.best.empty())
     throw InputError("mcm_rl without the solver: no valid placement of '" + in.workload_name + "' in " +

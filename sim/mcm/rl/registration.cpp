@@ -11,6 +11,7 @@
 #include "sim/common/error.hpp"
 #include "sim/mcm/registration.hpp"
 #include "sim/mcm/rl/plugin.hpp"
+#include "sim/mcm/rl/rl_options.hpp"
 
 namespace partsim::mcm::rl {
 namespace {
@@ -63,49 +64,11 @@ plan::Plan make_plan(const planner::PlanInputs& in) {
 }  // namespace
 
 void register_strategies(planner::StrategyRegistry& registry) {
-  using planner::OptionSpec;
-  using planner::OptionType;
-  const planner::OptionRange at_least_one{1};
-  std::vector<OptionSpec> options{
-      {"samples", OptionType::integer, "200", "placements drawn, repaired and evaluated (rollouts in all)", {}, at_least_one},
-      {"rollouts", OptionType::integer, "20", "rollouts per PPO update (MCM paper §5.1: 20)", {}, at_least_one},
-      {"minibatches", OptionType::integer, "4", "PPO mini-batches per epoch, at most rollouts (§5.1: 4)", {}, at_least_one},
-      {"epochs", OptionType::integer, "10", "PPO epochs per update (§5.1: 10)", {}, at_least_one},
-      {"refinements", OptionType::integer, "2", "T of eq. 7: policy steps per sample, each fed the previous placement",
-       {}, {1, 16}},
-      {"learning_rate", OptionType::number, "0.001", "Adam learning rate", {}, {0, 1, true}},
-      {"clip", OptionType::number, "0.2", "PPO clip epsilon", {}, {0, 1, true, true}},
-      {"entropy", OptionType::number, "0.01", "weight of the entropy bonus in the PPO loss", {}},
-      {"stay_bias", OptionType::number, "0",
-       "added to the logit of each node's previous chip, so each eq. 7 step refines the last (0: the policy's own "
-       "distribution, as eq. 7 has it)", {}},
-      {"train", OptionType::boolean, "true", "update the policy (false: zero-shot, samples from the policy as it is)", {}},
-      {"solver", OptionType::boolean, "true",
-       "repair every sample with the FIX-mode solver (false: the paper's RL-without-solver baseline, §5.1)", {}},
-      greedy_split_option_spec(),
-      {"start", OptionType::choice, "baseline",
-       "y^(0) of eq. 7: baseline = the greedy split (split=) for every rollout, random = per rollout a placement "
-       "drawn as mcm_random draws one",
-       {"baseline", "random"}},
-      {"ratio", OptionType::choice, "node",
-       "PPO's probability ratio: joint = of the whole placement, node = per node, sharing the rollout's advantage",
-       {"joint", "node"}},
-      {"advantage", OptionType::choice, "batch",
-       "the advantage's baseline: batch = the update's mean reward, start = the reward of the rollout's y^(0)",
-       {"batch", "start"}},
-      {"checkpoint", OptionType::text, "", "start from these pre-trained weights (written by mcm_rl_train)", {}},
-  };
-  for (OptionSpec s : solver_option_specs()) {
-    // A repair that needs this many backtracks is rare and costs a minute at 100000 on BERT; RL then
-    // draws in SAMPLE mode from the policy instead (rl_search.hpp), so it gets a smaller budget.
-    if (s.key == "max_backtracks") s.default_value = "5000";
-    options.push_back(s);
-  }
   planner::StrategyInfo info;
   info.name = "mcm_rl";
   info.description =
       "MCM placement, constrained RL (MCM paper §4): GraphSAGE + policy, eq. 7 iteration, FIX-mode solver, PPO";
-  info.options = std::move(options);
+  info.options = option_bindings().specs();
   info.stochastic = true;
   info.plan = make_plan;
   info.check = check_mcm_plan;

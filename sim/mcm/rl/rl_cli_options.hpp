@@ -1,6 +1,6 @@
 #pragma once
 // The choices of RlOptions that mcm_rl_train and mcm_test_set take on their command lines, named as
-// mcm_rl's strategy options (registration.cpp): --start, --ratio, --advantage, --stay-bias. One place so that a
+// mcm_rl's strategy options (rl_options.cpp): --start, --ratio, --advantage, --stay-bias. One place so that a
 // policy is pre-trained, tested and fine-tuned (simplan --option) with the same settings.
 
 #include <string>

@@ -97,30 +97,6 @@ void check_options(const RlOptions& o) {
 
 }  // namespace
 
-RlStart parse_rl_start(const std::string& text) {
-  if (text == "baseline") return RlStart::baseline;
-  if (text == "random") return RlStart::random;
-  throw InputError("mcm_rl: start '" + text + "': allowed baseline, random");
-}
-
-std::string to_string(RlStart start) { return start == RlStart::baseline ? "baseline" : "random"; }
-
-std::string to_string(PpoRatio ratio) { return ratio == PpoRatio::joint ? "joint" : "node"; }
-
-std::string to_string(RlAdvantage advantage) { return advantage == RlAdvantage::batch ? "batch" : "start"; }
-
-PpoRatio parse_ppo_ratio(const std::string& text) {
-  if (text == "joint") return PpoRatio::joint;
-  if (text == "node") return PpoRatio::node;
-  throw InputError("mcm_rl: ratio '" + text + "': allowed joint, node");
-}
-
-RlAdvantage parse_rl_advantage(const std::string& text) {
-  if (text == "batch") return RlAdvantage::batch;
-  if (text == "start") return RlAdvantage::start;
-  throw InputError("mcm_rl: advantage '" + text + "': allowed batch, start");
-}
-
 std::vector<double> ppo_advantages(const std::vector<double>& rewards, const std::vector<double>& start_rewards,
                                    RlAdvantage kind) {
   if (kind == RlAdvantage::start && start_rewards.size() != rewards.size())
