@@ -178,6 +178,7 @@ std::vector<int> DsmLowerer::gradient(const GroupSetup& gs, const PassSetup& ps,
     const int offset = a.step_count;
     for (const auto& t : b.transfers) a.add(t.src, t.dst, t.bytes, t.step + offset);
     a.step_count = offset + b.step_count;
+    a.what.kind = collectives::Kind::all_reduce;  // a reduce-scatter then an all-gather
     const auto done = add_merged(a, 1, layer, Pass::upd, "grad_allreduce_" + axis, after);
     group.insert(group.end(), done.begin(), done.end());
   };

@@ -49,7 +49,7 @@ collectives::Schedule DsmLowerer::axis_schedule(const GroupSetup& gs, const std:
   r.bytes = bytes;
   collectives::Schedule full = collectives::build_schedule(r, chip_topology_);
   if (!gs.pipe) return full;
-  collectives::Schedule sched;
+  collectives::Schedule sched = collectives::Schedule::of(full.what);
   if (axis == "x") {
     const auto in_block = [&](int d) { return std::find(gs.chips.begin(), gs.chips.end(), d) != gs.chips.end(); };
     for (const auto& t : full.transfers)
@@ -78,7 +78,7 @@ std::vector<int> DsmLowerer::add_merged(const collectives::Schedule& sched, doub
                                         const std::string& label, const std::vector<int>& after) {
   const std::vector<StepRun> runs = step_runs(sched, c_.topology);
   // Repeating a schedule that is one run extends the run; otherwise the runs are repeated.
-  collectives::Schedule merged;
+  collectives::Schedule merged = collectives::Schedule::of(sched.what);  // the same collective, runs merged
   double removed_latency = 0;
   std::vector<double> steps_merged;  // per step of `merged`: the schedule steps it carries
   const bool single = runs.size() == 1;
