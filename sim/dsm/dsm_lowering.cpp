@@ -137,7 +137,7 @@ std::vector<int> DsmLowerer::segment(const GroupSetup& gs, const PassSetup& ps, 
 std::vector<int> DsmLowerer::partial_sums(const GroupSetup& gs, const PassCost& c, double k, int layer, Pass pass,
                                           const std::vector<int>& after) {
   if (!core_level_ || s_.chip.interconnect != topology::OnChipInterconnect::ring)
-    return {program_.add_delay(layer, pass, "partial_sum", k * c.partial_sum, after)};
+    return {program_.add_delay(layer, pass, "partial_sum", k * c.partial_sum, after, program::Endpoint::several_devices())};
   std::vector<int> done;
   for (int ri = 0; ri < c.core_reduction_count; ++ri) {
     const dsm::CoreReduction& r = c.core_reductions[static_cast<std::size_t>(ri)];
@@ -153,7 +153,7 @@ std::vector<int> DsmLowerer::partial_sums(const GroupSetup& gs, const PassCost& 
           int id = program_.add_transfer(layer, pass, "partial_sum", src, dst, bytes, after);
           if (steps > 1) {
             program_.add_merged_run({id}, steps);
-            id = program_.add_delay(layer, pass, "partial_sum latency", (steps - 1) * s_.chip.on_chip_latency, {id});
+            id = program_.add_delay(layer, pass, "partial_sum latency", (steps - 1) * s_.chip.on_chip_latency, {id}, {d, -1, false});
             program_.add_merged_latency(id);
           }
           done.push_back(id);
@@ -236,7 +236,7 @@ std::vector<int> DsmLowerer::onchip_relayout(const GroupSetup& gs, Pass pass, co
   const double t = dsm::onchip_relayout_time(net_.groups[gs.group - 1].layer, s_);
   if (t <= 0) return after;
   if (!core_level_ || s_.chip.interconnect != topology::OnChipInterconnect::ring)
-    return {program_.add_delay(gs.layer, pass, "onchip_relayout", t, after)};
+    return {program_.add_delay(gs.layer, pass, "onchip_relayout", t, after, program::Endpoint::several_devices())};
   const double link_bytes = t * s_.chip.core_to_core_bandwidth;  // onchip_relayout_time's load
   std::vector<int> done;
   for (int d : gs.chips) {
@@ -309,7 +309,7 @@ std::vector<int> DsmLowerer::lower_pipe(std::size_t begin, std::size_t end, Pass
     const PassSetup& ps = *find(gs, pass);
     const double ts = static_cast<double>(gs.iterations);
     std::vector<int> done = start;
-    if (j > 0) done = {program_.add_delay(gs.layer, pass, "pipeline fill", static_cast<double>(j) * cycle, start)};
+    if (j > 0) done = {program_.add_delay(gs.layer, pass, "pipeline fill", static_cast<double>(j) * cycle, start, program::Endpoint::several_devices())};
     done = iterations(gs, ps, done);
     if (hand[j] > 0) {
       // Each timestep's output, from the block's last row to the next block's first row, column by column.
@@ -322,7 +322,7 @@ std::vector<int> DsmLowerer::lower_pipe(std::size_t begin, std::size_t end, Pass
       done = add_merged(sched, ts, gs.layer, pass, "pipeline hand_on", done);
     }
     const double stall = ts * (cycle - per_step[j]);
-    if (stall > 0) done = {program_.add_delay(gs.layer, pass, "pipeline stall", stall, done)};
+    if (stall > 0) done = {program_.add_delay(gs.layer, pass, "pipeline stall", stall, done, program::Endpoint::several_devices())};
     ends.insert(ends.end(), done.begin(), done.end());
   }
   std::vector<int> done = {join(groups_[begin].layer, pass, "pipe join", ends)};

@@ -103,7 +103,7 @@ std::vector<int> DsmLowerer::add_merged(const collectives::Schedule& sched, doub
     if (steps_merged[static_cast<std::size_t>(s)] > 1)
       program_.add_merged_run(transfers, steps_merged[static_cast<std::size_t>(s)]);
   if (removed_latency > 0) {
-    done = {program_.add_delay(layer, pass, label + " latency", removed_latency, done)};
+    done = {program_.add_delay(layer, pass, label + " latency", removed_latency, done, program::Endpoint::several_devices())};
     program_.add_merged_latency(done.front());
   }
   return done;
@@ -136,7 +136,7 @@ void DsmLowerer::memory(int d, double bytes, bool to_memory, int layer, Pass pas
 void DsmLowerer::on_chip_delay(double seconds, int layer, Pass pass, const std::string& label,
                                const std::vector<int>& after, std::vector<int>& done) {
   if (seconds <= 0 || core_level_) return;
-  done.push_back(program_.add_delay(layer, pass, label, seconds, after));
+  done.push_back(program_.add_delay(layer, pass, label, seconds, after, program::Endpoint::several_devices()));
 }
 
 int DsmLowerer::join(int layer, Pass pass, const std::string& label, const std::vector<int>& after) {

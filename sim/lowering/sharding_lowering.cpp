@@ -185,8 +185,8 @@ std::map<int, std::vector<int>> ShardingLowerer::add_steps(std::size_t v, Pass p
     for (std::size_t i = 0; i < run.pairs.size(); ++i) {
       const int dst = run.pairs[i].second;
       int id = transfers[i];
-      if (run.removed_latency() > 0) {
-        id = program_.add_delay(layer_index, pass, label + " latency", run.removed_latency(), {id});
+      if (run.removed_latency() > 0) {  // paid where the run's data arrives
+        id = program_.add_delay(layer_index, pass, label + " latency", run.removed_latency(), {id}, {dst, -1, false});
         program_.add_merged_latency(id);
         program_.mark_collective(id, instance, run.first_step, steps);
       }

@@ -21,7 +21,7 @@ program::Endpoint endpoint_of_node(const topology::TopologyGraph& topology, int 
 
 int add_join(program::Program& program, int layer, plan::Pass pass, const std::string& label,
              const std::vector<int>& after) {
-  return program.add_delay(layer, pass, label, 0.0, after);
+  return program.add_delay(layer, pass, label, 0.0, after, program::Endpoint::nowhere());
 }
 
 std::vector<int> devices_of(const collectives::Schedule& device_schedule) {
@@ -58,14 +58,17 @@ std::vector<int> add_collective(program::Program& program, const collectives::Sc
     program.mark_collective(task, instance, step);
     return task;
   };
+  // The overheads are paid by every member at once: they stand for several devices.
+  const program::Endpoint members = program::Endpoint::several_devices();
   // The chosen protocol's per-call latency, paid once before the first step (schedule.hpp).
   if (nodes.start_overhead_s > 0 && !ts.empty())
-    previous = {mark(program.add_delay(layer, pass, label + " start", nodes.start_overhead_s, previous), -1)};
+    previous = {mark(program.add_delay(layer, pass, label + " start", nodes.start_overhead_s, previous, members), -1)};
   for (int step = 0; step < nodes.step_count; ++step) {
     std::vector<int> in_step;
     // The platform's per-message endpoint overhead, paid before the step's transfers (schedule.hpp).
     if (nodes.step_overhead_s > 0 && t < ts.size() && ts[t].step == step)
-      previous = {mark(program.add_delay(layer, pass, label + " overhead", nodes.step_overhead_s, previous), step)};
+      previous = {mark(program.add_delay(layer, pass, label + " overhead", nodes.step_overhead_s, previous, members),
+                       step)};
     for (; t < ts.size() && ts[t].step == step; ++t) {
       if (ts[t].src == ts[t].dst || (ts[t].bytes <= 0 && empty == EmptyTransfers::skip)) continue;
       in_step.push_back(mark(program.add_transfer(layer, pass, label + " step " + std::to_string(step + 1),

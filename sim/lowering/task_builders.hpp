@@ -27,7 +27,8 @@ program::Endpoint endpoint_of_node(const topology::TopologyGraph& topology, int 
 /// `transfer_steps`, when given, receives (transfer task, schedule step) of every transfer added.
 /// Every task added is marked as part of one collective instance (Program::add_collective_instance:
 /// the schedule's identity, its devices, `label`) at its schedule step: the start delay at step -1,
-/// a step's overhead delay, transfers and join at that step.
+/// a step's overhead delay, transfers and join at that step. The overhead delays stand for several
+/// devices (Endpoint::several_devices), the joins for nowhere.
 enum class EmptyTransfers { skip, keep };
 std::vector<int> add_collective(program::Program& program, const collectives::Schedule& device_schedule,
                                 const topology::TopologyGraph& topology, int layer, plan::Pass pass,
@@ -69,7 +70,8 @@ int add_collective_instance(program::Program& program, const collectives::Schedu
 /// The devices `device_schedule` names, in the order its transfers first name them.
 std::vector<int> devices_of(const collectives::Schedule& device_schedule);
 
-/// One zero-length delay that waits for all of `after` (a barrier / join). Returns its index.
+/// One zero-length delay that waits for all of `after` (a barrier / join), placed nowhere. Returns
+/// its index.
 int add_join(program::Program& program, int layer, plan::Pass pass, const std::string& label,
              const std::vector<int>& after);
 
