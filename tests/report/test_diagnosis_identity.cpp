@@ -17,21 +17,6 @@ using program::Program;
 
 namespace {
 
-// Two roofline devices on a unidirectional ring, 10 GB/s and 1 us per link.
-const char* const kRing2 = R"(
-system:
-  name: ring2
-  device_types:
-    acc: {kind: roofline, peak: 1TFLOP/s, memory: 1GB, memory_bandwidth: 100GB/s}
-  devices:
-    - {type: acc, count: 2}
-  torus:
-    dims: [2]
-    bandwidth: [10GB/s]
-    latency: [1us]
-    bidirectional: false
-)";
-
 // Adds collective `label` of one transfer d0 -> d1 per (step, ms) and times them back to back from
 // `t` ms (both evaluations: no contention).
 void add_steps(Program& p, int layer, const std::string& label, const std::vector<double>& ms, double& t,
@@ -54,7 +39,7 @@ void add_steps(Program& p, int layer, const std::string& label, const std::vecto
 // agreeing: an overlap row whose largest collective is 'grad' (10 ms). Cutting labels at " step "
 // would count both warm-ups as one "warm" of 12 ms and name it instead.
 TEST(DiagnosisIdentity, GroupsACollectivesStepsByIdentityNotByTheStepInItsLabel) {
-  const topology::TopologyGraph g(test::platform_from_yaml(kRing2));
+  const topology::TopologyGraph g(test::unidirectional_ring(2));
   Program p;
   program::Evaluation e;
   const int l = p.add_layer("l");
@@ -83,7 +68,7 @@ TEST(DiagnosisIdentity, GroupsACollectivesStepsByIdentityNotByTheStepInItsLabel)
 
 // Transfers that belong to no collective are counted under their whole label: nothing is parsed.
 TEST(DiagnosisIdentity, TransfersOfNoCollectiveKeepTheirWholeLabel) {
-  const topology::TopologyGraph g(test::platform_from_yaml(kRing2));
+  const topology::TopologyGraph g(test::unidirectional_ring(2));
   Program p;
   program::Evaluation e;
   const int l = p.add_layer("l");
