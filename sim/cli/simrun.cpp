@@ -359,7 +359,10 @@ int plan_mode(const Options& o) {
   if (const auto slow = lowering::redistribution_transfer_warning(lowering::point_to_point_redistribution_transfers(program),
                                                                   plan.schedule.redistribution))
     std::fprintf(stderr, "simrun: warning: %s\n", slow->c_str());
-  const program::Evaluation closed = program::ClosedFormEvaluator(program::uncontended_transfer_time(graph)).evaluate(program);
+  // Every transfer's route, resolved once: the closed form times them, the replay installs them, and
+  // the busy fractions per link, the cause of the largest gaps and the timeline's link tracks read them.
+  const program::TransferRoutes routes(program, graph);
+  const program::Evaluation closed = program::ClosedFormEvaluator(routes).evaluate(program);
   replay::SimGridEvaluator simgrid(graph, o.simgrid_config, o.lone);
   // Progress on a long replay (issue 41 item 3): on a terminal, unless --quiet, about once a second,
   // one line rewritten in place: the simulated time reached and the tasks done.
@@ -371,7 +374,7 @@ int plan_mode(const Options& o) {
                    simulated_s, closed.makespan_s, done, total, 100.0 * static_cast<double>(done) / static_cast<double>(total));
       progress_shown = true;
     });
-  const program::Evaluation simulated = simgrid.evaluate(program);
+  const program::Evaluation simulated = simgrid.evaluate(program, routes);
   if (progress_shown) std::fprintf(stderr, "\r%*s\r", 100, "");
 
   const auto totals = workload.totals();
@@ -388,9 +391,6 @@ int plan_mode(const Options& o) {
                            " replicas'; the other replicas' devices ran only their DP collectives (their per-device "
                            "figures are not real ones), and contention from their TP and pipeline traffic is "
                            "neglected (docs/model.md \"Folded data-parallel replicas\")");
-  // Which links each transfer crossed: busy fractions per link, the cause of the largest gaps, and
-  // the link tracks of the timeline all come from the same routes.
-  const report::TransferRoutes routes(program, graph);
   report.links = report::link_usage(program, simulated, graph, routes);
   report::DiagnosisOptions diagnosis;
   diagnosis.platform_change = join(loaded.config_changes, "; ");  // "a: x -> y; b: ..."

@@ -290,6 +290,7 @@ Schedule build_with(const Choice& choice, const std::string& collective, double 
     for (Transfer& t : s.transfers) t.bytes /= efficiency;
   s.step_overhead_s = settings.endpoint_overhead + choice.protocol.step_latency;
   s.start_overhead_s = choice.protocol.base_latency;
+  s.what = {kind_named(collective).value_or(Kind::unnamed), algorithm.name};
   return s;
 }
 

@@ -128,7 +128,10 @@ Participants participants(const Request& r, const TopologyGraph& g) {
   return who;
 }
 
-Schedule build_schedule(const Request& r, const TopologyGraph& g) {
+namespace {
+
+// build_schedule without the schedule's identity (every return names the same collective).
+Schedule build_unnamed(const Request& r, const TopologyGraph& g) {
   if (std::none_of(kCollectives.begin(), kCollectives.end(), [&](const auto& c) { return c.name == r.collective; })) {
     throw UnknownNameError("collective", r.collective, join(kCollectives, [](const auto& c) { return c.name; }));
   }
@@ -249,6 +252,14 @@ Schedule build_schedule(const Request& r, const TopologyGraph& g) {
     return s;
   }
   throw Error("build_schedule: collective '" + name + "' has no schedule");
+}
+
+}  // namespace
+
+Schedule build_schedule(const Request& r, const TopologyGraph& g) {
+  Schedule s = build_unnamed(r, g);
+  s.what.kind = kind_named(r.collective).value_or(Kind::unnamed);  // the reducing ones: build_with named the algorithm
+  return s;
 }
 
 double formula_time(const Request& r, const TopologyGraph& g) {

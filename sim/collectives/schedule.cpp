@@ -29,6 +29,7 @@ Schedule merge(const Schedule& a, const Schedule& b) {
   out.step_count = std::max(a.step_count, b.step_count);
   out.step_overhead_s = std::max(a.step_overhead_s, b.step_overhead_s);
   out.start_overhead_s = std::max(a.start_overhead_s, b.start_overhead_s);
+  if (a.what.kind == b.what.kind && a.what.algorithm == b.what.algorithm) out.what = a.what;
   return out;
 }
 
@@ -36,6 +37,7 @@ Schedule lower_to_nodes(const Schedule& s, const topology::TopologyGraph& graph)
   if (s.on_nodes) return s;
   Schedule out;
   out.on_nodes = true;
+  out.what = s.what;
   out.transfers.reserve(s.transfers.size());
   for (std::size_t i = 0; i < s.transfers.size(); ++i) {
     const auto& t = s.transfers[i];

@@ -19,8 +19,10 @@
 // conserving). Without shared links it is the textbook max_t (lat_t + bytes_t / B_t); for transfers
 // that share links symmetrically (same latency, equal loads) it is exact under max-min sharing.
 
+#include <utility>
 #include <vector>
 
+#include "sim/collectives/kind.hpp"
 #include "topology/topology_graph.hpp"
 
 namespace partsim::collectives {
@@ -43,12 +45,22 @@ struct Schedule {
   /// Time the collective pays once, before its first step: the chosen protocol's per-call latency
   /// (CollectiveProtocol::base_latency; 0 by default). Both evaluators charge it.
   double start_overhead_s = 0;
+  /// Which collective this is (build_schedule and collective_schedule name it; a schedule built by
+  /// hand is unnamed unless its builder says): lowering::add_collective gives it to the Program.
+  Identity what;
 
+  /// An empty schedule of the collective `what` (a builder's start when it derives one from another).
+  static Schedule of(Identity what) {
+    Schedule s;
+    s.what = std::move(what);
+    return s;
+  }
   void add(int src, int dst, double bytes, int step, int origin = -1);
 };
 
 /// Two schedules run at once, step by step: step k of the result is step k of `a` and step k of `b`
-/// (the longer one goes on alone). Both must be device schedules or both node schedules.
+/// (the longer one goes on alone). Both must be device schedules or both node schedules. The result is
+/// the collective both are when they are the same one, else unnamed.
 Schedule merge(const Schedule& a, const Schedule& b);
 
 /// Maps a device schedule onto the graph's endpoint nodes. At chip granularity device d is its node.

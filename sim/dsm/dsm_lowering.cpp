@@ -149,7 +149,7 @@ std::vector<int> DsmLowerer::partial_sums(const GroupSetup& gs, const CoreReduct
       seconds += r.rounds * collectives::ring_reduce_scatter_time(ring, r.tile_bytes);
     }
     if (seconds <= 0) return after;
-    return {program_.add_delay(layer, pass, "partial_sum", k * seconds, after)};
+    return {program_.add_delay(layer, pass, "partial_sum", k * seconds, after, program::Endpoint::several_devices())};
   }
   std::vector<int> done;
   for (int ri = 0; ri < reductions.count; ++ri) {
@@ -166,7 +166,7 @@ std::vector<int> DsmLowerer::partial_sums(const GroupSetup& gs, const CoreReduct
           int id = program_.add_transfer(layer, pass, "partial_sum", src, dst, bytes, after);
           if (steps > 1) {
             program_.add_merged_run({id}, steps);
-            id = program_.add_delay(layer, pass, "partial_sum latency", (steps - 1) * s_.chip.on_chip_latency, {id});
+            id = program_.add_delay(layer, pass, "partial_sum latency", (steps - 1) * s_.chip.on_chip_latency, {id}, {d, -1, false});
             program_.add_merged_latency(id);
           }
           done.push_back(id);
@@ -191,6 +191,7 @@ std::vector<int> DsmLowerer::gradient(const GroupSetup& gs, const PassSetup& ps,
     const int offset = a.step_count;
     for (const auto& t : b.transfers) a.add(t.src, t.dst, t.bytes, t.step + offset);
     a.step_count = offset + b.step_count;
+    a.what.kind = collectives::Kind::all_reduce;  // a reduce-scatter then an all-gather
     const auto done = add_merged(a, 1, layer, Pass::upd, "grad_allreduce_" + axis, after);
     group.insert(group.end(), done.begin(), done.end());
   };
@@ -256,7 +257,7 @@ std::vector<int> DsmLowerer::onchip_relayout(const GroupSetup& gs, Pass pass, co
   if (link_bytes <= 0) return after;
   if (!core_level_ || s_.chip.interconnect != topology::OnChipInterconnect::ring) {
     const double seconds = link_bytes / s_.chip.core_to_core_bandwidth;
-    return {program_.add_delay(gs.layer, pass, "onchip_relayout", seconds, after)};
+    return {program_.add_delay(gs.layer, pass, "onchip_relayout", seconds, after, program::Endpoint::several_devices())};
   }
   std::vector<int> done;
   for (int d : gs.chips) {
@@ -324,10 +325,12 @@ std::vector<int> DsmLowerer::lower_pipe(std::size_t begin, std::size_t end, Pass
     const GroupSetup& gs = groups_[begin + j];
     const double ts = static_cast<double>(gs.iterations);
     std::vector<int> done = start;
-    if (j > 0) done = {program_.add_delay(gs.layer, pass, "pipeline fill", static_cast<double>(j) * cycle, start)};
+    if (j > 0)
+      done = {program_.add_delay(gs.layer, pass, "pipeline fill", static_cast<double>(j) * cycle, start,
+                                 program::Endpoint::several_devices())};
     done = pipe_stage(begin + j, next_of(j), pass, done);
     const double stall = ts * (cycle - per_step[j]);
-    if (stall > 0) done = {program_.add_delay(gs.layer, pass, "pipeline stall", stall, done)};
+    if (stall > 0) done = {program_.add_delay(gs.layer, pass, "pipeline stall", stall, done, program::Endpoint::several_devices())};
     ends.insert(ends.end(), done.begin(), done.end());
   }
   std::vector<int> done = {join(groups_[begin].layer, pass, "pipe join", ends)};

@@ -56,7 +56,7 @@ collectives::Schedule DsmLowerer::axis_schedule(const GroupSetup& gs, const std:
   r.bytes = bytes;
   collectives::Schedule full = collectives::build_schedule(r, chip_topology_);
   if (!gs.pipe) return full;
-  collectives::Schedule sched;
+  collectives::Schedule sched = collectives::Schedule::of(full.what);
   if (axis == "x") {
     const auto in_block = [&](int d) { return std::find(gs.chips.begin(), gs.chips.end(), d) != gs.chips.end(); };
     for (const auto& t : full.transfers)
@@ -85,7 +85,7 @@ std::vector<int> DsmLowerer::add_merged(const collectives::Schedule& sched, doub
                                         const std::string& label, const std::vector<int>& after) {
   const std::vector<StepRun> runs = step_runs(sched, c_.topology);
   // Repeating a schedule that is one run extends the run; otherwise the runs are repeated.
-  collectives::Schedule merged;
+  collectives::Schedule merged = collectives::Schedule::of(sched.what);  // the same collective, runs merged
   double removed_latency = 0;
   std::vector<double> steps_merged;  // per step of `merged`: the schedule steps it carries
   const bool single = runs.size() == 1;
@@ -110,7 +110,7 @@ std::vector<int> DsmLowerer::add_merged(const collectives::Schedule& sched, doub
     if (steps_merged[static_cast<std::size_t>(s)] > 1)
       program_.add_merged_run(transfers, steps_merged[static_cast<std::size_t>(s)]);
   if (removed_latency > 0) {
-    done = {program_.add_delay(layer, pass, label + " latency", removed_latency, done)};
+    done = {program_.add_delay(layer, pass, label + " latency", removed_latency, done, program::Endpoint::several_devices())};
     program_.add_merged_latency(done.front());
   }
   return done;
@@ -143,7 +143,7 @@ void DsmLowerer::memory(int d, double bytes, bool to_memory, int layer, Pass pas
 void DsmLowerer::on_chip_delay(double seconds, int layer, Pass pass, const std::string& label,
                                const std::vector<int>& after, std::vector<int>& done) {
   if (seconds <= 0 || core_level_) return;
-  done.push_back(program_.add_delay(layer, pass, label, seconds, after));
+  done.push_back(program_.add_delay(layer, pass, label, seconds, after, program::Endpoint::several_devices()));
 }
 
 int DsmLowerer::join(int layer, Pass pass, const std::string& label, const std::vector<int>& after) {

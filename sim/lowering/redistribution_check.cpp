@@ -15,17 +15,16 @@ std::string with_commas(std::size_t n) {
 
 }  // namespace
 
-bool is_point_to_point_redistribution(std::string_view label) {
-  // By label: the lowering's transfers carry no typed identity yet (issue 43 item 3).
-  const bool redistribution =
-      label.starts_with("input from ") || label.starts_with("error of ") || label.starts_with("error to ");
-  return redistribution && !label.ends_with("(all-gather)") && !label.ends_with("(reduce-scatter)");
+bool is_point_to_point_redistribution(const program::Program& program, const program::Task& task) {
+  if (task.kind != program::TaskKind::transfer) return false;
+  const program::CollectiveInstance* collective = program.collective_of(task);
+  return collective && collective->kind == collectives::Kind::redistribution;
 }
 
 std::size_t point_to_point_redistribution_transfers(const program::Program& program) {
   std::size_t n = 0;
   for (const program::Task& t : program.tasks())
-    if (t.kind == program::TaskKind::transfer && is_point_to_point_redistribution(t.label.str())) ++n;
+    if (is_point_to_point_redistribution(program, t)) ++n;
   return n;
 }
 

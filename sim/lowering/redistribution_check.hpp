@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <optional>
 #include <string>
-#include <string_view>
 
 #include "sim/plan/plan.hpp"
 #include "sim/program/program.hpp"
@@ -26,10 +25,11 @@ namespace partsim::lowering {
 /// minute at worst, a second at best.
 inline constexpr std::size_t kRedistributionWarningTransfers = 200'000;
 
-/// Whether a transfer label is one of the shared sharding lowering's point-to-point redistribution
-/// transfers: "input from L", "error of L", "error to L" (sharding_lowering.cpp fetch and the
-/// errors sent back), not those that end in "(all-gather)" or "(reduce-scatter)" (collective ones).
-bool is_point_to_point_redistribution(std::string_view label);
+/// Whether `task` (of `program`) is one of the shared sharding lowering's point-to-point
+/// redistribution transfers ("input from L", "error of L", "error to L": sharding_lowering.cpp fetch
+/// and the errors sent back), by its collective identity (collectives::Kind::redistribution), not
+/// the all-gathers and reduce-scatters of a collective redistribution.
+bool is_point_to_point_redistribution(const program::Program& program, const program::Task& task);
 
 /// The transfers of `program` that is_point_to_point_redistribution() names.
 std::size_t point_to_point_redistribution_transfers(const program::Program& program);

@@ -82,6 +82,7 @@ collectives::Schedule ShardingLowerer::parameter_server_schedule(const std::vect
   for (int d : devices)
     if (d != server) s.add(server, d, bytes, 1);
   s.step_count = 2;
+  s.what = {collectives::Kind::all_reduce, "parameter_server"};  // gradients summed at the server, sent back
   return s;
 }
 

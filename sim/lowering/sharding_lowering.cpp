@@ -123,6 +123,13 @@ std::vector<int> ShardingLowerer::flush(std::size_t v, Pass pass) {
   std::vector<int> ids(pending_.size(), -1);
   std::map<int, std::vector<int>> queue_tail;  // per sender: the last transfer of each queue
   std::map<int, std::size_t> next_queue;
+  // One redistribution per label (the tensor moved: "input from L", "error of L", "error to L"), one
+  // step: the transfers a report counts as point-to-point redistribution (redistribution_check.hpp).
+  std::map<std::string, int> redistribution;
+  std::map<std::string, std::vector<int>> group;  // per label: its devices, as its transfers name them
+  for (std::size_t i : order)
+    for (int d : {pending_[i].src, pending_[i].dst})
+      if (std::vector<int>& g = group[pending_[i].label]; std::find(g.begin(), g.end(), d) == g.end()) g.push_back(d);
   for (std::size_t i : order) {
     Pending& p = pending_[i];
     std::vector<int>& tails = queue_tail[p.src];
@@ -132,6 +139,10 @@ std::vector<int> ShardingLowerer::flush(std::size_t v, Pass pass) {
     if (tails[q] >= 0) p.after.push_back(tails[q]);
     ids[i] = program_.add_transfer(static_cast<int>(v), pass, p.label, at(p.src), at(p.dst), p.bytes, p.after);
     tails[q] = ids[i];
+    auto [it, added] = redistribution.try_emplace(p.label, -1);
+    if (added) it->second = program_.add_collective_instance(collectives::Kind::redistribution, "point_to_point",
+                                                             std::move(group[p.label]), p.label);
+    program_.mark_collective(ids[i], it->second, 0);
   }
   pending_.clear();
   return ids;
@@ -157,22 +168,27 @@ std::map<int, std::vector<int>> ShardingLowerer::add_steps(std::size_t v, Pass p
                                                            std::map<int, std::vector<int>>* every_arrival) {
   std::map<int, std::vector<int>> arrived = start;  // by device: what reached it in the previous run
   const int layer_index = static_cast<int>(v);
-  for (const StepRun& run : step_runs(schedule, c_.topology)) {
+  const std::vector<StepRun> runs = step_runs(schedule, c_.topology);
+  const int instance = runs.empty() ? -1 : add_collective_instance(program_, schedule, label);
+  for (const StepRun& run : runs) {
     std::map<int, std::vector<int>> next;
     std::set<int> sent;
     std::vector<int> transfers;
+    const int steps = static_cast<int>(run.steps);
     for (std::size_t i = 0; i < run.pairs.size(); ++i) {
       const auto [src, dst] = run.pairs[i];
       transfers.push_back(program_.add_transfer(layer_index, pass, label, at(src), at(dst), run.bytes[i], arrived[src]));
+      program_.mark_collective(transfers.back(), instance, run.first_step, steps);
       sent.insert(src);
     }
     if (run.steps > 1) program_.add_merged_run(transfers, run.steps);
     for (std::size_t i = 0; i < run.pairs.size(); ++i) {
       const int dst = run.pairs[i].second;
       int id = transfers[i];
-      if (run.removed_latency() > 0) {
-        id = program_.add_delay(layer_index, pass, label + " latency", run.removed_latency(), {id});
+      if (run.removed_latency() > 0) {  // paid where the run's data arrives
+        id = program_.add_delay(layer_index, pass, label + " latency", run.removed_latency(), {id}, {dst, -1, false});
         program_.add_merged_latency(id);
+        program_.mark_collective(id, instance, run.first_step, steps);
       }
       next[dst].push_back(id);
       if (every_arrival) (*every_arrival)[dst].push_back(id);
@@ -191,6 +207,7 @@ collectives::Schedule ShardingLowerer::ring(const std::vector<int>& members, int
   for (int t = 0; t < steps; ++t)
     for (std::size_t i = 0; i < k; ++i) s.add(members[i], members[(i + 1) % k], bytes, t);
   s.step_count = steps;
+  s.what = {collectives::Kind::reduce_scatter, "ring"};  // its one use: the partial-sum reduce-scatter
   return s;
 }
 

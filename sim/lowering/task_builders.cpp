@@ -21,7 +21,24 @@ program::Endpoint endpoint_of_node(const topology::TopologyGraph& topology, int 
 
 int add_join(program::Program& program, int layer, plan::Pass pass, const std::string& label,
              const std::vector<int>& after) {
-  return program.add_delay(layer, pass, label, 0.0, after);
+  return program.add_delay(layer, pass, label, 0.0, after, program::Endpoint::nowhere());
+}
+
+std::vector<int> devices_of(const collectives::Schedule& device_schedule) {
+  std::vector<int> devices;
+  std::vector<char> seen;
+  for (const collectives::Transfer& t : device_schedule.transfers)
+    for (int d : {t.src, t.dst}) {
+      if (static_cast<std::size_t>(d) >= seen.size()) seen.resize(static_cast<std::size_t>(d) + 1, 0);
+      if (!seen[static_cast<std::size_t>(d)]) seen[static_cast<std::size_t>(d)] = 1, devices.push_back(d);
+    }
+  return devices;
+}
+
+int add_collective_instance(program::Program& program, const collectives::Schedule& device_schedule,
+                            const std::string& label) {
+  return program.add_collective_instance(device_schedule.what.kind, device_schedule.what.algorithm,
+                                         devices_of(device_schedule), label);
 }
 
 std::vector<int> add_collective(program::Program& program, const collectives::Schedule& device_schedule,
@@ -33,25 +50,37 @@ std::vector<int> add_collective(program::Program& program, const collectives::Sc
   std::vector<int> previous = after;
   const auto& ts = nodes.transfers;  // in step order
   std::size_t t = 0;
+  // Every task below is part of this collective: declared with the first of them (a collective that
+  // adds nothing, every transfer empty, declares none).
+  int instance = -1;
+  const auto mark = [&](int task, int step) {
+    if (instance < 0) instance = add_collective_instance(program, device_schedule, label);
+    program.mark_collective(task, instance, step);
+    return task;
+  };
+  // The overheads are paid by every member at once: they stand for several devices.
+  const program::Endpoint members = program::Endpoint::several_devices();
   // The chosen protocol's per-call latency, paid once before the first step (schedule.hpp).
   if (nodes.start_overhead_s > 0 && !ts.empty())
-    previous = {program.add_delay(layer, pass, label + " start", nodes.start_overhead_s, previous)};
+    previous = {mark(program.add_delay(layer, pass, label + " start", nodes.start_overhead_s, previous, members), -1)};
   for (int step = 0; step < nodes.step_count; ++step) {
     std::vector<int> in_step;
     // The platform's per-message endpoint overhead, paid before the step's transfers (schedule.hpp).
     if (nodes.step_overhead_s > 0 && t < ts.size() && ts[t].step == step)
-      previous = {program.add_delay(layer, pass, label + " overhead", nodes.step_overhead_s, previous)};
+      previous = {mark(program.add_delay(layer, pass, label + " overhead", nodes.step_overhead_s, previous, members),
+                       step)};
     for (; t < ts.size() && ts[t].step == step; ++t) {
       if (ts[t].src == ts[t].dst || (ts[t].bytes <= 0 && empty == EmptyTransfers::skip)) continue;
-      in_step.push_back(program.add_transfer(layer, pass, label + " step " + std::to_string(step + 1),
-                                             endpoint_of_node(topology, ts[t].src),
-                                             endpoint_of_node(topology, ts[t].dst), ts[t].bytes, previous));
+      in_step.push_back(mark(program.add_transfer(layer, pass, label + " step " + std::to_string(step + 1),
+                                                  endpoint_of_node(topology, ts[t].src),
+                                                  endpoint_of_node(topology, ts[t].dst), ts[t].bytes, previous),
+                             step));
       if (transfer_steps) transfer_steps->emplace_back(in_step.back(), step);
     }
     if (in_step.empty()) continue;
     // One join per step keeps the dependencies linear in the transfers (n + n, not n x n).
     previous = {in_step.size() == 1 ? in_step.front()
-                                    : add_join(program, layer, pass, label + " join", in_step)};
+                                    : mark(add_join(program, layer, pass, label + " join", in_step), step)};
   }
   return previous;
 }
@@ -93,6 +122,7 @@ std::vector<StepRun> step_runs(const collectives::Schedule& sched, const topolog
   for (int step = 0; step < sched.step_count; ++step) {
     StepRun one;
     one.steps = 1;
+    one.first_step = step;
     for (; t < ts.size() && ts[t].step == step; ++t) {
       if (ts[t].src == ts[t].dst || ts[t].bytes <= 0) continue;
       one.pairs.push_back({ts[t].src, ts[t].dst});

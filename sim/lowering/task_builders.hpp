@@ -25,6 +25,10 @@ program::Endpoint endpoint_of_node(const topology::TopologyGraph& topology, int 
 /// Transfers of 0 bytes are left out of a plan's program (nothing moves); a collective measured on
 /// its own (simrun --collective --bytes 0B) keeps them, so each step still takes its route latency.
 /// `transfer_steps`, when given, receives (transfer task, schedule step) of every transfer added.
+/// Every task added is marked as part of one collective instance (Program::add_collective_instance:
+/// the schedule's identity, its devices, `label`) at its schedule step: the start delay at step -1,
+/// a step's overhead delay, transfers and join at that step. The overhead delays stand for several
+/// devices (Endpoint::several_devices), the joins for nowhere.
 enum class EmptyTransfers { skip, keep };
 std::vector<int> add_collective(program::Program& program, const collectives::Schedule& device_schedule,
                                 const topology::TopologyGraph& topology, int layer, plan::Pass pass,
@@ -50,6 +54,7 @@ struct StepRun {
   std::vector<std::pair<int, int>> pairs;  // (src, dst) devices, in schedule order
   std::vector<double> bytes;               // per pair, all steps of the run
   double steps = 0;                        // steps merged
+  int first_step = 0;                      // the schedule step the run begins with
   double latency = 0;                      // the largest route latency of one step, s
   double removed_latency() const { return (steps - 1) * latency; }
 };
@@ -57,7 +62,16 @@ struct StepRun {
 /// core 0, and the latency merged away is that of the route the transfers take.
 std::vector<StepRun> step_runs(const collectives::Schedule& device_schedule, const topology::TopologyGraph& topology);
 
-/// One zero-length delay that waits for all of `after` (a barrier / join). Returns its index.
+/// Declares the collective `device_schedule` is (its identity, its devices in the order its transfers
+/// first name them) under `label` in `program`, for a lowering that adds the collective's tasks
+/// itself (the shared lowering's merged steps); returns the instance (Program::mark_collective).
+int add_collective_instance(program::Program& program, const collectives::Schedule& device_schedule,
+                            const std::string& label);
+/// The devices `device_schedule` names, in the order its transfers first name them.
+std::vector<int> devices_of(const collectives::Schedule& device_schedule);
+
+/// One zero-length delay that waits for all of `after` (a barrier / join), placed nowhere. Returns
+/// its index.
 int add_join(program::Program& program, int layer, plan::Pass pass, const std::string& label,
              const std::vector<int>& after);
 

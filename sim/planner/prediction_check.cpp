@@ -147,13 +147,14 @@ CommunicationCheck check_communication(const plan::Plan& plan, const topology::S
       return (with_latency ? it->second.first : 0.0) + bytes / it->second.second;
     };
   };
-  // The shared lowering also stands for link latency with delays placed nowhere (the latency of
-  // ring steps merged into one flow per pair, sharding_lowering.cpp add_steps); its other delays
-  // stand for a memory (Endpoint::memory) or are zero-time joins. Bandwidth only: those are zero.
+  // The shared lowering also stands for link latency with delays (the latency of ring steps merged
+  // into one flow per pair, sharding_lowering.cpp add_steps, placed where the data arrives); its
+  // other delays stand for a memory (Endpoint::memory) or are zero-time joins. Bandwidth only: every
+  // delay but memory traffic is zero.
   program::Program bandwidth_only;
   for (const auto& name : program.layer_names()) bandwidth_only.add_layer(name);
   for (program::Task task : program.tasks()) {
-    if (task.kind == program::TaskKind::delay && task.at.device < 0) task.seconds = 0;
+    if (task.kind == program::TaskKind::delay && !task.at.memory) task.seconds = 0;
     bandwidth_only.add(task);
   }
   c.closed_form_s = program::ClosedFormEvaluator(transfer_time(true)).evaluate(program).makespan_s;

@@ -15,14 +15,20 @@ namespace partsim::program {
 /// model gives a lone flow, notes/simgrid-3.32.md).
 using TransferTime = std::function<double(const Endpoint& src, const Endpoint& dst, double bytes)>;
 
+class TransferRoutes;  // platform_binding.hpp
+
 class ClosedFormEvaluator final : public Evaluator {
  public:
   explicit ClosedFormEvaluator(TransferTime transfer_time);
+  /// On routes already resolved (TransferRoutes::uncontended_time): evaluate() then takes only the
+  /// Program they were bound to (Error otherwise). `routes` must outlive the evaluator.
+  explicit ClosedFormEvaluator(const TransferRoutes& routes);
   std::string name() const override { return "closed_form"; }
   Evaluation evaluate(const Program& program) override;
 
  private:
   TransferTime transfer_time_;
+  const TransferRoutes* routes_ = nullptr;
 };
 
 }  // namespace partsim::program

@@ -60,6 +60,7 @@ int Program::add(Task task, std::string_view label, std::span<const int> after) 
                 ", which was not added");
   task.label = intern(label);
   task.after = store(after);
+  task.collective_step = -1;  // an index into the source Program's table (mark_collective sets it)
   tasks_.push_back(task);
   return index;
 }
@@ -100,6 +101,26 @@ void Program::add_merged_latency(int delay) {
       tasks_[static_cast<std::size_t>(delay)].kind != TaskKind::delay)
     throw Error("program: merged latency names task " + std::to_string(delay) + ", not a delay");
   merged_.latency_delays.push_back(delay);
+}
+
+int Program::add_collective_instance(collectives::Kind kind, std::string algorithm, std::vector<int> group,
+                                     std::string_view label) {
+  collectives_.push_back({kind, std::move(algorithm), std::move(group), intern(label)});
+  return static_cast<int>(collectives_.size()) - 1;
+}
+
+void Program::mark_collective(int task, int collective, int step, int steps) {
+  if (task < 0 || static_cast<std::size_t>(task) >= tasks_.size())
+    throw Error("program: mark_collective names task " + std::to_string(task) + " of " + std::to_string(tasks_.size()));
+  if (collective < 0 || static_cast<std::size_t>(collective) >= collectives_.size())
+    throw Error("program: mark_collective names collective " + std::to_string(collective) + " of " +
+                std::to_string(collectives_.size()));
+  if (step < -1 || steps < 1)
+    throw Error("program: collective step " + std::to_string(step) + " of " + std::to_string(steps) + " steps");
+  const CollectiveStep entry{collective, step, steps};
+  // A collective's tasks are added step by step: the entry is almost always the last one.
+  if (collective_steps_.empty() || !(collective_steps_.back() == entry)) collective_steps_.push_back(entry);
+  tasks_[static_cast<std::size_t>(task)].collective_step = static_cast<std::int32_t>(collective_steps_.size() - 1);
 }
 
 int Program::add_compute(int layer, plan::Pass pass, std::string label, Endpoint at, double seconds,

@@ -16,7 +16,10 @@
 // - A transfer task moves `bytes` from `src` to `dst` over the platform's route between them.
 //   A transfer whose endpoints coincide takes no time.
 // - A delay task takes `seconds` and uses nothing (latencies the model adds, e.g. a start-up; at
-//   chip granularity also memory traffic, with `at` naming the memory it stands for).
+//   chip granularity also memory traffic, with `at` naming the memory it stands for). Every delay a
+//   lowering adds states its place (Endpoint::stated), so reports never guess where it ran.
+// - A collective's tasks carry its identity (CollectiveInstance: kind, algorithm, group) and their
+//   step (CollectiveStep), which reports read instead of labels.
 // - Every task names the layer and pass it belongs to, so both evaluators can report per layer.
 // - A lowering that sizes its own memory may declare it as holdings (add_holding, add_resident):
 //   bytes in use on a device between the start of one task and the finish of another, or for the
@@ -33,17 +36,30 @@
 #include <utility>
 #include <vector>
 
+#include "sim/collectives/kind.hpp"
 #include "sim/common/error.hpp"
-
 #include "sim/plan/pass.hpp"
 
 namespace partsim::program {
 
 /// A place on the platform: a device (chip), one of its cores, or its external memory.
+/// A delay states its place too (Task::at): a device's, or one of the two placeless statements below;
+/// the default Endpoint (device -1) states nothing, which only hand-built test programs leave.
 struct Endpoint {
-  int device = -1;      // device index in the SystemSpec
+  static constexpr int kSeveralDevices = -2;
+  static constexpr int kNowhere = -3;
+
+  int device = -1;      // device index in the SystemSpec; a delay: also kSeveralDevices or kNowhere
   int core = -1;        // -1: the device as a whole (chip granularity)
   bool memory = false;  // the device's external memory (core ignored)
+
+  /// A delay that stands for the same activity on several devices at once (a collective's per-step
+  /// endpoint overhead, a device group's on-chip relayout): reports draw it on the Program's track.
+  static constexpr Endpoint several_devices() noexcept { return {kSeveralDevices, -1, false}; }
+  /// A delay that stands for nothing on the platform: a join (0 s).
+  static constexpr Endpoint nowhere() noexcept { return {kNowhere, -1, false}; }
+  /// Whether a delay's place was stated (a device, several_devices or nowhere).
+  constexpr bool stated() const noexcept { return device >= 0 || device == kSeveralDevices || device == kNowhere; }
 
   bool operator==(const Endpoint&) const = default;
 };
@@ -66,6 +82,27 @@ class Label {
   const std::string* text_;
 };
 
+/// A task's dependencies: indices of earlier tasks, held by the Program. A span with a 32-bit size
+/// (a task has far fewer than 4 G dependencies), so that Task keeps 4 bytes for its collective step.
+class Dependencies {
+ public:
+  Dependencies() = default;
+  Dependencies(std::span<const int> tasks) noexcept  // NOLINT: implicit, as a span converts
+      : data_(tasks.data()), size_(static_cast<std::uint32_t>(tasks.size())) {}
+  operator std::span<const int>() const noexcept { return {data_, size_}; }
+  const int* begin() const noexcept { return data_; }
+  const int* end() const noexcept { return data_ + size_; }
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  int operator[](std::size_t i) const noexcept { return data_[i]; }
+  int front() const noexcept { return data_[0]; }
+  int back() const noexcept { return data_[size_ - 1]; }
+
+ private:
+  const int* data_ = nullptr;
+  std::uint32_t size_ = 0;
+};
+
 // 64 bytes (a 4,096-chip iteration has 3.1 M tasks): a compute or delay task has a place and a
 // duration, a transfer two places and a size, so `at` shares its storage with `src` and `seconds`
 // with `bytes`. Read only the members of the task's kind: a transfer's `seconds` is its size.
@@ -85,12 +122,17 @@ struct Task {
     double seconds = 0;               // compute and delay: duration
     double bytes;                     // transfer: payload
   };
-  std::span<const int> after;         // tasks that must finish before this one starts (held by the Program)
+  // (no_unique_address: collective_step takes the 4 bytes of padding after the 32-bit size.)
+  [[no_unique_address]] Dependencies after;  // tasks that must finish before this one starts (held by the Program)
+  /// The collective and step this task is part of: an index into Program::collective_steps(), -1
+  /// when it is no collective's (read it with Program::collective_step; Program::mark_collective sets it).
+  std::int32_t collective_step = -1;
 
   /// The task's duration (compute, delay) or payload (transfer): the one number it has.
   double amount() const noexcept { return kind == TaskKind::transfer ? bytes : seconds; }
 };
 static_assert(sizeof(Task) <= 64, "Task grew: 3.1 M of them make a 4,096-chip iteration");
+static_assert(sizeof(Dependencies) == 16 && alignof(Dependencies) == 8, "Dependencies: a pointer and a 32-bit size");
 
 /// A Program's tasks: indexable and iterable like a vector, stored in fixed blocks of 65,536 so
 /// that growing never copies them (a vector's doubling holds the old and the new array at once:
@@ -131,6 +173,7 @@ class TaskList {
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
   const Task& operator[](std::size_t i) const { return blocks_[i >> kBlockBits][i & (kBlock - 1)]; }
+  Task& operator[](std::size_t i) { return blocks_[i >> kBlockBits][i & (kBlock - 1)]; }
   const_iterator begin() const { return {this, 0}; }
   const_iterator end() const { return {this, size_}; }
   void push_back(const Task& task) {
@@ -185,6 +228,25 @@ struct MergedSteps {
   std::vector<int> latency_delays;  // delays that add back the latency the merge removed
 };
 
+/// One collective the lowering added (lowering::add_collective, the shared lowering's steps and
+/// redistributions): what it is, by type, so that reports group its tasks without reading labels.
+struct CollectiveInstance {
+  collectives::Kind kind = collectives::Kind::unnamed;
+  std::string algorithm;   // collectives::Identity::algorithm: "ring", "torus", ...; "" where none was chosen
+  std::vector<int> group;  // the devices taking part, in the order the schedule first names them
+  Label label;             // the label it was added under (its transfers' labels begin with it)
+};
+
+/// A task's place in a collective. Steps are the schedule's, from 0 (a transfer labelled "X step 3"
+/// is step 2); a task that carries several merged steps (MergedSteps) names the first and their count.
+struct CollectiveStep {
+  int collective = -1;  // index into Program::collectives()
+  int step = 0;         // -1: the collective's start (its protocol's per-call latency, before step 0)
+  int steps = 1;        // schedule steps the task carries (>= 1; 1 for a start)
+
+  bool operator==(const CollectiveStep&) const = default;
+};
+
 class Program {
  public:
   /// At most `limit` tasks (0: no limit); add() throws TaskLimitExceeded beyond it.
@@ -195,15 +257,18 @@ class Program {
   const std::vector<std::string>& layer_names() const noexcept { return layer_names_; }
 
   /// Appends a copy of `task` (a task of this Program or of another: its label and dependencies
-  /// are copied into this Program) and returns its index. Throws Error if a dependency is not an
+  /// are copied into this Program; its collective step is not, being an index into its own
+  /// Program's table) and returns its index. Throws Error if a dependency is not an
   /// earlier task or a value is negative (a lowering bug, not user input).
   int add(const Task& task);
   int add_compute(int layer, plan::Pass pass, std::string label, Endpoint at, double seconds, std::vector<int> after);
   int add_transfer(int layer, plan::Pass pass, std::string label, Endpoint src, Endpoint dst, double bytes,
                    std::vector<int> after);
-  /// `at`: what the delay stands for, when it stands for a place's activity (a device's memory
-  /// traffic at chip granularity): the delay still uses nothing, but reports and the timeline put it
-  /// there. Default: nowhere (a latency).
+  /// `at`: the place the delay stands for: a device's activity (memory traffic at chip granularity,
+  /// with at.memory), where a latency is paid (the device the data arrives at), several devices at
+  /// once (Endpoint::several_devices) or nowhere (Endpoint::nowhere: a join). The delay still uses
+  /// nothing; reports and the timeline put it there. A lowering states it for every delay (a test
+  /// checks the lowerings); the default states nothing.
   int add_delay(int layer, plan::Pass pass, std::string label, double seconds, std::vector<int> after,
                 Endpoint at = {});
 
@@ -224,6 +289,26 @@ class Program {
   /// Declares that delay task `delay` adds back the latency of merged steps (MergedSteps).
   void add_merged_latency(int delay);
   const MergedSteps& merged_steps() const noexcept { return merged_; }
+
+  /// Declares a collective instance (CollectiveInstance) and returns its index; its tasks are marked
+  /// with mark_collective as they are added.
+  int add_collective_instance(collectives::Kind kind, std::string algorithm, std::vector<int> group,
+                              std::string_view label);
+  /// Marks task `task` as step `step` (and the `steps` - 1 after it) of collective `collective`.
+  /// Throws Error for a task or collective not yet added, steps < 1 or step < -1 (a lowering bug).
+  void mark_collective(int task, int collective, int step, int steps = 1);
+  const std::vector<CollectiveInstance>& collectives() const noexcept { return collectives_; }
+  /// Every distinct (collective, step) a task is marked with; Task::collective_step indexes it.
+  const std::vector<CollectiveStep>& collective_steps() const noexcept { return collective_steps_; }
+  /// The collective step of `task` (a task of this Program), nullptr when it is no collective's.
+  const CollectiveStep* collective_step(const Task& task) const noexcept {
+    return task.collective_step < 0 ? nullptr : &collective_steps_[static_cast<std::size_t>(task.collective_step)];
+  }
+  /// The collective instance of `task`, nullptr when it is no collective's.
+  const CollectiveInstance* collective_of(const Task& task) const noexcept {
+    const CollectiveStep* step = collective_step(task);
+    return step ? &collectives_[static_cast<std::size_t>(step->collective)] : nullptr;
+  }
 
   const TaskList& tasks() const noexcept { return tasks_; }
   size_t size() const noexcept { return tasks_.size(); }
@@ -249,6 +334,8 @@ class Program {
   std::size_t task_limit_ = 0;
   std::vector<Holding> holdings_;
   MergedSteps merged_;
+  std::vector<CollectiveInstance> collectives_;
+  std::vector<CollectiveStep> collective_steps_;
 };
 
 }  // namespace partsim::program

@@ -46,6 +46,20 @@ SimGridEvaluator::SimGridEvaluator(const topology::TopologyGraph& graph, std::ve
 program::Evaluation SimGridEvaluator::evaluate(const program::Program& program) {
   const auto t0 = std::chrono::steady_clock::now();
   Simulation simulation(graph_, communicating_pairs(program, graph_), simgrid_config_, LinkLatency::by_caller);
+  return run(simulation, program, t0);
+}
+
+program::Evaluation SimGridEvaluator::evaluate(const program::Program& program, const program::TransferRoutes& routes) {
+  if (routes.task_count() != program.size())
+    throw Error("replay: the routes were resolved for " + std::to_string(routes.task_count()) +
+                " tasks, not this Program's " + std::to_string(program.size()));
+  const auto t0 = std::chrono::steady_clock::now();
+  Simulation simulation(graph_, routes, simgrid_config_, LinkLatency::by_caller);
+  return run(simulation, program, t0);
+}
+
+program::Evaluation SimGridEvaluator::run(Simulation& simulation, const program::Program& program,
+                                          std::chrono::steady_clock::time_point t0) {
   stats_ = {};
   stats_.setup_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   program::Evaluation result = simulation.run(program, lone_, &stats_, progress_);
@@ -68,8 +82,8 @@ enum class OnTimer : std::uint8_t { end_task, start_transfer, end_lone };
 class ReplayEngine {
  public:
   ReplayEngine(sg4::Engine& engine, const topology::TopologyGraph& graph, const std::vector<sg4::Host*>& hosts,
-               const std::vector<std::pair<int, int>>& pairs, const program::Program& program, LoneTransfers lone_mode,
-               const ReplayProgress& progress);
+               const std::vector<std::pair<int, int>>& pairs, const std::vector<double>& pair_latency,
+               const program::Program& program, LoneTransfers lone_mode, const ReplayProgress& progress);
   program::Evaluation run(ReplayStats* counts);
 
  private:
@@ -103,7 +117,8 @@ class ReplayEngine {
     return static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32 | static_cast<std::uint32_t>(dst);
   }
   // Binds every routed pair to its hosts and links once, so a transfer's start is a lookup.
-  void bind_routes(const std::vector<sg4::Host*>& hosts, const std::vector<std::pair<int, int>>& pairs);
+  void bind_routes(const std::vector<sg4::Host*>& hosts, const std::vector<std::pair<int, int>>& pairs,
+                   const std::vector<double>& pair_latency);
   // Starts every ready task; zero-length ones complete at once and may make more tasks ready.
   void start_ready();
   // Starts one task: a timer for compute, delay and a transfer's route latency; local and empty
@@ -156,24 +171,27 @@ class ReplayEngine {
 
 ReplayEngine::ReplayEngine(sg4::Engine& engine, const topology::TopologyGraph& graph,
                            const std::vector<sg4::Host*>& hosts, const std::vector<std::pair<int, int>>& pairs,
-                           const program::Program& program, LoneTransfers lone_mode, const ReplayProgress& progress)
+                           const std::vector<double>& pair_latency, const program::Program& program,
+                           LoneTransfers lone_mode, const ReplayProgress& progress)
     : engine_(engine),
       graph_(graph),
       tasks_(program.tasks()),
       lone_mode_(lone_mode),
       progress_(progress),
       ready_(program.tasks()) {
-  bind_routes(hosts, pairs);
+  bind_routes(hosts, pairs, pair_latency);
   result_.tasks.resize(tasks_.size());
 }
 
-void ReplayEngine::bind_routes(const std::vector<sg4::Host*>& hosts, const std::vector<std::pair<int, int>>& pairs) {
+void ReplayEngine::bind_routes(const std::vector<sg4::Host*>& hosts, const std::vector<std::pair<int, int>>& pairs,
+                               const std::vector<double>& pair_latency) {
   std::vector<sg4::Link*> links;
-  for (const auto& [src, dst] : pairs) {
+  for (std::size_t p = 0; p < pairs.size(); ++p) {
+    const auto [src, dst] = pairs[p];
     PairRoute route;
     route.src = hosts.at(static_cast<std::size_t>(src));
     route.dst = hosts.at(static_cast<std::size_t>(dst));
-    route.latency = graph_.route_latency(graph_.route(src, dst));
+    route.latency = pair_latency[p];  // the Simulation's, from the route it installed
     links.clear();
     double simgrid_latency = 0;  // 0: the links carry none (by_caller)
     route.src->route_to(route.dst, links, &simgrid_latency);
@@ -344,7 +362,8 @@ program::Evaluation Simulation::run(const program::Program& program, LoneTransfe
                                     const ReplayProgress& progress) {
   if (impl_->ran) throw Error("replay: a Simulation runs once");
   impl_->ran = true;
-  return ReplayEngine(*impl_->engine, impl_->graph, impl_->hosts, impl_->pairs, program, lone_mode, progress)
+  return ReplayEngine(*impl_->engine, impl_->graph, impl_->hosts, impl_->pairs, impl_->pair_latency, program,
+                      lone_mode, progress)
       .run(counts);
 }
 

@@ -21,11 +21,13 @@
 // event (start a task, start a transfer, a timer fired, a comm completed, a task completed); the
 // pieces that need no SimGrid, the ready tasks and who holds each link, are engine_parts.hpp.
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/program/evaluation.hpp"
+#include "sim/program/platform_binding.hpp"
 #include "sim/replay/replay.hpp"
 
 namespace partsim::replay {
@@ -43,12 +45,19 @@ class SimGridEvaluator final : public program::Evaluator {
                             std::optional<LoneTransfers> lone = std::nullopt);
   std::string name() const override { return "simgrid"; }
   program::Evaluation evaluate(const program::Program& program) override;
+  /// The same on routes already resolved for `program` (program/platform_binding.hpp
+  /// TransferRoutes, shared with the closed form and the report): it installs their pairs.
+  program::Evaluation evaluate(const program::Program& program, const program::TransferRoutes& routes);
   /// Wall-clock figures of the last evaluate().
   const ReplayStats& stats() const noexcept { return stats_; }
   /// Called during evaluate() about once a second of wall clock (replay.hpp ReplayProgress).
   void set_progress(ReplayProgress progress) { progress_ = std::move(progress); }
 
  private:
+  // Runs `program` on the built `simulation`, filling stats_ (set-up timed from t0).
+  program::Evaluation run(Simulation& simulation, const program::Program& program,
+                          std::chrono::steady_clock::time_point t0);
+
   const topology::TopologyGraph& graph_;
   std::vector<std::string> simgrid_config_;
   LoneTransfers lone_;

@@ -11,6 +11,7 @@
 
 #include "sim/common/error.hpp"
 #include "sim/common/text.hpp"
+#include "sim/program/platform_binding.hpp"
 #include "sim/replay/simulation_impl.hpp"
 #include "sim/replay/sparse_route_zone.hpp"
 
@@ -121,9 +122,36 @@ std::string simgrid_link_name(const topology::TopologyGraph& graph, int link_id)
   return l.physical + (link_id < l.reverse ? "_UP" : "_DOWN");
 }
 
+// A pair of nodes to route and the links of its route.
+struct Simulation::RoutedPair {
+  int src = 0, dst = 0;
+  topology::Route route;
+};
+
 Simulation::Simulation(const topology::TopologyGraph& graph, const std::vector<std::pair<int, int>>& pairs,
                        const std::vector<std::string>& simgrid_config, LinkLatency latency)
     : impl_(std::make_unique<Impl>(graph)) {
+  std::vector<RoutedPair> routed;
+  for (const auto& [src, dst] : pairs)
+    if (src != dst) routed.push_back({src, dst, graph.route(src, dst)});
+  build(routed, simgrid_config, latency);
+}
+
+Simulation::Simulation(const topology::TopologyGraph& graph, const program::TransferRoutes& routes,
+                       const std::vector<std::string>& simgrid_config, LinkLatency latency)
+    : impl_(std::make_unique<Impl>(graph)) {
+  std::vector<RoutedPair> routed;
+  for (std::size_t p = 0; p < routes.pair_count(); ++p)
+    if (const auto [src, dst] = routes.pair_nodes(p); src != dst) routed.push_back({src, dst, routes.pair_route(p)});
+  // In node order, as communicating_pairs lists them: the same platform, link for link, either way.
+  std::sort(routed.begin(), routed.end(),
+            [](const RoutedPair& a, const RoutedPair& b) { return std::pair(a.src, a.dst) < std::pair(b.src, b.dst); });
+  build(routed, simgrid_config, latency);
+}
+
+void Simulation::build(const std::vector<RoutedPair>& routed, const std::vector<std::string>& simgrid_config,
+                       LinkLatency latency) {
+  const topology::TopologyGraph& graph = impl_->graph;
   if (g_engine_created) throw Error("replay: only one SimGrid simulation can run per process");
   check_simgrid_settings(simgrid_config);
   g_engine_created = true;
@@ -184,12 +212,12 @@ Simulation::Simulation(const topology::TopologyGraph& graph, const std::vector<s
   // Routes for the pairs that communicate only, kept by a zone that stores those alone (SimGrid's
   // full zone allocates n^2 route slots: 134 MB at 4,096 chips).
   std::vector<sg4::LinkInRoute> links;
-  for (const auto& [src, dst] : pairs) {
-    if (src == dst) continue;
-    impl_->pairs.emplace_back(src, dst);
+  for (const RoutedPair& pair : routed) {
+    impl_->pairs.emplace_back(pair.src, pair.dst);
+    impl_->pair_latency.push_back(graph.route_latency(pair.route));
     links.clear();
-    for (int l : graph.route(src, dst)) links.push_back(impl_->link_in_route[l]);
-    zone->add_route(impl_->netpoints[src], impl_->netpoints[dst], nullptr, nullptr, links, false);
+    for (int l : pair.route) links.push_back(impl_->link_in_route[l]);
+    zone->add_route(impl_->netpoints[pair.src], impl_->netpoints[pair.dst], nullptr, nullptr, links, false);
   }
   zone->seal();
 }

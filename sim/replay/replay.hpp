@@ -25,6 +25,10 @@
 #include "sim/program/evaluation.hpp"
 #include "topology/topology_graph.hpp"
 
+namespace partsim::program {
+class TransferRoutes;  // program/platform_binding.hpp
+}  // namespace partsim::program
+
 namespace partsim::replay {
 
 /// Called during a long replay, at most once per `ReplayProgressEvery` of wall clock: the simulated
@@ -83,6 +87,10 @@ class Simulation {
   /// `simgrid_config`: extra "key:value" settings for Engine::set_config, applied after partsim's own.
   Simulation(const topology::TopologyGraph& graph, const std::vector<std::pair<int, int>>& pairs,
              const std::vector<std::string>& simgrid_config = {}, LinkLatency latency = LinkLatency::in_links);
+  /// The same with the routes of a Program bound to `graph` (program/platform_binding.hpp): it
+  /// installs their communicating pairs as resolved there, computing no route again.
+  Simulation(const topology::TopologyGraph& graph, const program::TransferRoutes& routes,
+             const std::vector<std::string>& simgrid_config = {}, LinkLatency latency = LinkLatency::in_links);
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
@@ -100,6 +108,8 @@ class Simulation {
 
  private:
   struct Impl;
+  struct RoutedPair;  // replay.cpp
+  void build(const std::vector<RoutedPair>& routed, const std::vector<std::string>& simgrid_config, LinkLatency latency);
   std::unique_ptr<Impl> impl_;
 };
 

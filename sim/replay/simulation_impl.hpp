@@ -19,6 +19,7 @@ struct Simulation::Impl {
   std::vector<simgrid::kernel::routing::NetPoint*> netpoints;  // per node
   std::vector<simgrid::s4u::LinkInRoute> link_in_route;         // per link id
   std::vector<std::pair<int, int>> pairs;                       // the (src, dst) nodes routed
+  std::vector<double> pair_latency;                             // per pair: its route's latency, s
   bool ran = false;
 
   explicit Impl(const topology::TopologyGraph& g) : graph(g) {}

@@ -52,10 +52,13 @@ std::string human_seconds(double s) {
   return buf;
 }
 
-// A collective's label without its step number ("grad_allreduce_x step 3" -> "grad_allreduce_x").
-std::string base_label(const std::string& label) {
-  const auto step = label.find(" step ");
-  return step == std::string::npos ? label : label.substr(0, step);
+// What a task's time is counted under: a collective's transfers under the collective's label (its
+// steps, "grad_allreduce_x step 3", are one collective: Program::collective_of, not the label's text);
+// every other task under its own label (a collective's overhead and latency delays keep theirs).
+const std::string& what_label(const program::Program& program, const Task& task) {
+  if (task.kind == TaskKind::transfer)
+    if (const program::CollectiveInstance* collective = program.collective_of(task)) return collective->label;
+  return task.label;
 }
 
 std::string kind_name(TaskKind kind) {
@@ -176,7 +179,7 @@ std::string model_line(const Row& row, const std::vector<size_t>& tasks, const p
     const double d = duration(closed, i);
     if (d <= 0) continue;
     by_kind[static_cast<int>(all[i].kind)] += d;
-    by_label[{static_cast<int>(all[i].kind), base_label(all[i].label)}] += d;
+    by_label[{static_cast<int>(all[i].kind), what_label(program, all[i])}] += d;
     total += d;
   }
   auto largest_label = [&](int kind) {

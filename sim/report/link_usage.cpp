@@ -2,37 +2,11 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <unordered_map>
 
 #include "sim/common/error.hpp"
 #include "sim/program/platform_binding.hpp"
 
 namespace partsim::report {
-
-TransferRoutes::TransferRoutes(const program::Program& program, const topology::TopologyGraph& graph)
-    : pair_of_task_(program.size(), -1) {
-  // Keyed by src x node_count + dst: a few hundred distinct pairs even for 500k transfers.
-  std::unordered_map<long long, int> index;
-  const long long n = graph.node_count();
-  const auto& tasks = program.tasks();
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    const program::Task& t = tasks[i];
-    if (t.kind != program::TaskKind::transfer) continue;
-    const int a = program::node_of(graph, t.src);
-    const int b = program::node_of(graph, t.dst);
-    const auto [it, inserted] = index.try_emplace(a * n + b, static_cast<int>(pairs_.size()));
-    if (inserted) {
-      pairs_.emplace_back(a, b);
-      routes_.push_back(a == b ? topology::Route{} : graph.route(a, b));
-    }
-    pair_of_task_[i] = it->second;
-  }
-}
-
-const topology::Route& TransferRoutes::route(size_t task) const {
-  const int p = pair_of_task_.at(task);
-  return p < 0 ? empty_ : routes_[static_cast<size_t>(p)];
-}
 
 std::string to_string(topology::TopoLinkKind kind) {
   switch (kind) {

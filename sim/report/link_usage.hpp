@@ -21,31 +21,15 @@
 #include <vector>
 
 #include "sim/program/evaluation.hpp"
+#include "sim/program/platform_binding.hpp"
 #include "sim/report/report.hpp"
 #include "topology/topology_graph.hpp"
 
 namespace partsim::report {
 
-/// The route of every transfer of a Program, computed once per (source node, destination node).
-class TransferRoutes {
- public:
-  TransferRoutes(const program::Program& program, const topology::TopologyGraph& graph);
-
-  /// Links crossed by task `task`: empty for a compute or delay task or a same-node transfer.
-  const topology::Route& route(size_t task) const;
-  /// Index of the task's (src, dst) node pair, -1 for a task that is not a transfer.
-  int pair_of(size_t task) const { return pair_of_task_[task]; }
-  size_t pair_count() const { return pairs_.size(); }
-  const topology::Route& pair_route(size_t pair) const { return routes_[pair]; }
-  /// (source node, destination node) of a pair.
-  std::pair<int, int> pair_nodes(size_t pair) const { return pairs_[pair]; }
-
- private:
-  std::vector<int> pair_of_task_;
-  std::vector<std::pair<int, int>> pairs_;
-  std::vector<topology::Route> routes_;
-  topology::Route empty_;
-};
+/// The route of every transfer (the Program bound to the graph, sim/program/platform_binding.hpp):
+/// the report reads the same resolved routes as the evaluators.
+using program::TransferRoutes;
 
 /// "chip_to_chip" | "on_chip" | "memory".
 std::string to_string(topology::TopoLinkKind kind);

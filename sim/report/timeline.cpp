@@ -98,7 +98,6 @@ class Writer {
   TimelineStats write(const TimelineOptions& options, const memory::MemoryTimeline* memory) {
     const auto& tasks = program_.tasks();
     const size_t n = tasks.size();
-    infer_delay_devices();
     selection_ = Selection(options, program_, graph_);
     event_names_.assign(n, std::string());
 
@@ -320,29 +319,6 @@ class Writer {
              evaluation_.tasks[i].finish <= evaluation_.tasks[i].start);
   }
 
-  // A delay names no endpoint unless the lowering set Task::at. Without it, a delay is drawn on the
-  // device its predecessors share (compute: where it ran; transfer: where the data arrived; delay:
-  // its own device), and in the process "program" when they span several devices or none.
-  void infer_delay_devices() {
-    constexpr int kNone = -1, kSeveral = -2;
-    const auto& tasks = program_.tasks();
-    delay_device_.assign(tasks.size(), kNone);
-    for (size_t i = 0; i < tasks.size(); ++i) {
-      const Task& t = tasks[i];
-      int& d = delay_device_[i];
-      if (t.kind == TaskKind::compute) d = t.at.device;
-      else if (t.kind == TaskKind::transfer) d = t.dst.device;
-      else if (t.at.device >= 0) d = t.at.device;
-      else
-        for (int p : t.after) {
-          const int pd = delay_device_[static_cast<size_t>(p)];
-          if (pd == kNone || pd == d) continue;
-          d = d == kNone ? pd : kSeveral;
-          if (d == kSeveral) break;
-        }
-    }
-  }
-
   TrackKey device_track(size_t i) const {
     const Task& t = program_.tasks()[i];
     switch (t.kind) {
@@ -354,9 +330,10 @@ class Writer {
         return {t.src.device, send_order(core_of(t.src))};
       case TaskKind::delay: break;
     }
-    const int d = delay_device_[i];
-    if (d < 0) return {program_pid_, kDelaysOrder};
-    return {d, t.at.memory ? kMemoryOrder : kDelaysOrder};  // at.memory: memory traffic as a delay
+    // A delay is drawn where the lowering placed it (Program::add_delay); one that stands for
+    // several devices or for nowhere, in the process "program".
+    if (t.at.device < 0) return {program_pid_, kDelaysOrder};
+    return {t.at.device, t.at.memory ? kMemoryOrder : kDelaysOrder};  // at.memory: memory traffic as a delay
   }
 
   // Core -1 (the chip) at chip granularity; a core index only where the graph has core nodes.
@@ -535,7 +512,6 @@ class Writer {
   int links_pid_ = 0;
   std::vector<std::string> node_names_;    // JSON-quoted
   std::vector<std::string> memory_names_;  // JSON-quoted, per device
-  std::vector<int> delay_device_;
   Selection selection_;
   std::map<int, bool> names_written_;
   std::vector<std::string> event_names_;  // per task, filled when first written

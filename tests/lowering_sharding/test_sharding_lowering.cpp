@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "sim/geometry/layer_geometry.hpp"
@@ -216,10 +217,22 @@ TEST(ShardingLowering, CountsPointToPointRedistributionTransfers) {
   plan::Plan p = plan_of(g, {dp, mp, mp});
   EXPECT_EQ(lowering::point_to_point_redistribution_transfers(lower(p, spec, g).program), 36u);
   p.schedule.redistribution = plan::Redistribution::collective;
-  EXPECT_EQ(lowering::point_to_point_redistribution_transfers(lower(p, spec, g).program), 12u);  // x's: the graph's input
-  EXPECT_TRUE(lowering::is_point_to_point_redistribution("error of fc1"));
-  EXPECT_FALSE(lowering::is_point_to_point_redistribution("error of fc1 (all-gather)"));
-  EXPECT_FALSE(lowering::is_point_to_point_redistribution("grad_allreduce fc1 step 2"));
+  const program::Program collective = lower(p, spec, g).program;
+  EXPECT_EQ(lowering::point_to_point_redistribution_transfers(collective), 12u);  // x's: the graph's input
+  // By identity, not label: x's transfers are a point-to-point redistribution, fc1's all-gathers and
+  // reduce-scatters are collectives of those kinds (their labels end in "(all-gather)" and
+  // "(reduce-scatter)" but nothing reads that).
+  std::map<std::string, std::set<collectives::Kind>> kinds;  // by label
+  for (const program::Task& task : collective.tasks()) {
+    if (task.kind != program::TaskKind::transfer) continue;
+    const program::CollectiveInstance* c = collective.collective_of(task);
+    ASSERT_NE(c, nullptr) << task.label.str();
+    kinds[task.label.str()].insert(c->kind);
+    EXPECT_EQ(lowering::is_point_to_point_redistribution(collective, task), task.label == "input from x");
+  }
+  EXPECT_EQ(kinds.at("input from x"), std::set<collectives::Kind>{collectives::Kind::redistribution});
+  EXPECT_EQ(kinds.at("input from fc1 (all-gather)"), std::set<collectives::Kind>{collectives::Kind::all_gather});
+  EXPECT_EQ(kinds.at("error to fc1 (reduce-scatter)"), std::set<collectives::Kind>{collectives::Kind::reduce_scatter});
 }
 
 TEST(RedistributionWarning, OnlyOverTheThresholdAndNamingTheOptionOnlyForPointToPointPlans) {

@@ -96,7 +96,7 @@ struct Fixture {
 
 // Collectives named `label` in the Program (pass `pass`): transfers of their first step, divided by
 // the senders in that step (every rank sends once in step 1 of a ring of `ranks`).
-int collectives(const program::Program& p, const std::string& label, plan::Pass pass, int ranks) {
+int collective_count(const program::Program& p, const std::string& label, plan::Pass pass, int ranks) {
   int n = 0;
   for (const program::Task& t : p.tasks())
     if (t.kind == program::TaskKind::transfer && t.pass == pass && t.label == label + " step 1") ++n;
@@ -179,21 +179,21 @@ TEST(MegatronLowering, InterleavedBubbleComesFromTheDependencies) {
 TEST(MegatronLowering, TensorParallelCollectivesPerBlock) {
   const Fixture s(2, 4);
   const program::Program plain = s.lower({.tp = 2, .microbatch = 4});
-  EXPECT_EQ(collectives(plain, "tp all_reduce", plan::Pass::fwd, 2), 8);
-  EXPECT_EQ(collectives(plain, "tp all_reduce", plan::Pass::bwd, 2), 8);
-  EXPECT_EQ(collectives(plain, "tp all_gather", plan::Pass::fwd, 2), 0);
+  EXPECT_EQ(collective_count(plain, "tp all_reduce", plan::Pass::fwd, 2), 8);
+  EXPECT_EQ(collective_count(plain, "tp all_reduce", plan::Pass::bwd, 2), 8);
+  EXPECT_EQ(collective_count(plain, "tp all_gather", plan::Pass::fwd, 2), 0);
   for (const program::Task& t : plain.tasks())
     if (t.kind == program::TaskKind::transfer && t.label == "tp all_reduce step 1") {
       EXPECT_DOUBLE_EQ(t.bytes, 4096);
     }
   const program::Program sp = s.lower({.tp = 2, .microbatch = 4, .sequence_parallel = true});
-  EXPECT_EQ(collectives(sp, "tp all_reduce", plan::Pass::fwd, 2) + collectives(sp, "tp all_reduce", plan::Pass::bwd, 2), 0);
-  EXPECT_EQ(collectives(sp, "tp all_gather", plan::Pass::fwd, 2), 8);
-  EXPECT_EQ(collectives(sp, "tp reduce_scatter", plan::Pass::fwd, 2), 8);
-  EXPECT_EQ(collectives(sp, "tp all_gather", plan::Pass::bwd, 2), 16);
-  EXPECT_EQ(collectives(sp, "tp reduce_scatter", plan::Pass::bwd, 2), 8);
+  EXPECT_EQ(collective_count(sp, "tp all_reduce", plan::Pass::fwd, 2) + collective_count(sp, "tp all_reduce", plan::Pass::bwd, 2), 0);
+  EXPECT_EQ(collective_count(sp, "tp all_gather", plan::Pass::fwd, 2), 8);
+  EXPECT_EQ(collective_count(sp, "tp reduce_scatter", plan::Pass::fwd, 2), 8);
+  EXPECT_EQ(collective_count(sp, "tp all_gather", plan::Pass::bwd, 2), 16);
+  EXPECT_EQ(collective_count(sp, "tp reduce_scatter", plan::Pass::bwd, 2), 8);
   const program::Program full = s.lower({.tp = 2, .microbatch = 4, .recompute = megatron::Recompute::full});
-  EXPECT_EQ(collectives(full, "tp all_reduce", plan::Pass::bwd, 2), 16);
+  EXPECT_EQ(collective_count(full, "tp all_reduce", plan::Pass::bwd, 2), 16);
 }
 
 TEST(MegatronLowering, BlockCollectivesMatchTheCountsOfTransformerCosts) {
@@ -234,15 +234,15 @@ TEST(MegatronLowering, BlockCollectivesMatchTheCountsOfTransformerCosts) {
 TEST(MegatronLowering, DataParallelReductionPerStage) {
   const Fixture two(2, 4);
   const program::Program p = two.lower({.microbatch = 2});
-  EXPECT_EQ(collectives(p, "dp gradient all_reduce", plan::Pass::upd, 2), 1);
+  EXPECT_EQ(collective_count(p, "dp gradient all_reduce", plan::Pass::upd, 2), 1);
   for (const program::Task& t : p.tasks())
     if (t.label == "dp gradient all_reduce step 1") {
       EXPECT_DOUBLE_EQ(t.bytes, 434944);
     }
   const program::Program z1 = two.lower({.microbatch = 2, .zero = 1});
-  EXPECT_EQ(collectives(z1, "dp gradient all_reduce", plan::Pass::upd, 2), 0);
-  EXPECT_EQ(collectives(z1, "dp gradient reduce_scatter", plan::Pass::upd, 2), 1);
-  EXPECT_EQ(collectives(z1, "dp parameter all_gather", plan::Pass::upd, 2), 1);
+  EXPECT_EQ(collective_count(z1, "dp gradient all_reduce", plan::Pass::upd, 2), 0);
+  EXPECT_EQ(collective_count(z1, "dp gradient reduce_scatter", plan::Pass::upd, 2), 1);
+  EXPECT_EQ(collective_count(z1, "dp parameter all_gather", plan::Pass::upd, 2), 1);
   for (const program::Task& t : z1.tasks()) {
     if (t.label == "dp gradient reduce_scatter step 1") {
       EXPECT_DOUBLE_EQ(t.bytes, 434944);
@@ -253,7 +253,7 @@ TEST(MegatronLowering, DataParallelReductionPerStage) {
   }
   const Fixture four(4, 4);
   const program::Program staged = four.lower({.pp = 2, .microbatch = 1});
-  EXPECT_EQ(collectives(staged, "dp gradient all_reduce", plan::Pass::upd, 2), 2);
+  EXPECT_EQ(collective_count(staged, "dp gradient all_reduce", plan::Pass::upd, 2), 2);
   std::vector<double> sizes;
   for (const program::Task& t : staged.tasks())
     if (t.label == "dp gradient all_reduce step 1") sizes.push_back(t.bytes);
@@ -285,8 +285,8 @@ TEST(MegatronLowering, OverlappedGradientReductionStartsPerBucket) {
   Configuration overlapped = base;
   overlapped.overlap_grad_reduce = true;
   const program::Program serial = s.lower(base), hidden = s.lower(overlapped);
-  EXPECT_EQ(collectives(serial, "dp gradient all_reduce", plan::Pass::upd, 2), 1);
-  EXPECT_EQ(collectives(hidden, "dp gradient all_reduce", plan::Pass::upd, 2), 6);
+  EXPECT_EQ(collective_count(serial, "dp gradient all_reduce", plan::Pass::upd, 2), 1);
+  EXPECT_EQ(collective_count(hidden, "dp gradient all_reduce", plan::Pass::upd, 2), 6);
   EXPECT_NEAR(s.closed_form(serial) - s.closed_form(hidden), 26.843392e-6, 1e-12);
 }
 
@@ -325,9 +325,9 @@ TEST(MegatronLowering, OverlappedParameterGatherHidesTheForward) {
   EXPECT_NEAR(s.times(s.model.blocks[0], 2).first, 3.355648e-6, 1e-15);
   EXPECT_NEAR(s.times(s.model.head, 2).first, 0.03904e-6, 1e-15);
   const program::Program serial = s.lower(base), hidden = s.lower(overlapped);
-  EXPECT_EQ(collectives(serial, "dp parameter all_gather", plan::Pass::upd, 2), 1);
-  EXPECT_EQ(collectives(hidden, "dp parameter all_gather", plan::Pass::upd, 2), 0);
-  EXPECT_EQ(collectives(hidden, "dp parameter all_gather (overlapped)", plan::Pass::fwd, 2), 6);
+  EXPECT_EQ(collective_count(serial, "dp parameter all_gather", plan::Pass::upd, 2), 1);
+  EXPECT_EQ(collective_count(hidden, "dp parameter all_gather", plan::Pass::upd, 2), 0);
+  EXPECT_EQ(collective_count(hidden, "dp parameter all_gather (overlapped)", plan::Pass::fwd, 2), 6);
   EXPECT_NEAR(s.closed_form(serial) - s.closed_form(hidden), 13.461632e-6, 1e-12);
 }
 
@@ -457,8 +457,8 @@ TEST(MegatronLowering, FoldedReplicasKeepTheClosedForm) {
       EXPECT_EQ(forwards(folded), 296);
       EXPECT_LT(folded.size(), unfolded.size());
       const char* dp_label = zero == 0 ? "dp gradient all_reduce" : "dp gradient reduce_scatter";
-      EXPECT_EQ(collectives(folded, dp_label, plan::Pass::upd, 2), overlap ? 12 : 4);
-      EXPECT_EQ(collectives(unfolded, dp_label, plan::Pass::upd, 2), overlap ? 12 : 4);
+      EXPECT_EQ(collective_count(folded, dp_label, plan::Pass::upd, 2), overlap ? 12 : 4);
+      EXPECT_EQ(collective_count(unfolded, dp_label, plan::Pass::upd, 2), overlap ? 12 : 4);
       const double t = s.closed_form(unfolded);
       EXPECT_GT(t, 0);
       EXPECT_NEAR(s.closed_form(folded), t, 1e-12 * t) << "overlap " << overlap << " zero " << zero;

@@ -25,6 +25,15 @@ topology::TopologyGraph ring4() { return topology::TopologyGraph(test::torus_spe
 
 Endpoint dev(int d) { return {d, -1, false}; }
 
+// d0 -> d2 (route d0->d1->d2, 2 us) and d1 -> d2 (d1->d2, 1 us), 10 MB each: they share link d1->d2.
+Program two_transfers_sharing_d1_d2() {
+  Program p;
+  const int layer = p.add_layer("l0");
+  p.add_transfer(layer, Pass::fwd, "a", dev(0), dev(2), 10e6, {});
+  p.add_transfer(layer, Pass::fwd, "b", dev(1), dev(2), 10e6, {});
+  return p;
+}
+
 }  // namespace
 
 TEST(ProgramReplay, ComputeTransferComputeEqualsHandAndClosedForm) {
@@ -51,16 +60,35 @@ TEST(ProgramReplay, SharedLinkIsSlowerThanClosedFormByMaxMinSharing) {
   // B alone from 1 us to 2 us sends 10 kB; then both at 5 GB/s: B's 9.99 MB end at
   // 2 us + 1.998 ms = 2.000 ms, when A has 10 kB left at 10 GB/s: A ends at 2.001 ms.
   const auto g = ring4();
-  Program p;
-  const int layer = p.add_layer("l0");
-  p.add_transfer(layer, Pass::fwd, "a", dev(0), dev(2), 10e6, {});
-  p.add_transfer(layer, Pass::fwd, "b", dev(1), dev(2), 10e6, {});
+  const Program p = two_transfers_sharing_d1_d2();
   replay::SimGridEvaluator sim(g);
   const auto s = sim.evaluate(p);
   const auto c = program::ClosedFormEvaluator(program::uncontended_transfer_time(g)).evaluate(p);
   EXPECT_NEAR(c.makespan_s, 1.002e-3, 1e-15);
   EXPECT_NEAR(s.tasks[1].finish, 2.000e-3, 1e-9);
   EXPECT_NEAR(s.makespan_s, 2.001e-3, 1e-9);
+}
+
+// The same shared link with the routes resolved once (program/platform_binding.hpp TransferRoutes),
+// as simrun runs it: the replay installs those routes and its times are the graph's, to the bit
+// of the hand computation above; the closed form from the same routes too. Routes resolved for
+// another Program are refused before any simulation is built.
+TEST(ProgramReplay, BoundRoutesAreTheOnesTheReplayAndTheClosedFormUse) {
+  const auto g = ring4();
+  Program p = two_transfers_sharing_d1_d2();
+  p.add_transfer(0, Pass::fwd, "local", dev(3), dev(3), 10e6, {});
+  Program other;
+  other.add_layer("l0");
+  const program::TransferRoutes routes(p, g);
+  replay::SimGridEvaluator sim(g);
+  EXPECT_THROW(sim.evaluate(other, routes), Error);
+  const auto s = sim.evaluate(p, routes);
+  const auto c = program::ClosedFormEvaluator(routes).evaluate(p);
+  EXPECT_NEAR(c.makespan_s, 1.002e-3, 1e-15);
+  EXPECT_EQ(c.tasks[2].finish, 0.0);  // same node: no time
+  EXPECT_NEAR(s.tasks[1].finish, 2.000e-3, 1e-9);
+  EXPECT_NEAR(s.makespan_s, 2.001e-3, 1e-9);
+  EXPECT_EQ(s.tasks[2].finish, 0.0);
 }
 
 TEST(ProgramReplay, IndependentComputeOnOneDeviceDoesNotShare) {

@@ -203,8 +203,8 @@ struct TimelineCase {
     const int c0 = p.add_compute(l, Pass::fwd, "compute", dev(0), 1e-3, {});              // 0
     const int t0 = p.add_transfer(l, Pass::fwd, "relayout", dev(0), dev(2), 2e6, {c0});  // 1: 2 links
     const int t1 = p.add_transfer(l, Pass::fwd, "halo", dev(1), dev(2), 1e6, {});        // 2: 1 link
-    const int j = p.add_delay(l, Pass::fwd, "join", 0.0, {t0, t1});                      // 3: skipped
-    const int d = p.add_delay(l, Pass::fwd, "weights", 0.2e-3, {j});                     // 4: on d2
+    const int j = p.add_delay(l, Pass::fwd, "join", 0.0, {t0, t1}, Endpoint::nowhere()); // 3: skipped
+    const int d = p.add_delay(l, Pass::fwd, "weights", 0.2e-3, {j}, dev(2));             // 4: on d2
     p.add_compute(l, Pass::fwd, "compute", dev(2), 1e-3, {d});                            // 5
     // ms: c0 [0,1), t0 [1,1.3), t1 [1.1,1.4) (overlaps t0 on d1->d2), join at 1.4, delay [1.4,1.6),
     // compute [1.6, 2.6).
@@ -370,11 +370,14 @@ TEST(Timeline, DelaysGoToTheirDeviceOrToProgram) {
   const int l = p.add_layer("l");
   const int a = p.add_transfer(l, Pass::fwd, "a", dev(0), dev(1), 1e3, {});  // 0: arrives on d1
   const int b = p.add_transfer(l, Pass::fwd, "b", dev(1), dev(2), 1e3, {});  // 1: arrives on d2
-  const int j = p.add_delay(l, Pass::fwd, "join", 0.0, {a, b});              // 2: d1 and d2
-  p.add_delay(l, Pass::fwd, "after_join", 1e-3, {j});                        // 3: -> program/delays
-  p.add_delay(l, Pass::fwd, "after_a", 1e-3, {a});                           // 4: -> d1/delays
-  p.add_delay(l, Pass::fwd, "fetch", 1e-3, {}, {3, -1, true});             // 5: at = d3's memory
-  const Evaluation e = timed({{0, 0.1}, {0, 0.1}, {0.1, 0.1}, {0.1, 1.1}, {0.1, 1.1}, {0, 1}});
+  const int j = p.add_delay(l, Pass::fwd, "join", 0.0, {a, b}, Endpoint::nowhere());  // 2: not shown
+  p.add_delay(l, Pass::fwd, "after_join", 1e-3, {j}, Endpoint::several_devices());  // 3: -> program/delays
+  p.add_delay(l, Pass::fwd, "after_a", 1e-3, {a}, dev(1));                           // 4: -> d1/delays
+  p.add_delay(l, Pass::fwd, "fetch", 1e-3, {}, {3, -1, true});                     // 5: at = d3's memory
+  // 6: no place stated (only a hand-built Program does that): -> program/delays, not guessed from
+  // its predecessor (a arrives on d1)
+  p.add_delay(l, Pass::fwd, "unstated", 1e-3, {a});
+  const Evaluation e = timed({{0, 0.1}, {0, 0.1}, {0.1, 0.1}, {0.1, 1.1}, {0.1, 1.1}, {0, 1}, {1.1, 2.1}});
   std::ostringstream out;
   report::write_timeline(out, p, e, g);
   const Parsed t = parse(nlohmann::json::parse(out.str()));
@@ -382,7 +385,7 @@ TEST(Timeline, DelaysGoToTheirDeviceOrToProgram) {
   for (const auto& ev : t.events)
     if (ev["cat"] == "delay") delays.insert(t.track(ev) + " " + ev["name"].get<std::string>());
   EXPECT_EQ(delays, (std::set<std::string>{"program/delays l/fwd after_join", "d1/delays l/fwd after_a",
-                                           "d3/memory l/fwd fetch"}));
+                                           "d3/memory l/fwd fetch", "program/delays l/fwd unstated"}));
 }
 
 // Times in whole nanoseconds (Chrome's ts/dur are microseconds): a sub-ns end is snapped, dur is

@@ -18,4 +18,16 @@ inline topology::SystemSpec platform_from_yaml(const std::string& text, const st
   return topology::parse_system(yaml::load_string(text, file_name, overrides));
 }
 
+/// `devices` roofline devices (1 TFLOP/s) on a unidirectional ring, 10 GB/s and 1 us per link:
+/// d0 -> d1 -> ... -> d0. Times worked out by hand in a test come out round.
+inline topology::SystemSpec unidirectional_ring(int devices) {
+  const std::string n = std::to_string(devices);
+  return platform_from_yaml("system:\n  name: ring" + n +
+                            "\n  device_types:\n"
+                            "    acc: {kind: roofline, peak: 1TFLOP/s, memory: 1GB, memory_bandwidth: 100GB/s}\n"
+                            "  devices:\n    - {type: acc, count: " + n + "}\n"
+                            "  torus:\n    dims: [" + n + "]\n    bandwidth: [10GB/s]\n    latency: [1us]\n"
+                            "    bidirectional: false\n");
+}
+
 }  // namespace partsim::test
