@@ -51,7 +51,7 @@ def ranking(values):
 
 
 def warning_terms(log_path):
-    """The terms simplan warned about (sim/planner/prediction_check.cpp), in a short form."""
+    """The terms simplan warned about (sim/planners/prediction_check.cpp), in a short form."""
     terms = []
     if not os.path.exists(log_path):
         return terms
@@ -347,7 +347,7 @@ def every_run(runs):
     print("## Every run\n")
     print("*closed vs pred.* is the planner-vs-program part of the error (what the model leaves out),")
     print("*sim. vs closed* the contention part; *warnings* are the terms simplan said the prediction")
-    print("misses (sim/planner/prediction_check.hpp). A trusted run marked * shares the planned run's replay.\n")
+    print("misses (sim/planners/prediction_check.hpp). A trusted run marked * shares the planned run's replay.\n")
     print("| platform | strategy | workload | view | predicted [ms] | closed [ms] | simulated [ms] | error | "
           "closed vs pred. | sim. vs closed | utilization | busiest link | warnings |")
     print("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")

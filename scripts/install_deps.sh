@@ -15,8 +15,8 @@ packages=(
   libbenchmark-dev        # micro-benchmarks
   python3-matplotlib      # scripts/plot_*.py
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer harnesses of the parsers (fuzz/)
-  libgecode-dev           # sim/mcm: the placement constraint solver (seed 002)
-  libtorch-dev            # sim/mcm/rl: the RL placement policy and PPO (seed 002 §4), CPU
+  libgecode-dev           # sim/planners/mcm: the placement constraint solver (seed 002)
+  libtorch-dev            # sim/planners/mcm/rl: the RL placement policy and PPO (seed 002 §4), CPU
   libopenmpi-dev openmpi-bin  # simsweep under mpirun/srun: points spread over MPI ranks (sim/sweep/mpi_world.*)
   protobuf-compiler libprotobuf-dev  # sim/export (Chakra traces for ASTRA-sim) and workloads/onnx (ONNX's ModelProto)
   libonnx-dev             # workloads/onnx: ONNX models as workloads (ModelProto, shape inference)

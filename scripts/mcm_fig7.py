@@ -3,8 +3,8 @@
 
 For seeds 1..N: `simplan --strategy mcm_random --option samples=1 --seed k` draws one valid placement
 (uniform distribution, SAMPLE-mode solver, H(G, f) checked); `mcm_pipeline` gives its analytical
-latency (max per-chip latency, sim/mcm/cost_model.hpp) and the SimGrid replay's period with M
-micro-batches in flight (sim/mcm/pipeline.hpp). Both are normalised to their minimum, as in the
+latency (max per-chip latency, sim/planners/mcm/cost_model.hpp) and the SimGrid replay's period with M
+micro-batches in flight (sim/planners/mcm/pipeline.hpp). Both are normalised to their minimum, as in the
 paper, plotted (PNG) and correlated (Pearson R; the paper: 0.91 against hardware). Placements whose
 draw failed H count as invalid (the paper: 13.5 % invalid on hardware).
 

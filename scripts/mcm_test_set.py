@@ -3,7 +3,7 @@
 unseen test set of random DAGs, against the number of samples, for Random, SA, RL from scratch and,
 with --checkpoint (mcm_rl_train's), RL zero-shot and fine-tuned; rewards from the analytical model.
 
-Runs `mcm_test_set` (sim/mcm/rl/test_set_main.cpp) once and writes OUT.md (mean curve at sample counts,
+Runs `mcm_test_set` (sim/planners/mcm/rl/test_set_main.cpp) once and writes OUT.md (mean curve at sample counts,
 and Table 2's form: the samples each search needs to reach an improvement level, with the reduction
 against RL from scratch), OUT.csv (strategy, sample, geomean) and OUT.png (with matplotlib). Every
 graph's greedy placement and every search's final one are then replayed on SimGrid (`mcm_pipeline

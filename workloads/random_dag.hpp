@@ -34,7 +34,7 @@ Graph random_dag(const RandomDagOptions& options, const std::string& name = "");
 
 /// The command-line form of a random graph (workload_spec.hpp), every key written:
 /// "random_dag:seed=S,min_nodes=A,max_nodes=B". `simplan --workload` and a plan take it, so a graph
-/// of a training or test set (sim/mcm/rl/graph_sets.hpp) can be described, planned and replayed.
+/// of a training or test set (sim/planners/mcm/rl/graph_sets.hpp) can be described, planned and replayed.
 std::string random_dag_spec(const RandomDagOptions& options);
 /// Whether `text` is such a form ("random_dag:..."); build_random_dag_spec() builds it, named by the
 /// whole text, with the defaults above for keys left out, or throws InputError naming the bad item

@@ -4,7 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/benchmark_main.hpp"
-#include "sim/accpar/accpar_planner.hpp"
+#include "sim/planners/accpar/accpar_planner.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/zoo.hpp"
 

@@ -16,8 +16,8 @@
 #include <random>
 
 #include "bench/benchmark_main.hpp"
-#include "sim/deepa/cost_model.hpp"
-#include "sim/deepa/elimination.hpp"
+#include "sim/planners/deepa/cost_model.hpp"
+#include "sim/planners/deepa/elimination.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/zoo.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/dsm/search.hpp"
+#include "sim/planners/dsm/search.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/zoo.hpp"
 

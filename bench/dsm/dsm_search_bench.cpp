@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "sim/cli/command_line.hpp"
-#include "sim/dsm/search.hpp"
+#include "sim/planners/dsm/search.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/zoo.hpp"
 

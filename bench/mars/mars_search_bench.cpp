@@ -14,7 +14,7 @@
 
 #include "sim/cli/command_line.hpp"
 #include "sim/common/error.hpp"
-#include "sim/mars/search.hpp"
+#include "sim/planners/mars/search.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/zoo.hpp"
 

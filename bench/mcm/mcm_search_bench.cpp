@@ -7,10 +7,10 @@
 #include <map>
 
 #include "bench/benchmark_main.hpp"
-#include "sim/mcm/constraints.hpp"
-#include "sim/mcm/cost_model.hpp"
-#include "sim/mcm/rl/rl_search.hpp"
-#include "sim/mcm/searches.hpp"
+#include "sim/planners/mcm/constraints.hpp"
+#include "sim/planners/mcm/cost_model.hpp"
+#include "sim/planners/mcm/rl/rl_search.hpp"
+#include "sim/planners/mcm/searches.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/zoo.hpp"
 

@@ -3,8 +3,8 @@
 #include "sim/cli/config_change.hpp"
 #include "sim/common/error.hpp"
 #include "sim/plan/plan_io.hpp"
-#include "sim/planner/check_plan.hpp"
-#include "sim/planner/builtin_strategies.hpp"
+#include "sim/planners/check_plan.hpp"
+#include "sim/planners/builtin_strategies.hpp"
 #include "workloads/workload_file.hpp"
 
 namespace partsim::cli {

@@ -1,6 +1,6 @@
 // mcm_pipeline: both evaluators of one mcm placement (seed 002 Fig. 7's two axes): the analytical
 // model's latency (max per-chip latency) and the SimGrid replay of M micro-batches in flight
-// (sim/mcm/pipeline.hpp). One JSON object on stdout. One replay per process (SimGrid).
+// (sim/planners/mcm/pipeline.hpp). One JSON object on stdout. One replay per process (SimGrid).
 //
 //   mcm_pipeline --config configs/mcm_ring36.yaml --plan plan.json [--microbatches 8]
 //   mcm_pipeline --config configs/mcm_ring36.yaml --workload W --placement 0,0,1,... [--microbatches 8]
@@ -21,11 +21,11 @@
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/inputs.hpp"
 #include "sim/common/wall_clock.hpp"
-#include "sim/mcm/constraints.hpp"
-#include "sim/mcm/cost_model.hpp"
-#include "sim/mcm/pipeline.hpp"
+#include "sim/planners/mcm/constraints.hpp"
+#include "sim/planners/mcm/cost_model.hpp"
+#include "sim/planners/mcm/pipeline.hpp"
 #include "sim/plan/plan_io.hpp"
-#include "sim/planner/builtin_strategies.hpp"
+#include "sim/planners/builtin_strategies.hpp"
 #include "workloads/workload_file.hpp"
 
 namespace partsim {

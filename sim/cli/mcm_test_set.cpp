@@ -27,9 +27,9 @@
 
 #include "sim/cli/command_line.hpp"
 #include "sim/common/wall_clock.hpp"
-#include "sim/mcm/rl/graph_sets.hpp"
-#include "sim/mcm/rl/rl_cli_options.hpp"
-#include "sim/mcm/rl/rl_search.hpp"
+#include "sim/planners/mcm/rl/graph_sets.hpp"
+#include "sim/planners/mcm/rl/rl_cli_options.hpp"
+#include "sim/planners/mcm/rl/rl_search.hpp"
 #include "topology/system_parser.hpp"
 
 namespace partsim {

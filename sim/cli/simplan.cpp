@@ -38,9 +38,9 @@
 #include "sim/memory/footprint.hpp"
 #include "sim/memory/memory_report.hpp"
 #include "sim/plan/plan_io.hpp"
-#include "sim/planner/check_plan.hpp"
-#include "sim/planner/prediction_check.hpp"
-#include "sim/planner/builtin_strategies.hpp"
+#include "sim/planners/check_plan.hpp"
+#include "sim/planners/prediction_check.hpp"
+#include "sim/planners/builtin_strategies.hpp"
 #include "workloads/describe.hpp"
 #include "workloads/workload_file.hpp"
 

@@ -29,7 +29,7 @@
 #include "sim/common/content_hash.hpp"
 #include "sim/common/error.hpp"
 #include "sim/common/yaml_reader.hpp"
-#include "sim/planner/builtin_strategies.hpp"
+#include "sim/planners/builtin_strategies.hpp"
 #include "sim/sweep/mpi_world.hpp"
 #include "sim/sweep/point_setup.hpp"
 #include "sim/sweep/process_pool.hpp"

@@ -2,7 +2,7 @@
 // A plan's memory use per device, as plan.json's `memory` object records it (docs/plan-format.md
 // "memory"), and the settings the footprint model reckoned it with (docs/model.md "Memory
 // footprint"). Plain data: the footprint model (sim/memory/footprint.hpp) fills it for every strategy
-// lowered by the shared sharding lowering; dsm fills it with its own model (sim/dsm/footprint.hpp).
+// lowered by the shared sharding lowering; dsm fills it with its own model (sim/planners/dsm/footprint.hpp).
 // All sizes are bytes.
 
 #include <cstdint>

@@ -1,9 +1,9 @@
-// AccPar-family option compute=peak|device (sim/accpar/registration.cpp): with compute=device a
+// AccPar-family option compute=peak|device (sim/planners/accpar/registration.cpp): with compute=device a
 // layer's predicted compute is the platform's device model of the plan's shards, by hand here.
 
 #include <gtest/gtest.h>
 
-#include "sim/planner/builtin_strategies.hpp"
+#include "sim/planners/builtin_strategies.hpp"
 #include "tests/lowering_sharding/two_fc.hpp"
 
 using namespace partsim;

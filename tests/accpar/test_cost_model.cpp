@@ -9,7 +9,7 @@
 #include <ostream>
 #include <string>
 
-#include "sim/accpar/cost_model.hpp"
+#include "sim/planners/accpar/cost_model.hpp"
 
 using namespace partsim::accpar;
 

@@ -5,8 +5,8 @@
 #include <ostream>
 #include <string>
 
-#include "sim/accpar/accpar_planner.hpp"
-#include "sim/accpar/search.hpp"
+#include "sim/planners/accpar/accpar_planner.hpp"
+#include "sim/planners/accpar/search.hpp"
 #include "sim/common/error.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/zoo.hpp"

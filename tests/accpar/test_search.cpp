@@ -5,7 +5,7 @@
 #include <map>
 #include <random>
 
-#include "sim/accpar/search.hpp"
+#include "sim/planners/accpar/search.hpp"
 
 using namespace partsim::accpar;
 

@@ -6,7 +6,7 @@
 
 #include <cstdio>
 
-#include "sim/accpar/accpar_planner.hpp"
+#include "sim/planners/accpar/accpar_planner.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/zoo.hpp"
 

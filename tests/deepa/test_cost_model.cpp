@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "sim/common/error.hpp"
-#include "sim/deepa/cost_model.hpp"
-#include "sim/deepa/registration.hpp"
+#include "sim/planners/deepa/cost_model.hpp"
+#include "sim/planners/deepa/registration.hpp"
 #include "tests/support/platform_yaml.hpp"
 #include "workloads/net_builder.hpp"
 

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "sim/common/error.hpp"
-#include "sim/deepa/elimination.hpp"
+#include "sim/planners/deepa/elimination.hpp"
 
 using namespace partsim;
 using namespace partsim::deepa;

@@ -3,8 +3,8 @@
 // memory 8 GB/s effective, on-chip 8 GB/s, X 4 GB/s, Y 1 GB/s, 2 bytes per element.
 #include <gtest/gtest.h>
 
-#include "sim/dsm/layer_model.hpp"
-#include "sim/dsm/transfers.hpp"
+#include "sim/planners/dsm/layer_model.hpp"
+#include "sim/planners/dsm/transfers.hpp"
 #include "tiny_system.hpp"
 
 namespace partsim::dsm {

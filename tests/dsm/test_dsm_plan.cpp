@@ -12,11 +12,11 @@
 #include <string>
 
 #include "sim/common/error.hpp"
-#include "sim/dsm/footprint.hpp"
-#include "sim/dsm/registration.hpp"
+#include "sim/planners/dsm/footprint.hpp"
+#include "sim/planners/dsm/registration.hpp"
 #include "sim/plan/json_reader.hpp"
 #include "sim/plan/plan_io.hpp"
-#include "sim/planner/builtin_strategies.hpp"
+#include "sim/planners/builtin_strategies.hpp"
 #include "tests/dsm/tiny_system.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/net_builder.hpp"

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "sim/dsm/search.hpp"
+#include "sim/planners/dsm/search.hpp"
 #include "tiny_system.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/zoo.hpp"

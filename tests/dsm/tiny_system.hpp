@@ -1,7 +1,7 @@
 #pragma once
 // The tiny system of issue 5's acceptance tests: a 2 x 2 torus of chips with 2 cores each and one
 // 4 x 4 PE array per core (1 SIMD lane), with round numbers so every figure can be checked by hand.
-#include "sim/dsm/hardware.hpp"
+#include "sim/planners/dsm/hardware.hpp"
 
 namespace partsim::dsm::testing {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/dsm/plan_fields.hpp"
+#include "sim/planners/dsm/plan_fields.hpp"
 #include "sim/plan/json_reader.hpp"
 #include "sim/plan/plan.hpp"
 #include "workloads/graph.hpp"

@@ -13,11 +13,11 @@
 #include <string>
 
 #include "sim/common/error.hpp"
-#include "sim/dsm/plan_fields.hpp"
-#include "sim/dsm/registration.hpp"
+#include "sim/planners/dsm/plan_fields.hpp"
+#include "sim/planners/dsm/registration.hpp"
 #include "sim/lowering/lowering.hpp"
 #include "sim/plan/json_reader.hpp"
-#include "sim/planner/builtin_strategies.hpp"
+#include "sim/planners/builtin_strategies.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "sim/replay/program_replay.hpp"

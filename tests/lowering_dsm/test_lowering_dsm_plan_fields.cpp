@@ -10,7 +10,7 @@
 
 #include "sim/common/error.hpp"
 #include "sim/lowering/lowering.hpp"
-#include "sim/planner/builtin_strategies.hpp"
+#include "sim/planners/builtin_strategies.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "tests/lowering_dsm/dsm_fixtures.hpp"

@@ -12,7 +12,7 @@
 
 #include "sim/collectives/algorithm_registry.hpp"
 #include "sim/lowering/task_builders.hpp"
-#include "sim/planner/builtin_strategies.hpp"
+#include "sim/planners/builtin_strategies.hpp"
 #include "tests/lowering_sharding/two_fc.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/zoo.hpp"

@@ -5,11 +5,11 @@
 #include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
-#include "sim/accpar/registration.hpp"
+#include "sim/planners/accpar/registration.hpp"
 #include "sim/plan/plan_io.hpp"
-#include "sim/planner/builtin_strategies.hpp"
-#include "sim/planner/check_plan.hpp"
-#include "sim/planner/option_bindings.hpp"
+#include "sim/planners/builtin_strategies.hpp"
+#include "sim/planners/check_plan.hpp"
+#include "sim/planners/option_bindings.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "sim/replay/program_replay.hpp"

@@ -10,7 +10,7 @@
 #include "sim/geometry/layer_geometry.hpp"
 #include "sim/lowering/redistribution_check.hpp"
 #include "sim/lowering/sharding_lowering.hpp"
-#include "sim/planner/prediction_check.hpp"
+#include "sim/planners/prediction_check.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "sim/replay/program_replay.hpp"

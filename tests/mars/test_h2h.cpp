@@ -8,10 +8,10 @@
 #include <limits>
 
 #include "sim/common/error.hpp"
-#include "sim/mars/h2h_mapping.hpp"
-#include "sim/mars/layer_strategy.hpp"
-#include "sim/planner/builtin_strategies.hpp"
-#include "sim/planner/check_plan.hpp"
+#include "sim/planners/mars/h2h_mapping.hpp"
+#include "sim/planners/mars/layer_strategy.hpp"
+#include "sim/planners/builtin_strategies.hpp"
+#include "sim/planners/check_plan.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "topology/system_parser.hpp"

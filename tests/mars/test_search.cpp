@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
-#include "sim/mars/acc_sets.hpp"
-#include "sim/mars/search.hpp"
-#include "sim/mars/registration.hpp"
+#include "sim/planners/mars/acc_sets.hpp"
+#include "sim/planners/mars/search.hpp"
+#include "sim/planners/mars/registration.hpp"
 #include "sim/plan/plan_io.hpp"
-#include "sim/planner/check_plan.hpp"
-#include "sim/planner/builtin_strategies.hpp"
+#include "sim/planners/check_plan.hpp"
+#include "sim/planners/builtin_strategies.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "sim/replay/program_replay.hpp"

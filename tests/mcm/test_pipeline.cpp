@@ -1,8 +1,8 @@
-// The pipelined SimGrid replay of a placement (sim/mcm/pipeline.hpp) on the five-node diamond.
+// The pipelined SimGrid replay of a placement (sim/planners/mcm/pipeline.hpp) on the five-node diamond.
 #include <gtest/gtest.h>
 
-#include "sim/mcm/cost_model.hpp"
-#include "sim/mcm/pipeline.hpp"
+#include "sim/planners/mcm/cost_model.hpp"
+#include "sim/planners/mcm/pipeline.hpp"
 #include "tests/mcm/tiny_ring.hpp"
 
 namespace partsim::mcm {

@@ -6,9 +6,9 @@
 #include <map>
 #include <set>
 
-#include "sim/mcm/constraints.hpp"
-#include "sim/mcm/cost_model.hpp"
-#include "sim/mcm/solver.hpp"
+#include "sim/planners/mcm/constraints.hpp"
+#include "sim/planners/mcm/cost_model.hpp"
+#include "sim/planners/mcm/solver.hpp"
 #include "tests/mcm/tiny_ring.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/random_dag.hpp"

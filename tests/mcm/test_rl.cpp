@@ -1,4 +1,4 @@
-// The constrained RL search (sim/mcm/rl, seed 002 §4): GraphSAGE's mean aggregation and PPO's
+// The constrained RL search (sim/planners/mcm/rl, seed 002 §4): GraphSAGE's mean aggregation and PPO's
 // clipped loss against numbers worked out by hand, seeded reproducibility, the validity of every
 // sample that went through the FIX-mode solver, and that learning does improve the samples.
 #include <gtest/gtest.h>
@@ -10,9 +10,9 @@
 #include <numeric>
 #include <set>
 
-#include "sim/mcm/constraints.hpp"
-#include "sim/mcm/rl/graph_sets.hpp"
-#include "sim/mcm/rl/rl_search.hpp"
+#include "sim/planners/mcm/constraints.hpp"
+#include "sim/planners/mcm/rl/graph_sets.hpp"
+#include "sim/planners/mcm/rl/rl_search.hpp"
 #include "tests/mcm/tiny_ring.hpp"
 #include "topology/system_parser.hpp"
 #include "tests/support/run_command.hpp"
@@ -433,7 +433,7 @@ TEST(McmTestSet, GeomeanCurvesOverTheTestGraphs) {
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
 }
 
-// libtorch is in a plugin that simplan dlopen()s when mcm_rl plans (sim/mcm/rl/plugin.hpp): without
+// libtorch is in a plugin that simplan dlopen()s when mcm_rl plans (sim/planners/mcm/rl/plugin.hpp): without
 // it, mcm_rl is still listed, and planning with it is one line naming the path tried, exit 1.
 TEST(McmRlStrategy, MissingPluginIsOneLineNamingThePathExitOne) {
   const std::string bin = std::string(PARTSIM_BIN_DIR) + "/";

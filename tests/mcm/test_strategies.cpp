@@ -8,8 +8,8 @@
 #include <sstream>
 #include <vector>
 
-#include "sim/mcm/constraints.hpp"
-#include "sim/mcm/searches.hpp"
+#include "sim/planners/mcm/constraints.hpp"
+#include "sim/planners/mcm/searches.hpp"
 #include "tests/mcm/tiny_ring.hpp"
 #include "tests/support/run_command.hpp"
 #include "topology/system_parser.hpp"

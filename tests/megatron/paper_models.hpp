@@ -1,7 +1,7 @@
 #pragma once
-// The models the Megatron-LM papers evaluate, as the tests of sim/megatron use them.
+// The models the Megatron-LM papers evaluate, as the tests of sim/planners/megatron use them.
 
-#include "sim/megatron/transformer_shape.hpp"
+#include "sim/planners/megatron/transformer_shape.hpp"
 
 namespace partsim::test {
 

@@ -1,4 +1,4 @@
-// Activation memory (sim/megatron/activation_memory.hpp) against Korthikanti et al. 2022 (K22)
+// Activation memory (sim/planners/megatron/activation_memory.hpp) against Korthikanti et al. 2022 (K22)
 // Table 2, Eq. 5-6 and §4.3, worked by hand. Bytes; GiB = 2^30 B. The 22B figures (59.25 GiB
 // without recomputation or sequence parallelism, 9.56 GiB with both) are these formulas' values: K22
 // prints no such number (its Fig. 1 and 7 are bars), so they are checked as hand arithmetic, and K22
@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/common/error.hpp"
-#include "sim/megatron/activation_memory.hpp"
+#include "sim/planners/megatron/activation_memory.hpp"
 #include "tests/megatron/paper_models.hpp"
 
 using namespace partsim;

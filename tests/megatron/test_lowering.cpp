@@ -1,4 +1,4 @@
-// The lowering of megatron plans (sim/megatron/lowering.hpp) on a tiny GPT and a star of roofline
+// The lowering of megatron plans (sim/planners/megatron/lowering.hpp) on a tiny GPT and a star of roofline
 // devices with zero latency and links so fast (1 PB/s) that a pipeline send of b s h x 2 B = 2,048 B
 // takes 2 ps: the closed form of the lowered Program is then the schedule's compute alone, which
 // is worked out by hand from the stages' compute times (within 1e-10 s for the sends).
@@ -15,9 +15,9 @@
 
 #include "sim/devices/shard_compute.hpp"
 #include "sim/geometry/layer_geometry.hpp"
-#include "sim/megatron/lowering.hpp"
-#include "sim/megatron/tp_sharding.hpp"
-#include "sim/megatron/transformer_costs.hpp"
+#include "sim/planners/megatron/lowering.hpp"
+#include "sim/planners/megatron/tp_sharding.hpp"
+#include "sim/planners/megatron/transformer_costs.hpp"
 #include "sim/memory/memory_timeline.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/platform_binding.hpp"

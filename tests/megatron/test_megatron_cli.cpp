@@ -66,7 +66,7 @@ TEST_F(MegatronCli, WritesThePlanWithItsConfigurationAndMemory) {
   // 117,504 parameters / tp 2 = 58,752 per device at 2 B (tests/megatron/test_planner.cpp).
   EXPECT_DOUBLE_EQ(j.at("memory").at("weights_bytes").get<double>(), 117504.0);
   EXPECT_GT(j.at("predicted").at("iteration_s").get<double>(), 0);
-  // simrun replays it (sim/megatron/lowering.hpp) and writes results.json with the iteration.
+  // simrun replays it (sim/planners/megatron/lowering.hpp) and writes results.json with the iteration.
   const Outcome replay = run(std::string(PARTSIM_BIN_DIR) + "/simrun --plan " + plan.string() + " --config " +
                              star_file(dir_, "16GiB").string() + " --out " + (dir_ / "results.json").string(), dir_);
   ASSERT_EQ(replay.code, 0) << replay.err;
@@ -110,7 +110,7 @@ TEST_F(MegatronCli, SearchReportsItsCandidates) {
 
 // fold_replicas=true (dp 2 on the 2-device star, microbatch 2, one micro-batch each): recorded in
 // the plan, kept by search=true, and simrun's results.json notes that the replay was folded; the
-// closed form equals the unfolded plan's (sim/megatron/lowering.hpp), and the unfolded results have
+// closed form equals the unfolded plan's (sim/planners/megatron/lowering.hpp), and the unfolded results have
 // no notes.
 TEST_F(MegatronCli, FoldedReplayIsNotedAndKeepsTheClosedForm) {
   const fs::path star = star_file(dir_, "16GiB");

@@ -1,4 +1,4 @@
-// Megatron-LM's order of work on one pipeline stage (sim/megatron/pipeline_order.hpp), written out
+// Megatron-LM's order of work on one pipeline stage (sim/planners/megatron/pipeline_order.hpp), written out
 // by hand from schedules.py's rules for small p, m and v.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "sim/common/error.hpp"
-#include "sim/megatron/pipeline_order.hpp"
+#include "sim/planners/megatron/pipeline_order.hpp"
 
 using namespace partsim::megatron;
 

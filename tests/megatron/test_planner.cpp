@@ -1,4 +1,4 @@
-// The megatron planner (sim/megatron/planner.hpp) on a tiny GPT and a star of roofline devices whose
+// The megatron planner (sim/planners/megatron/planner.hpp) on a tiny GPT and a star of roofline devices whose
 // links and memory make every communication and memory term computable by hand (docs/model.md "The
 // megatron planner").
 //
@@ -18,7 +18,7 @@
 
 #include "sim/common/error.hpp"
 #include "sim/common/progress.hpp"
-#include "sim/megatron/planner.hpp"
+#include "sim/planners/megatron/planner.hpp"
 #include "tests/lowering_sharding/two_fc.hpp"
 #include "workloads/workload_file.hpp"
 

@@ -1,4 +1,4 @@
-// Pipeline schedules (sim/megatron/schedule.hpp) against Narayanan et al. 2021 §2.2's closed forms
+// Pipeline schedules (sim/planners/megatron/schedule.hpp) against Narayanan et al. 2021 §2.2's closed forms
 // and the warm-up counts of Megatron-LM's schedules.py, worked by hand (docs/model.md "Megatron-LM
 // analytic model").
 
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "sim/common/error.hpp"
-#include "sim/megatron/schedule.hpp"
+#include "sim/planners/megatron/schedule.hpp"
 
 using namespace partsim;
 using megatron::PipelineShape;

@@ -1,11 +1,11 @@
-// A transformer layer's FLOPs and traffic (sim/megatron/transformer_costs.hpp) against numbers worked
+// A transformer layer's FLOPs and traffic (sim/planners/megatron/transformer_costs.hpp) against numbers worked
 // by hand from Korthikanti et al. 2022 (K22) App. A and §4.2, Narayanan et al. 2021 (N21) §3.2, §4.1
 // and §5.1, and Rajbhandari et al. 2020 (ZeRO) §7; and against the figures those papers print.
 
 #include <gtest/gtest.h>
 
 #include "sim/common/error.hpp"
-#include "sim/megatron/transformer_costs.hpp"
+#include "sim/planners/megatron/transformer_costs.hpp"
 #include "tests/megatron/paper_models.hpp"
 
 using namespace partsim;

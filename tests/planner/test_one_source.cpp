@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/planner/builtin_strategies.hpp"
+#include "sim/planners/builtin_strategies.hpp"
 #include "tests/support/platform_yaml.hpp"
 #include "workloads/workload_file.hpp"
 

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "sim/planner/option_bindings.hpp"
+#include "sim/planners/option_bindings.hpp"
 
 using namespace partsim;
 using planner::OptionType;

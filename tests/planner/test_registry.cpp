@@ -3,11 +3,11 @@
 #include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
-#include "sim/accpar/accpar_planner.hpp"
-#include "sim/accpar/plan_fields.hpp"
+#include "sim/planners/accpar/accpar_planner.hpp"
+#include "sim/planners/accpar/plan_fields.hpp"
 #include "sim/common/error.hpp"
 #include "sim/plan/plan_io.hpp"
-#include "sim/planner/builtin_strategies.hpp"
+#include "sim/planners/builtin_strategies.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/zoo.hpp"
 
