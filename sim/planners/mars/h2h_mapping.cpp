@@ -6,8 +6,6 @@
 namespace partsim::mars {
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
 /// What the schedule model reads of each layer, worked out once per mapping search.
 struct LayerFacts {
   std::vector<std::vector<std::size_t>> producers;  // each producer once (one transfer however many inputs it feeds)

@@ -20,6 +20,7 @@
 //
 // Contract: deterministic; costs memoised per (layer, set, design, strategy); seconds, bytes.
 
+#include <limits>
 #include <map>
 #include <string>
 #include <tuple>
@@ -31,6 +32,9 @@
 #include "workloads/graph.hpp"
 
 namespace partsim::mars {
+
+/// The latency of a mapping that does not fit the accelerators (searches compare against it).
+inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 struct LayerCost {
   double compute_s = 0;

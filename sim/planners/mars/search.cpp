@@ -12,8 +12,6 @@
 namespace partsim::mars {
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
 /// A uniform draw in [0, 1) from 53 bits (the same on every standard library).
 double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 std::size_t pick(std::mt19937_64& rng, std::size_t n) { return static_cast<std::size_t>(uniform(rng) * static_cast<double>(n)); }
