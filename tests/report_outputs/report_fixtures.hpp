@@ -9,15 +9,19 @@
 #include <vector>
 
 #include "sim/common/yaml_reader.hpp"
+#include "sim/plan/plan.hpp"
 #include "sim/program/evaluation.hpp"
+#include "sim/program/program.hpp"
 #include "sim/report/link_usage.hpp"
 #include "topology/system_parser.hpp"
 #include "topology/topology_graph.hpp"
 
 namespace partsim::test::report_outputs {
 
+using plan::Pass;
 using program::Endpoint;
 using program::Evaluation;
+using program::Program;
 
 // A unidirectional ring of 4 roofline devices, 10 GB/s and 1 us per link: d0 -> d1 -> d2 -> d3 -> d0.
 inline const char* const kRing4 = R"(

@@ -23,11 +23,7 @@
 #include "tests/report_outputs/report_fixtures.hpp"
 
 using namespace partsim;
-using namespace partsim::test::report_outputs;
-using program::Endpoint;
-using program::Evaluation;
-using program::Program;
-using plan::Pass;
+using namespace partsim::test::report_outputs;  // also Endpoint, Evaluation, Program, Pass
 
 // ---- timeline ---------------------------------------------------------------------------------
 
