@@ -11,7 +11,7 @@ namespace partsim::dsm {
 namespace {
 
 constexpr double kNs = 1e-9;
-const DsmSystem kSys = testing::tiny_system();
+using testing::kSys;
 
 TEST(DsmPriComp, PadsEachExtentToTheArrayAndAddsStartup) {
   // ArrayD {in 3, out 5, ij 6, kij 2, mb 1}; P = (rows 4, cols 4, simd 1); start-up rows + cols = 8.

@@ -12,7 +12,7 @@
 namespace partsim::dsm {
 namespace {
 
-const DsmSystem kSys = testing::tiny_system();
+using testing::kSys;
 
 DsmLayer matmul(const std::string& name, long long in, long long out, long long ij, long long mb) {
   DsmLayer L;

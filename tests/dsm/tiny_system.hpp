@@ -30,4 +30,7 @@ inline DsmSystem tiny_system() {
   return s;
 }
 
+/// The tiny system as a constant, for the tests that only read it.
+inline const DsmSystem kSys = tiny_system();
+
 }  // namespace partsim::dsm::testing
