@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/bad_files.hpp"
+#include "tests/support/text_file.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,12 +22,6 @@ namespace {
 using partsim::test::bad_files;
 using partsim::test::expected_message;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 class BadInput : public testing::TestWithParam<std::string> {};
 
@@ -52,7 +47,7 @@ TEST_P(BadInput, OneLineExitTwoNothingWritten) {
   const int status = std::system((command + " >/dev/null 2>" + err.string()).c_str());
   ASSERT_TRUE(WIFEXITED(status)) << command;
   EXPECT_EQ(WEXITSTATUS(status), 2) << command;
-  EXPECT_EQ(read(err), program + ": error: " + expected_message(data / "bad" / name) + "\n") << command;
+  EXPECT_EQ(partsim::test::read_text_file(err), program + ": error: " + expected_message(data / "bad" / name) + "\n") << command;
   EXPECT_FALSE(fs::exists(out)) << "an output file was written for " << name;
   fs::remove_all(tmp);
 }

@@ -15,14 +15,15 @@
 #include <vector>
 
 #include "tests/support/run_command.hpp"
+#include "tests/support/program_paths.hpp"
 
 namespace fs = std::filesystem;
 using partsim::test::run_command;
 
 namespace {
 
-const std::string kBin = std::string(PARTSIM_BIN_DIR) + "/";
-const std::string kConfig = std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/torus_8pf.yaml";
+using partsim::test::kBin;
+using partsim::test::kConfig;
 
 nlohmann::json make_plan(const fs::path& dir, const std::string& strategy) {
   const fs::path file = dir / (strategy + ".json");

@@ -14,13 +14,14 @@
 
 #include "tests/support/run_command.hpp"
 #include "tests/support/text_file.hpp"
+#include "tests/support/program_paths.hpp"
 
 using partsim::test::run_command;
 
 namespace {
 
-const std::string kBin = std::string(PARTSIM_BIN_DIR) + "/";
-const std::string kConfig = std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/torus_8pf.yaml";
+using partsim::test::kBin;
+using partsim::test::kConfig;
 
 // A dsm plan of vgg16 at batch 16 on torus_8pf (a second to make and replay at chip granularity).
 std::string make_plan(const std::string& name) {

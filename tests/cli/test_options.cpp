@@ -7,20 +7,21 @@
 #include <vector>
 
 #include "tests/support/run_command.hpp"
+#include "tests/support/program_paths.hpp"
 
 using partsim::test::run_command;
 
 namespace {
 
-const std::string kBin = std::string(PARTSIM_BIN_DIR) + "/";
-const std::string kConfig = std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/torus_8pf.yaml";
+using partsim::test::kBin;
+using partsim::test::kConfig;
 
-struct Case {
+struct OptionCase {
   std::string command;  // program and arguments
   std::string expect;   // part of the one line
 };
 
-void expect_refused(const Case& c) {
+void expect_refused(const OptionCase& c) {
   std::string out;
   EXPECT_EQ(run_command(kBin + c.command, &out), 2) << c.command << "\n" << out;
   EXPECT_EQ(out.find('\n'), out.size() - 1) << "one line: " << out;
@@ -32,7 +33,7 @@ void expect_refused(const Case& c) {
 
 TEST(Options, OutOfRangeValuesNameTheirRange) {
   const std::string collective = "simrun --config " + kConfig + " --bytes 1MB --collective ";
-  const std::vector<Case> cases = {
+  const std::vector<OptionCase> cases = {
       {collective + "p2p --dst -7", "--dst: Value -7 not in range 0 to 999999"},
       {collective + "p2p --src -1", "--src: Value -1 not in range 0 to 999999"},
       {collective + "broadcast --root -5", "--root: Value -5 not in range 0 to 999999"},
@@ -51,7 +52,7 @@ TEST(Options, OutOfRangeValuesNameTheirRange) {
 // abort inside SimGrid, no list of its 99 keys.
 TEST(Options, SimgridSettingsAreCheckedBeforePlanning) {
   const std::string base = "simrun --config " + kConfig + " --plan /nonexistent/plan.json --simgrid-cfg ";
-  const std::vector<Case> cases = {
+  const std::vector<OptionCase> cases = {
       {base + "network/model", "--simgrid-cfg 'network/model': not KEY:VALUE (allowed form KEY:VALUE"},
       {base + ":CM02", "not KEY:VALUE"},
       {base + "bogus/key:1", "SimGrid has no configuration key 'bogus/key'"},

@@ -16,14 +16,15 @@
 #include "tests/support/run_command.hpp"
 
 #include "tests/support/text_file.hpp"
+#include "tests/support/program_paths.hpp"
 
 namespace fs = std::filesystem;
 using partsim::test::run_command;
 
 namespace {
 
-const std::string kBin = std::string(PARTSIM_BIN_DIR) + "/";
-const std::string kConfig = std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/torus_8pf.yaml";
+using partsim::test::kBin;
+using partsim::test::kConfig;
 
 // A fresh, empty directory for one test.
 fs::path scratch(const std::string& name) {

@@ -13,12 +13,13 @@
 #include "tests/support/run_command.hpp"
 
 #include "tests/support/text_file.hpp"
+#include "tests/support/program_paths.hpp"
 
 using partsim::test::run_command;
 
 namespace {
 
-const std::string kBin = std::string(PARTSIM_BIN_DIR) + "/";
+using partsim::test::kBin;
 const std::string kConfigs = std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/";
 
 // A dsm plan of alexnet at batch 256 on torus_8pf, written once per test process.

@@ -11,6 +11,7 @@
 
 #include "tests/support/run_command.hpp"
 #include "tests/support/text_file.hpp"
+#include "tests/support/program_paths.hpp"
 
 namespace fs = std::filesystem;
 using partsim::test::run_command;
@@ -21,7 +22,7 @@ void write_script(const fs::path& p, const std::string& body) {
   std::ofstream(p) << "#!/bin/sh\n" << body;
   fs::permissions(p, fs::perms::owner_all);
 }
-const std::string kConfig = (fs::path(PARTSIM_TEST_DATA_DIR) / "platforms" / "torus_8pf.yaml").string();
+using partsim::test::kConfig;
 const std::string kSimsweep = std::string(PARTSIM_BIN_DIR) + "/simsweep";
 
 // A fresh folder for one test.

@@ -11,12 +11,13 @@
 #include <string>
 
 #include "tests/support/run_command.hpp"
+#include "tests/support/program_paths.hpp"
 
 using partsim::test::run_command;
 
 namespace {
 
-const std::string kBin = std::string(PARTSIM_BIN_DIR) + "/";
+using partsim::test::kBin;
 const std::string kK80 = std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/k80_16gpu.yaml";
 
 nlohmann::json read_json(const std::string& path) {

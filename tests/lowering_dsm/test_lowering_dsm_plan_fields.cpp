@@ -41,16 +41,16 @@ plan::Plan with_predictions_scaled(plan::Plan p, double factor) {
   return p;
 }
 
-struct Lowered {
+struct LoweredPlan {
   std::string tasks;       // every task: kind, layer, pass, places, amount (to the last bit), label, dependencies
   double makespan_s = 0;   // closed form
 };
 
-Lowered lower(const plan::Plan& p, const topology::SystemSpec& spec, const workloads::Graph& g,
+LoweredPlan lower(const plan::Plan& p, const topology::SystemSpec& spec, const workloads::Graph& g,
               topology::Granularity gran) {
   const topology::TopologyGraph topo(spec, gran);
   const program::Program prog = planner::lower_plan({p, spec, g, topo});
-  Lowered r;
+  LoweredPlan r;
   char buf[200];
   for (const auto& t : prog.tasks()) {
     std::snprintf(buf, sizeof buf, "%d %d %s %d %d %d %d %d %d %a |", static_cast<int>(t.kind), t.layer,
@@ -99,8 +99,8 @@ TEST(LoweringDsmPlanFields, PredictedTimesTimesSevenLeaveTheProgramUnchanged) {
     const plan::Plan scaled = with_predictions_scaled(plan, 7);
     ASSERT_DOUBLE_EQ(scaled.predicted_iteration_s, 7 * plan.predicted_iteration_s);
     for (auto gran : {topology::Granularity::chip, topology::Granularity::core}) {
-      const Lowered a = lower(plan, spec, g, gran);
-      const Lowered b = lower(scaled, spec, g, gran);
+      const LoweredPlan a = lower(plan, spec, g, gran);
+      const LoweredPlan b = lower(scaled, spec, g, gran);
       EXPECT_GT(a.tasks.size(), 100u);
       EXPECT_EQ(a.tasks, b.tasks) << g.name();
       EXPECT_EQ(a.makespan_s, b.makespan_s) << g.name();
@@ -130,8 +130,8 @@ TEST(LoweringDsmPlanFields, HeldEdgesAreThePlansReuseFields) {
     }
   }
   ASSERT_GT(held, 0) << "the planner held no edge on chip";
-  const Lowered a = lower(plan, spec, g, topology::Granularity::chip);
-  const Lowered b = lower(edited, spec, g, topology::Granularity::chip);
+  const LoweredPlan a = lower(plan, spec, g, topology::Granularity::chip);
+  const LoweredPlan b = lower(edited, spec, g, topology::Granularity::chip);
   EXPECT_NE(a.tasks, b.tasks);
   EXPECT_GT(b.makespan_s, a.makespan_s);
 }

@@ -30,7 +30,7 @@ using megatron::Schedule;
 
 namespace {
 
-const char* kTiny = "gpt:layers=4,width=64,heads=2,sequence=16,vocab=128";
+const char* kTinyGpt = "gpt:layers=4,width=64,heads=2,sequence=16,vocab=128";
 
 struct Fixture {
   topology::SystemSpec spec;
@@ -43,7 +43,7 @@ struct Fixture {
                                       " network_bandwidth: " + network + "}\n"
                                       "  devices:\n    - {type: dev, count: " + std::to_string(devices) +
                                       "}\n  star:\n    latency: 0s\n")),
-        topology(spec), graph(workloads::load_workload(kTiny, batch)), model(megatron::recognise(graph)) {}
+        topology(spec), graph(workloads::load_workload(kTinyGpt, batch)), model(megatron::recognise(graph)) {}
 
   /// A megatron plan of `c` as registration.cpp writes its family fields (what the lowering reads).
   plan::Plan plan_of(Configuration c) const {
