@@ -25,7 +25,7 @@ nlohmann::json read_json(const std::string& path) {
   return nlohmann::json::parse(in);
 }
 
-std::string plan(const std::string& workload, int batch, const std::string& options, const std::string& name) {
+std::string plan_file(const std::string& workload, int batch, const std::string& options, const std::string& name) {
   const std::string file = testing::TempDir() + "deepa_" + name + ".json";
   std::string out;
   EXPECT_EQ(run_command(kBin + "simplan --config " + kK80 + " --workload " + workload + " --batch " +
@@ -46,7 +46,7 @@ double replay(const std::string& plan_file) {
 }  // namespace
 
 TEST(DeepaPlan, LenetPlansAndReplays) {
-  const std::string file = plan("lenet", 64, "", "lenet");
+  const std::string file = plan_file("lenet", 64, "", "lenet");
   const nlohmann::json p = read_json(file);
   double sum = 0;
   for (const auto& layer : p.at("layers")) {
@@ -71,7 +71,7 @@ TEST(DeepaPlan, ExplainPrintsEveryConfigurationOfTheLayer) {
 }
 
 TEST(DeepaPlan, CheckRefusesAShardingThatIsNotTheConfiguration) {
-  const std::string file = plan("lenet", 64, "", "lenet_bad");
+  const std::string file = plan_file("lenet", 64, "", "lenet_bad");
   nlohmann::json p = read_json(file);
   p["layers"][1]["family"]["n"] = 3;  // workers no longer n x c x h x w
   const std::string bad = testing::TempDir() + "deepa_bad.json";
@@ -84,8 +84,8 @@ TEST(DeepaPlan, CheckRefusesAShardingThatIsNotTheConfiguration) {
 TEST(DeepaPlan, WithoutOverlapTheGradientSyncWaitsForBackPropagation) {
   // Image parallelism on 16 GPUs: every weighted layer all-reduces its gradients. Without overlap
   // the all-reduces start after the last backward computation, so the step cannot be shorter.
-  const std::string on = plan("alexnet", 128, "--option space=image", "overlap_on");
-  const std::string off = plan("alexnet", 128, "--option space=image --option overlap=false", "overlap_off");
+  const std::string on = plan_file("alexnet", 128, "--option space=image", "overlap_on");
+  const std::string off = plan_file("alexnet", 128, "--option space=image --option overlap=false", "overlap_off");
   EXPECT_FALSE(read_json(on).contains("schedule"));  // the default is not written
   EXPECT_EQ(read_json(off).at("schedule").at("overlap_gradient_sync"), false);
   const double with = replay(on), without = replay(off);
