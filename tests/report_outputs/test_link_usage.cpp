@@ -4,22 +4,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <zlib.h>
-
-#include <algorithm>
-#include <cmath>
 #include <map>
-#include <set>
-#include <sstream>
 #include <string>
 
-#include "sim/common/yaml_reader.hpp"
 #include "sim/program/platform_binding.hpp"
-#include "sim/report/diagnosis.hpp"
-#include "sim/report/gzip_stream.hpp"
 #include "sim/report/link_usage.hpp"
-#include "sim/report/timeline.hpp"
-#include "topology/system_parser.hpp"
+#include "sim/report/report.hpp"
 #include "tests/report_outputs/report_fixtures.hpp"
 
 using namespace partsim;
