@@ -5,7 +5,8 @@
 // writes one block per registered view, so workloads/ itself knows no paper's notation.
 //
 // Contract: `describe` is a pure function of a finalized layer; it returns a JSON object whose keys
-// are the paper's symbols and whose values are numbers (integers where the symbol counts whole things).
+// are the paper's symbols and whose values are numbers (integers where a symbol counts whole
+// things, as the paper's dimensions do).
 
 #include <nlohmann/json_fwd.hpp>
 
