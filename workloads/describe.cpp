@@ -96,7 +96,8 @@ nlohmann::json describe_json(const Graph& graph, double bytes_per_element, const
     nlohmann::json& block = layers.back();
     for (const NotationView& view : notations) {
       if (block.contains(view.name))
-        throw Error("describe_json: notation view '" + view.name + "' repeats a key of the layer block");
+        throw Error("describe_json: notation view '" + view.name +
+                    "' repeats a key of the layer block or an earlier view's name");
       block[view.name] = view.describe(layer);
     }
   }

@@ -46,6 +46,7 @@ TEST(Describe, JsonWritesOneBlockPerNotationView) {
   // A view named like one of the layer's own keys would overwrite it: a programming error.
   const NotationView clash{"params", [](const Layer&) -> nlohmann::json { return 0; }};
   EXPECT_THROW(describe_json(g, 4, {clash}), partsim::Error);
+  EXPECT_THROW(describe_json(g, 4, {kernel_view, kernel_view}), partsim::Error);  // two blocks, one name
 }
 
 TEST(Describe, TableHasARowPerLayerAndTotals) {
