@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "sim/common/error.hpp"
 #include "sim/common/text.hpp"
 #include "workloads/transformer_presets.hpp"
 #include "workloads/zoo.hpp"
@@ -69,7 +70,7 @@ std::string describe_table(const Graph& graph, double bytes_per_element) {
   return out.str();
 }
 
-nlohmann::json describe_json(const Graph& graph, double bytes_per_element) {
+nlohmann::json describe_json(const Graph& graph, double bytes_per_element, const std::vector<NotationView>& notations) {
   const GraphTotals t = graph.totals();
   nlohmann::json layers = nlohmann::json::array();
   for (const Layer& layer : graph.layers()) {
@@ -91,15 +92,14 @@ nlohmann::json describe_json(const Graph& graph, double bytes_per_element) {
         {"input_bytes", tensor_bytes(q.input_elements, bytes_per_element)},
         {"activation_bytes", tensor_bytes(q.output_elements, bytes_per_element)},
         {"weight_bytes", tensor_bytes(q.weight_elements, bytes_per_element)},
-        {"accpar",
-         {{"B", q.B}, {"D_i", q.D_i}, {"D_o", q.D_o}, {"feature_in_2d", q.feature_in_2d},
-          {"feature_out_2d", q.feature_out_2d}, {"kernel_2d", q.kernel_2d}, {"A_F_in", q.A_F_in},
-          {"A_F_out", q.A_F_out}, {"A_W", q.A_W}}},
-        {"dsm",
-         {{"N_in", q.N_in}, {"N_out", q.N_out}, {"N_ij", q.N_ij}, {"N_kij", q.N_kij}, {"N_mb", q.N_mb},
-          {"N_stride", q.N_stride}, {"N_ts", q.N_ts}, {"N_ws", q.N_ws}}},
-        {"deepa", {{"n", q.n}, {"c", q.c}, {"h", q.h}, {"w", q.w}}},
     });
+    nlohmann::json& block = layers.back();
+    for (const NotationView& view : notations) {
+      if (block.contains(view.name))
+        throw Error("describe_json: notation view '" + view.name +
+                    "' repeats a key of the layer block or an earlier view's name");
+      block[view.name] = view.describe(layer);
+    }
   }
   return {
       {"workload", graph.name()},

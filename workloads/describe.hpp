@@ -7,8 +7,10 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <string>
+#include <vector>
 
 #include "workloads/graph.hpp"
+#include "workloads/notation_view.hpp"
 
 namespace partsim::workloads {
 
@@ -18,8 +20,12 @@ std::string describe_table(const Graph& graph, double bytes_per_element = 4);
 
 /// {"workload", "description", "batch", "bytes_per_element", "params", "macs_fwd", "macs",
 ///  "flops", "primary_flops", "aux_flops", "activation_bytes", "layers": [...]}; each layer carries
-/// its shapes, counts and the papers' notation ("accpar", "dsm", "deepa").
-nlohmann::json describe_json(const Graph& graph, double bytes_per_element = 4);
+/// its shapes and counts, and one block per notation view under the view's name. The paper blocks
+/// ("accpar", "dsm", "deepa") come from the views the planner families register with the strategy
+/// registry (simplan passes builtin_strategies().notations()); without views a layer has none.
+/// Throws Error when two views share a name or a name is one of the layer's own keys.
+nlohmann::json describe_json(const Graph& graph, double bytes_per_element = 4,
+                             const std::vector<NotationView>& notations = {});
 
 /// One line per zoo model: "name  description".
 std::string list_table();

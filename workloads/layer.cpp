@@ -251,23 +251,17 @@ LayerQuantities derive_quantities(const LayerSpec& spec, const std::vector<Shape
   const LayerAttributes& a = spec.attr;
   LayerQuantities q;
   const double B = static_cast<double>(batch);
-  q.B = q.N_mb = q.n = batch;
-  q.c = out.c;
-  q.h = out.h;
-  q.w = out.w;
+  q.batch = batch;
   for (const Shape& s : in) q.input_elements += B * static_cast<double>(s.elements());
   q.output_elements = B * static_cast<double>(out.elements());
-  q.A_F_in = q.input_elements;
-  q.A_F_out = q.output_elements;
-  // Defaults for layers that keep channels: D_i = D_o = channels, no kernel.
+  // Defaults: features are the channels of the first input and of the output, no kernel.
   const Shape x = in.empty() ? out : in[0];
-  q.D_i = q.N_in = x.c;
-  q.D_o = q.N_out = out.c;
-  q.feature_in_2d = x.spatial();
-  q.feature_out_2d = out.spatial();
-  q.N_ij = x.spatial();
-  const double Y = q.output_elements;  // A(F_{l+1})
-  const double X = q.input_elements;   // A(F_l)
+  q.in_features = x.c;
+  q.out_features = out.c;
+  q.in_positions = x.spatial();
+  q.out_positions = out.spatial();
+  const double Y = q.output_elements;  // elements of the output tensor, whole minibatch
+  const double X = q.input_elements;   // elements of all input tensors, whole minibatch
 
   switch (spec.kind) {
     case LayerKind::input:
@@ -281,16 +275,16 @@ LayerQuantities derive_quantities(const LayerSpec& spec, const std::vector<Shape
     case LayerKind::fc: {
       const bool conv = spec.kind == LayerKind::conv;
       const std::int64_t groups = conv ? a.groups : 1;
-      q.kernel_2d = q.N_kij = conv ? a.kernel_h * a.kernel_w : 1;
-      q.N_stride = conv ? std::max(a.stride_h, a.stride_w) : 1;
+      q.kernel_positions = conv ? a.kernel_h * a.kernel_w : 1;
+      q.stride = conv ? std::max(a.stride_h, a.stride_w) : 1;
       q.primary = true;
-      // Weights (D_i/groups, [kernel], D_o): seed 000 §4.3.
-      const std::int64_t weights = (x.c / groups) * q.kernel_2d * out.c;
-      q.A_W = static_cast<double>(weights);
+      // Weights (in_features/groups) x kernel_positions x out_features: seed 000 §4.3.
+      const std::int64_t weights = (x.c / groups) * q.kernel_positions * out.c;
+      q.weights_without_bias = static_cast<double>(weights);
       q.params = weights + (a.bias ? out.c : 0);
-      // P = (D_i/groups) * kernel_2d products per output element (seed 000 §4.3).
-      const double macs = Y * static_cast<double>((x.c / groups) * q.kernel_2d);
-      add_weight_product(q, macs, Y, X, q.A_W);
+      // P = (in_features/groups) * kernel_positions products per output element (seed 000 §4.3).
+      const double macs = Y * static_cast<double>((x.c / groups) * q.kernel_positions);
+      add_weight_product(q, macs, Y, X, q.weights_without_bias);
       if (a.bias) {  // bias addition and its gradient (sum over B, h, w) are auxiliary (seed 003)
         q.aux_flops.fwd += Y;
         q.aux_flops.upd += Y;
@@ -302,7 +296,7 @@ LayerQuantities derive_quantities(const LayerSpec& spec, const std::vector<Shape
       // in0 K x M x G, in1 N x K x G -> N x M x G, per sample: every output element is K products.
       const double K = static_cast<double>(in[0].c);
       q.primary = true;
-      q.D_i = q.N_in = in[0].c;
+      q.in_features = in[0].c;
       const double macs = Y * K;
       add_activation_product(q, macs, Y, B * static_cast<double>(in[0].elements()),
                              B * static_cast<double>(in[1].elements()));
@@ -311,8 +305,8 @@ LayerQuantities derive_quantities(const LayerSpec& spec, const std::vector<Shape
 
     case LayerKind::pool: {
       const std::int64_t window = a.global ? x.spatial() : a.kernel_h * a.kernel_w;
-      q.kernel_2d = q.N_kij = q.N_ws = window;
-      q.N_stride = a.global ? 1 : std::max(a.stride_h, a.stride_w);
+      q.kernel_positions = window;
+      q.stride = a.global ? 1 : std::max(a.stride_h, a.stride_w);
       // One op (compare or add) per window element per output; the backward pass routes (max) or
       // spreads (avg) each output gradient over its window: the same count.
       q.aux_flops.fwd = Y * static_cast<double>(window);
@@ -328,7 +322,7 @@ LayerQuantities derive_quantities(const LayerSpec& spec, const std::vector<Shape
     case LayerKind::batch_norm:
     case LayerKind::layer_norm:
       q.params = 2 * x.c;  // gamma and beta per channel (running statistics are not trained)
-      q.A_W = static_cast<double>(q.params);
+      q.weights_without_bias = static_cast<double>(q.params);
       // Nominal counts: forward = mean, variance, normalise, scale, shift (5 ops/element);
       // backward 8 ops/element; gamma and beta gradients 2 ops/element.
       q.aux_flops.fwd = 5 * Y;
@@ -338,7 +332,7 @@ LayerQuantities derive_quantities(const LayerSpec& spec, const std::vector<Shape
 
     case LayerKind::rms_norm:
       q.params = x.c;  // the gain per channel (no shift, no mean)
-      q.A_W = static_cast<double>(q.params);
+      q.weights_without_bias = static_cast<double>(q.params);
       // Nominal counts: forward = square, mean, rsqrt-scale, gain (4 ops/element); backward 6
       // ops/element (layer_norm's 8 less the mean terms); gain gradient 2 ops/element.
       q.aux_flops.fwd = 4 * Y;
@@ -367,19 +361,19 @@ LayerQuantities derive_quantities(const LayerSpec& spec, const std::vector<Shape
       const std::int64_t dirs = a.bidirectional ? 2 : 1;
       const std::int64_t T = x.h;
       // seed 003 §II-A: each timestep takes the previous layer's output and the previous
-      // timestep's hidden state, so the gate product is (N_in + hidden) x 4*hidden per direction.
-      q.D_i = q.N_in = x.c + H;
-      q.D_o = q.N_out = 4 * H * dirs;
-      q.N_ts = T;
-      q.N_ij = q.feature_in_2d = q.feature_out_2d = 1;
+      // timestep's hidden state, so the gate product is (inputs + hidden) x 4*hidden per direction.
+      q.in_features = x.c + H;
+      q.out_features = 4 * H * dirs;
+      q.timesteps = T;
+      q.in_positions = q.out_positions = 1;
       q.primary = true;
       const std::int64_t weights = dirs * (x.c + H) * 4 * H;
-      q.A_W = static_cast<double>(weights);
+      q.weights_without_bias = static_cast<double>(weights);
       q.params = weights + dirs * 4 * H;  // one bias of 4*hidden per direction
-      const double rows = B * static_cast<double>(T);  // (B*T) x (N_in+H) times (N_in+H) x 4H
+      const double rows = B * static_cast<double>(T);  // (B*T) x (inputs+H) times (inputs+H) x 4H
       const double gates = rows * static_cast<double>(dirs * 4 * H);
       const double macs = gates * static_cast<double>(x.c + H);
-      add_weight_product(q, macs, gates, rows * static_cast<double>(dirs * (x.c + H)), q.A_W);
+      add_weight_product(q, macs, gates, rows * static_cast<double>(dirs * (x.c + H)), q.weights_without_bias);
       // Auxiliary per hidden unit and timestep: 4 bias adds, 3 sigmoids, 2 tanh, c = f*c + i*g
       // (3 ops), h = o*tanh(c) (1 op): 13 ops; backward the same; bias gradient 4 adds.
       const double cells = rows * static_cast<double>(dirs * H);
@@ -391,8 +385,8 @@ LayerQuantities derive_quantities(const LayerSpec& spec, const std::vector<Shape
 
     case LayerKind::embedding:
       q.params = a.vocab * a.dim;
-      q.A_W = static_cast<double>(q.params);
-      q.D_i = q.N_in = a.vocab;
+      q.weights_without_bias = static_cast<double>(q.params);
+      q.in_features = a.vocab;
       // A table lookup (FWD) moves data and computes nothing; there is no input gradient for
       // token ids; UPD scatter-adds each output gradient row into the table: one add per element.
       q.aux_flops.upd = Y;
@@ -410,10 +404,10 @@ LayerQuantities derive_quantities(const LayerSpec& spec, const std::vector<Shape
       const double Ekv = static_cast<double>(E_kv);
       const double heads = static_cast<double>(a.heads);
       q.primary = true;
-      q.N_ij = q.feature_in_2d = q.feature_out_2d = x.h;
+      q.in_positions = q.out_positions = x.h;
       // W_Q, W_O (E x E), W_K, W_V (E x E_kv) and, with bias, their biases.
       q.params = 2 * E * E + 2 * E * E_kv + (a.bias ? 2 * E + 2 * E_kv : 0);
-      q.A_W = 2 * Ed * Ed + 2 * Ed * Ekv;
+      q.weights_without_bias = 2 * Ed * Ed + 2 * Ed * Ekv;
       const double xq = B * Sq * Ed;    // elements of a query-side E-wide tensor
       const double xkv = B * Skv * Ed;  // elements of the memory (E wide)
       const double kv = B * Skv * Ekv;  // elements of K or of V (E_kv wide)

@@ -1,6 +1,7 @@
 #pragma once
 // One layer of a DNN workload: what the user (or a zoo builder) writes, the tensor shapes inferred
-// along the graph, and the quantities the planners' cost models read, in each paper's notation.
+// along the graph, and the paper-neutral quantities the planners' cost models read (each planner
+// family maps them to its paper's notation in its own notation view, sim/planners/*/notation.hpp).
 //
 // Contract:
 // - A LayerSpec is the layer as written: name, kind, named inputs and the kind's attributes.
@@ -9,7 +10,7 @@
 // - Shapes are PER SAMPLE (batch excluded): channels x height x width. Image tensors use all three;
 //   sequence tensors put the feature width in `c` and the sequence length (timesteps, tokens) in
 //   `h`, with w = 1; token-id tensors are 1 x S x 1. Flat vectors are C x 1 x 1.
-// - All counts in LayerQuantities are for the WHOLE minibatch (B samples) unless a field says
+// - All counts in LayerQuantities are for the WHOLE minibatch (`batch` samples) unless a field says
 //   "per sample". FLOP and MAC counts are doubles (they exceed 2^53 only for absurd inputs).
 // - Tensor sizes are element counts; bytes = elements * bytes_per_element (tensor_bytes()).
 
@@ -66,7 +67,7 @@ struct Shape {
   std::int64_t w = 1;
 
   std::int64_t elements() const { return c * h * w; }  // per sample
-  std::int64_t spatial() const { return h * w; }       // h * w, AccPar's "2-D feature map size"
+  std::int64_t spatial() const { return h * w; }       // h * w: positions per sample
   bool operator==(const Shape&) const = default;
 };
 /// "64x56x56".
@@ -120,37 +121,31 @@ struct PassCounts {
   }
 };
 
-/// Everything a cost model needs about one layer at minibatch size B. See docs/model.md
-/// "Workloads" for how each kind is counted.
+/// Everything a cost model needs about one layer at minibatch size `batch`, in paper-neutral terms.
+/// See docs/model.md "Workloads" for how each kind is counted. A family that reasons in its paper's
+/// symbols derives them from these fields in its own notation view (sim/planners/*/notation.hpp).
 struct LayerQuantities {
-  // --- AccPar (seed 000 §3.1, §4.3, Table 6). A layer is viewed as F_{l+1} = F_l x W_l with
-  // F_l: (B, D_i, [feature_in_2d]), W_l: (D_i, [kernel_2d], D_o), F_{l+1}: (B, D_o, [feature_out_2d]).
-  std::int64_t B = 0;                // minibatch size
-  std::int64_t D_i = 0;              // input channels / features (LSTM: input + hidden)
-  std::int64_t D_o = 0;              // output channels / features (LSTM: 4 * hidden gates)
-  std::int64_t feature_in_2d = 1;    // h*w of the input feature map (FC on vectors: 1; seq: S)
-  std::int64_t feature_out_2d = 1;   // h*w of the output feature map
-  std::int64_t kernel_2d = 1;        // kernel_h * kernel_w (FC: 1)
-  double A_F_in = 0;                 // A(F_l): elements of all inputs, whole minibatch
-  double A_F_out = 0;                // A(F_{l+1}) = A(E_{l+1}): elements of the output
-  double A_W = 0;                    // A(W_l): weight elements (= params without biases)
-
-  // --- DeepSpatialMatrix (seed 003 §II-A). Input = N_in*N_mb*N_ij, Kernel = N_out*N_in*N_kij,
-  // Output = N_out*N_mb*N_ij (per timestep for LSTMs).
-  std::int64_t N_in = 0;             // input features (LSTM: effectively N_in + hidden)
-  std::int64_t N_out = 0;            // output features (LSTM: 4*hidden*directions gate outputs)
-  std::int64_t N_ij = 1;             // N_i*N_j: size of each input feature (FC, LSTM: 1; seq FC: S)
-  std::int64_t N_kij = 1;            // N_ki*N_kj: kernel size (FC, LSTM: 1)
-  std::int64_t N_mb = 0;             // minibatch size
-  std::int64_t N_stride = 1;         // convolution stride (the larger of h and w)
-  std::int64_t N_ts = 1;             // timesteps (LSTM); 1 otherwise
-  std::int64_t N_ws = 0;             // pooling window size kernel_h*kernel_w (pool only)
-
-  // --- DeePa (seed 001 §3): the parallelisable dimensions of the OUTPUT tensor.
-  std::int64_t n = 0;                // images (= B)
-  std::int64_t c = 0;                // channels
-  std::int64_t h = 0;                // height (sequence length for sequence tensors)
-  std::int64_t w = 0;                // width
+  // --- The layer as a product. A weighted layer multiplies an input of (batch x in_positions) rows
+  // of in_features by weights of in_features x kernel_positions x out_features and yields
+  // (batch x out_positions) rows of out_features. Layers without weights keep the same reading:
+  // features are channels, positions are the h*w positions per sample.
+  std::int64_t batch = 0;             // minibatch size, samples
+  std::int64_t in_features = 0;       // features entering the product per position: input channels
+                                      // (conv, fc, pool, norms, ...); LSTM input + hidden (each
+                                      // timestep also reads the previous hidden state); matmul K;
+                                      // embedding vocab (the rows of its table)
+  std::int64_t out_features = 0;      // features leaving per position: output channels; LSTM
+                                      // 4 * hidden * directions (the gate pre-activations)
+  std::int64_t in_positions = 1;      // positions per sample of the input: h*w of its feature map;
+                                      // LSTM 1 (one timestep at a time); attention the sequence S
+  std::int64_t out_positions = 1;     // positions per sample of the output: h*w; LSTM 1; attention S
+  std::int64_t kernel_positions = 1;  // positions a kernel covers: conv kernel_h*kernel_w; pool
+                                      // window (global: the input's h*w); 1 otherwise (fc: 1)
+  std::int64_t stride = 1;            // conv/pool stride, the larger of h and w; 1 otherwise
+  std::int64_t timesteps = 1;         // LSTM: timesteps (the input's h); 1 otherwise
+  double weights_without_bias = 0;    // weight elements, biases excluded: the product's weights
+                                      // (conv, fc, lstm, attention), norm gamma/beta, embedding
+                                      // table; 0 without weights. Differs from params by the biases
 
   // --- Work. FLOP counted as in AccPar Table 6: every multiply-accumulate product with P terms
   // costs 2P-1 FLOP per output element, i.e. 2*MACs - (output elements) per matrix product.

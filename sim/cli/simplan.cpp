@@ -229,7 +229,9 @@ int describe_mode(const Options& o) {
   // Write the JSON first, so an unwritable path fails before anything is printed.
   if (!o.json_file.empty()) {
     cli::OutputSet outputs;
-    outputs.add(o.json_file, workloads::describe_json(graph, o.bytes_per_element).dump(2) + "\n");
+    // The paper blocks ("accpar", "dsm", "deepa") are the views the planner families register.
+    const auto& notations = planner::builtin_strategies().notations();
+    outputs.add(o.json_file, workloads::describe_json(graph, o.bytes_per_element, notations).dump(2) + "\n");
     outputs.commit();
   }
   if (o.json_file != "-") std::cout << workloads::describe_table(graph, o.bytes_per_element);

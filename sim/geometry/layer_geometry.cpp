@@ -218,7 +218,7 @@ devices::ShardWork shard_work(const workloads::Layer& L, const plan::LoopBox& bo
     w.attention_core_flops = w.primary_flops * attention_core_share(L, pass);
   }
   w.loops = {box.in_channels.size(), box.out_channels.size(), box.height.size() * box.width.size(),
-             std::max<std::int64_t>(1, L.q.kernel_2d), box.batch.size()};
+             std::max<std::int64_t>(1, L.q.kernel_positions), box.batch.size()};
   const bool conv = L.kind == LayerKind::conv;
   w.conv = {box.batch.size(), box.out_channels.size(), box.in_channels.size(), box.height.size(), box.width.size(),
             conv ? L.attr.kernel_h : 1, conv ? L.attr.kernel_w : 1, conv ? L.attr.stride_h : 1, conv ? L.attr.stride_w : 1};

@@ -163,6 +163,14 @@ void StrategyRegistry::add(StrategyInfo info) {
   strategies_.push_back(std::move(info));
 }
 
+void StrategyRegistry::add_notation(workloads::NotationView view) {
+  const auto same_name = [&](const workloads::NotationView& v) { return v.name == view.name; };
+  if (std::any_of(notations_.begin(), notations_.end(), same_name))
+    throw Error("notation view '" + view.name + "' registered twice");
+  if (view.name.empty() || !view.describe) throw Error("notation view '" + view.name + "' has no name or no function");
+  notations_.push_back(std::move(view));
+}
+
 bool StrategyRegistry::contains(const std::string& name) const {
   return std::any_of(strategies_.begin(), strategies_.end(), [&](const StrategyInfo& s) { return s.name == name; });
 }

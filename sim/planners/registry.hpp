@@ -10,6 +10,8 @@
 // configuration (mars: device -> design) and schedule (deepa: overlap); make_plan() fills the header
 // (schema, strategy, resolved options, seed, tool_version, config name and content hash, workload).
 // A family registers itself with ONE call (builtin_strategies.cpp), e.g. accpar::register_strategies(r).
+// That call also registers the family's notation view, if it reasons in its paper's symbols
+// (workloads/notation_view.hpp): `simplan --describe --json` writes one block per registered view.
 
 #include <cstdint>
 #include <functional>
@@ -26,6 +28,7 @@
 #include "sim/program/program.hpp"
 #include "topology/system_spec.hpp"
 #include "workloads/graph.hpp"
+#include "workloads/notation_view.hpp"
 
 namespace partsim::planner {
 
@@ -90,8 +93,15 @@ class StrategyRegistry {
   /// Strategy `name`'s explanation of one layer's choices; InputError when it has none.
   std::string explain(const std::string& name, const PlanInputs& inputs, const std::string& layer) const;
 
+  /// A family's view of a layer in its paper's notation (for describe JSON). A repeated name or an
+  /// empty function is an Error (a programming mistake).
+  void add_notation(workloads::NotationView view);
+  /// The registered views, in registration order.
+  const std::vector<workloads::NotationView>& notations() const noexcept { return notations_; }
+
  private:
   std::vector<StrategyInfo> strategies_;
+  std::vector<workloads::NotationView> notations_;
 };
 
 }  // namespace partsim::planner

@@ -75,6 +75,18 @@ TEST(Registry, DuplicateAndEmptyAreErrors) {
   EXPECT_THROW(r.add(z), Error);  // a default outside the declared values is a programming error
 }
 
+// The papers' notation views are registered by their families (accpar, dsm, deepa), in that order.
+TEST(Registry, FamiliesRegisterTheirNotationViews) {
+  std::vector<std::string> names;
+  for (const auto& view : planner::builtin_strategies().notations()) names.push_back(view.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"accpar", "dsm", "deepa"}));
+  planner::StrategyRegistry r;
+  const workloads::NotationView view{"v", [](const workloads::Layer&) -> nlohmann::json { return {}; }};
+  r.add_notation(view);
+  EXPECT_THROW(r.add_notation(view), Error);       // the same name twice
+  EXPECT_THROW(r.add_notation({"w", {}}), Error);  // no function
+}
+
 TEST(Registry, OptionsAreCheckedByTheStrategy) {
   EXPECT_THROW(make("accpar", {"depth=3"}), InputError);
   EXPECT_THROW(make("accpar", {"levels"}), InputError);

@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
+#include "sim/common/error.hpp"
 #include "workloads/describe.hpp"
 #include "workloads/zoo.hpp"
 
@@ -21,11 +22,31 @@ TEST(Describe, JsonFields) {
   EXPECT_EQ(conv1["name"], "conv1");
   EXPECT_EQ(conv1["kind"], "conv");
   EXPECT_EQ(conv1["output_shape"], nlohmann::json({6, 28, 28}));
-  EXPECT_EQ(conv1["accpar"]["D_o"], 6);
-  EXPECT_EQ(conv1["dsm"]["N_kij"], 25);
-  EXPECT_EQ(conv1["deepa"]["h"], 28);
+  // No notation views given: no paper's block (they come from the families' views).
+  EXPECT_FALSE(conv1.contains("accpar"));
+  EXPECT_FALSE(conv1.contains("dsm"));
+  EXPECT_FALSE(conv1.contains("deepa"));
   // activation bytes at 2 bytes/element: 2 images * 6*28*28 * 2 = 18,816.
   EXPECT_DOUBLE_EQ(conv1["activation_bytes"].get<double>(), 18'816.0);
+}
+
+// A view made here: every layer gets one block under the view's name, from the view's function.
+TEST(Describe, JsonWritesOneBlockPerNotationView) {
+  const Graph g = build_zoo("lenet", 2);
+  const NotationView kernel_view{"test_view", [](const Layer& layer) -> nlohmann::json {
+                                   return {{"k", layer.q.kernel_positions}, {"name", layer.name}};
+                                 }};
+  const nlohmann::json j = describe_json(g, 4, {kernel_view});
+  ASSERT_EQ(j["layers"].size(), g.size());
+  for (const auto& layer : j["layers"]) ASSERT_TRUE(layer.contains("test_view")) << layer["name"];
+  const auto& conv1 = j["layers"][1];
+  EXPECT_EQ(conv1["test_view"]["k"], 25);  // conv1's 5x5 kernel
+  EXPECT_EQ(conv1["test_view"]["name"], "conv1");
+  EXPECT_FALSE(conv1.contains("accpar"));
+  // A view named like one of the layer's own keys would overwrite it: a programming error.
+  const NotationView clash{"params", [](const Layer&) -> nlohmann::json { return 0; }};
+  EXPECT_THROW(describe_json(g, 4, {clash}), partsim::Error);
+  EXPECT_THROW(describe_json(g, 4, {kernel_view, kernel_view}), partsim::Error);  // two blocks, one name
 }
 
 TEST(Describe, TableHasARowPerLayerAndTotals) {

@@ -81,7 +81,7 @@ TEST(GraphShapes, GnmtAndBert) {
   const Graph gnmt = build_zoo("gnmt", 1);
   expect_topological(gnmt);
   EXPECT_EQ(gnmt.layer("enc_lstm1").output_shape, (Shape{2048, 128, 1}));  // bidirectional
-  EXPECT_EQ(gnmt.layer("enc_lstm1").q.N_ts, 128);
+  EXPECT_EQ(gnmt.layer("enc_lstm1").q.timesteps, 128);
   EXPECT_EQ(gnmt.layer("dec_lstm2").input_shapes[0], (Shape{2048, 128, 1}));  // output + context
   int lstms = 0;
   for (const Layer& l : gnmt.layers()) lstms += l.kind == LayerKind::lstm;

@@ -35,29 +35,19 @@ TEST(LayerFlops, ConvMatchesAccParTable6) {
   EXPECT_DOUBLE_EQ(q.aux_flops.total(), 0.0);  // no bias
   EXPECT_EQ(q.params, 18'432);
   EXPECT_TRUE(q.primary);
-  // AccPar notation.
-  EXPECT_EQ(q.B, 2);
-  EXPECT_EQ(q.D_i, 32);
-  EXPECT_EQ(q.D_o, 64);
-  EXPECT_EQ(q.kernel_2d, 9);
-  EXPECT_EQ(q.feature_in_2d, 3136);
-  EXPECT_EQ(q.feature_out_2d, 3136);
-  EXPECT_DOUBLE_EQ(q.A_F_in, 200'704.0);
-  EXPECT_DOUBLE_EQ(q.A_F_out, 401'408.0);
-  EXPECT_DOUBLE_EQ(q.A_W, 18'432.0);
-  // DeepSpatialMatrix notation (seed 003 §II-A): Input N_in*N_mb*N_ij = 32*2*3136 = 200,704.
-  EXPECT_EQ(q.N_in, 32);
-  EXPECT_EQ(q.N_out, 64);
-  EXPECT_EQ(q.N_ij, 3136);
-  EXPECT_EQ(q.N_kij, 9);
-  EXPECT_EQ(q.N_mb, 2);
-  EXPECT_EQ(q.N_stride, 1);
-  EXPECT_EQ(q.N_ts, 1);
-  // DeePa: the output tensor's n, c, h, w.
-  EXPECT_EQ(q.n, 2);
-  EXPECT_EQ(q.c, 64);
-  EXPECT_EQ(q.h, 56);
-  EXPECT_EQ(q.w, 56);
+  // The layer as a product (AccPar's B, D_i, D_o, kernel_2d, feature_*_2d; tests/accpar and
+  // tests/dsm check the papers' views): input B*D_i*56*56 = 2*32*3136 = 200,704 elements.
+  EXPECT_EQ(q.batch, 2);
+  EXPECT_EQ(q.in_features, 32);
+  EXPECT_EQ(q.out_features, 64);
+  EXPECT_EQ(q.kernel_positions, 9);
+  EXPECT_EQ(q.in_positions, 3136);
+  EXPECT_EQ(q.out_positions, 3136);
+  EXPECT_EQ(q.stride, 1);
+  EXPECT_EQ(q.timesteps, 1);
+  EXPECT_DOUBLE_EQ(q.input_elements, 200'704.0);
+  EXPECT_DOUBLE_EQ(q.output_elements, 401'408.0);
+  EXPECT_DOUBLE_EQ(q.weights_without_bias, 18'432.0);
   // Bytes at fp16: output 401,408 elements * 2 B.
   EXPECT_DOUBLE_EQ(tensor_bytes(q.output_elements, 2), 802'816.0);
 }
@@ -80,15 +70,16 @@ TEST(LayerFlops, FcMatchesAccParTable6) {
   EXPECT_DOUBLE_EQ(q.aux_flops.upd, 8'000.0);
   EXPECT_DOUBLE_EQ(q.flops().fwd, 65'536'000.0);
   EXPECT_EQ(q.params, 4'097'000);
-  EXPECT_EQ(q.D_i, 4096);
-  EXPECT_EQ(q.D_o, 1000);
-  EXPECT_EQ(q.N_ij, 1);
-  EXPECT_EQ(q.N_kij, 1);
+  EXPECT_EQ(q.in_features, 4096);
+  EXPECT_EQ(q.out_features, 1000);
+  EXPECT_EQ(q.in_positions, 1);
+  EXPECT_EQ(q.kernel_positions, 1);
+  EXPECT_DOUBLE_EQ(q.weights_without_bias, 4'096'000.0);  // params less the 1000 biases
 }
 
 // A strided conv: stride 2 halves the output; MACs = out elements * P.
 // 3 -> 8 channels, 3x3, stride 2, pad 1, on 32x32, B = 1: output 8x16x16 = 2048 elements,
-// P = 3*9 = 27, MACs = 55,296; FWD = 2048 * 53 = 108,544. N_stride = 2.
+// P = 3*9 = 27, MACs = 55,296; FWD = 2048 * 53 = 108,544. Stride 2.
 TEST(LayerFlops, StridedConv) {
   NetBuilder b("t", "");
   b.conv("conv", b.input("x", {3, 32, 32}), 8, 3, 2, 1, false);
@@ -97,8 +88,9 @@ TEST(LayerFlops, StridedConv) {
   EXPECT_EQ(l.output_shape, (Shape{8, 16, 16}));
   EXPECT_DOUBLE_EQ(l.q.macs.fwd, 55'296.0);
   EXPECT_DOUBLE_EQ(l.q.primary_flops.fwd, 108'544.0);
-  EXPECT_EQ(l.q.N_stride, 2);
-  EXPECT_EQ(l.q.N_ij, 1024);  // the INPUT feature size N_i*N_j
+  EXPECT_EQ(l.q.stride, 2);
+  EXPECT_EQ(l.q.in_positions, 1024);  // the INPUT's 32x32 positions
+  EXPECT_EQ(l.q.out_positions, 256);  // the output's 16x16
 }
 
 // LSTM, 1024 inputs, hidden 1024, 128 timesteps, B = 4 (seed 003 §II-A: N_in + N_out inputs):
@@ -112,10 +104,11 @@ TEST(LayerFlops, LstmCountsInputPlusHidden) {
   const LayerQuantities& q = g.layer("lstm").q;
   EXPECT_DOUBLE_EQ(q.macs.fwd, 4'294'967'296.0);
   EXPECT_EQ(q.params, 8'392'704);
-  EXPECT_EQ(q.N_in, 2048);
-  EXPECT_EQ(q.N_out, 4096);
-  EXPECT_EQ(q.N_ts, 128);
-  EXPECT_EQ(q.N_ij, 1);
+  EXPECT_EQ(q.in_features, 2048);  // input + hidden
+  EXPECT_EQ(q.out_features, 4096);  // 4 gates * hidden
+  EXPECT_EQ(q.timesteps, 128);
+  EXPECT_EQ(q.in_positions, 1);
+  EXPECT_EQ(q.out_positions, 1);
   // UPD: A(W) * (2*B*T - 1) = 8,388,608 * 1023 (Table 6 with the B*T rows of all timesteps).
   EXPECT_DOUBLE_EQ(q.primary_flops.upd, 8'388'608.0 * 1023.0);
   // Bidirectional doubles weights and output width.
@@ -193,7 +186,9 @@ TEST(LayerShapes, PoolAndFlatten) {
   EXPECT_EQ(g.layer("pool").output_shape, (Shape{64, 56, 56}));  // floor((112+2-3)/2)+1 = 56
   EXPECT_EQ(g.layer("gap").output_shape, (Shape{64, 1, 1}));
   EXPECT_EQ(g.layer("flat").output_shape, (Shape{64, 1, 1}));
-  EXPECT_EQ(g.layer("pool").q.N_ws, 9);
+  EXPECT_EQ(g.layer("pool").q.kernel_positions, 9);
+  EXPECT_EQ(g.layer("pool").q.stride, 2);
+  EXPECT_EQ(g.layer("gap").q.kernel_positions, 56 * 56);  // a global pool's window: the whole map
 }
 
 // q, k and v cut out of one fused 3E projection: each slice keeps E channels at every position, no

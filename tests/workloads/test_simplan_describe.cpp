@@ -57,6 +57,18 @@ TEST(SimplanDescribe, Vgg16Json) {
   int convs = 0;
   for (const auto& layer : j["layers"]) convs += layer["kind"] == "conv";
   EXPECT_EQ(convs, 13);
+  // The papers' blocks, from the notation views the families register (by hand at batch 2):
+  // conv1_1 3 -> 64, 3x3 on 224x224: A(W) = 3*9*64 = 1728 (AccPar); pool1 2x2 max: N_ws = 4 (DSM);
+  // its output 64 x 112 x 112: DeePa's h = 112.
+  const auto layer = [&](const std::string& name) {
+    const auto& layers = j["layers"];
+    return *std::find_if(layers.begin(), layers.end(), [&](const nlohmann::json& l) { return l["name"] == name; });
+  };
+  EXPECT_DOUBLE_EQ(layer("conv1_1")["accpar"]["A_W"].get<double>(), 1728.0);
+  EXPECT_EQ(layer("conv1_1")["accpar"]["B"], 2);
+  EXPECT_EQ(layer("pool1")["dsm"]["N_ws"], 4);
+  EXPECT_EQ(layer("pool1")["deepa"]["h"], 112);
+  EXPECT_EQ(layer("pool1")["deepa"]["n"], 2);
   fs::remove(json);
 }
 

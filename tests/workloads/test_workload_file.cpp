@@ -51,7 +51,7 @@ TEST(WorkloadFile, TinyResnetExample) {
   // stem: 3*9*32 = 864 weights, no bias; b2_conv1: 32*9*64 + 64 = 18,496.
   EXPECT_EQ(g.layer("stem").q.params, 864);
   EXPECT_EQ(g.layer("b2_conv1").q.params, 18'496);
-  EXPECT_EQ(g.layer("gap").q.N_ws, 256);  // global pool over 16x16
+  EXPECT_EQ(g.layer("gap").q.kernel_positions, 256);  // global pool over 16x16
 }
 
 TEST(WorkloadFile, LstmTaggerExample) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/planners/accpar/notation.hpp"
+
 namespace partsim::accpar {
 
 Layout node_input_layout(const Node& n, Type t) {
@@ -18,21 +20,22 @@ Problem make_problem(const workloads::Graph& graph, Mode mode, double bytes_per_
   for (size_t i = 0; i < graph.size(); ++i) {
     const auto& layer = graph.layer(i);
     const auto& q = layer.q;
+    const LayerNotation v = notation_of(layer);  // B, D_i, D_o, ... (§3.1, §4.3)
     Node n;
     n.name = layer.name;
     n.input = layer.kind == LayerKind::input;
     n.conv = layer.kind == LayerKind::conv;
     n.weighted = (layer.kind == LayerKind::conv || layer.kind == LayerKind::fc || layer.kind == LayerKind::lstm ||
                   layer.kind == LayerKind::attention) &&
-                 q.A_W > 0 && q.D_i > 0 && q.D_o > 0;
+                 v.A_W > 0 && v.D_i > 0 && v.D_o > 0;
     if (n.weighted) {
-      n.dims.B = static_cast<double>(q.B);
-      n.dims.D_i = static_cast<double>(q.D_i);
-      n.dims.D_o = static_cast<double>(q.D_o);
-      n.dims.S_in = static_cast<double>(q.feature_in_2d);
-      n.dims.S_out = static_cast<double>(q.feature_out_2d);
+      n.dims.B = static_cast<double>(v.B);
+      n.dims.D_i = static_cast<double>(v.D_i);
+      n.dims.D_o = static_cast<double>(v.D_o);
+      n.dims.S_in = static_cast<double>(v.feature_in_2d);
+      n.dims.S_out = static_cast<double>(v.feature_out_2d);
       // K = A(W) / (D_i * D_o): the 2-D kernel size, divided by the groups of a grouped convolution.
-      n.dims.K = q.A_W / (n.dims.D_i * n.dims.D_o);
+      n.dims.K = v.A_W / (n.dims.D_i * n.dims.D_o);
     }
     // Every FLOP of the layer is charged: Table 6 of the weighted product, and the rest (bias,
     // activation, pooling, attention scores, matmul, ...) as auxiliary work.
@@ -44,7 +47,7 @@ Problem make_problem(const workloads::Graph& graph, Mode mode, double bytes_per_
       Edge e;
       e.from = static_cast<int>(preds[slot]);
       const auto& shape = slot < layer.input_shapes.size() ? layer.input_shapes[slot] : layer.output_shape;
-      e.elements = static_cast<double>(q.B) * static_cast<double>(shape.elements());
+      e.elements = static_cast<double>(v.B) * static_cast<double>(shape.elements());
       n.inputs.push_back(e);
     }
     p.nodes.push_back(std::move(n));

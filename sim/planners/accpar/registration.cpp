@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/planners/accpar/notation.hpp"
 #include "sim/planners/accpar/plan_fields.hpp"
 #include "sim/common/error.hpp"
 #include "sim/planners/compute_check.hpp"
@@ -118,6 +119,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
     info.check = check_accpar_plan;
     registry.add(std::move(info));
   }
+  registry.add_notation(notation_view());  // AccPar's B, D_i, D_o, ... in describe JSON
 }
 
 }  // namespace partsim::accpar

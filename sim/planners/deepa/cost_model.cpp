@@ -38,7 +38,7 @@ double kernel_efficiency(const Layer& layer, const plan::LoopBox& box, bool plan
   const double plane = static_cast<double>(box.height.size() * box.width.size());
   const double m = static_cast<double>(box.batch.size()) * plane;
   const double n = static_cast<double>(box.out_channels.size());
-  const double k = static_cast<double>(box.in_channels.size()) * static_cast<double>(std::max<std::int64_t>(1, layer.q.kernel_2d));
+  const double k = static_cast<double>(box.in_channels.size()) * static_cast<double>(std::max<std::int64_t>(1, layer.q.kernel_positions));
   return half_performance(m, 64) * half_performance(n, 64) * half_performance(k, 16) * (plane_term ? plane_efficiency(plane) : 1.0);
 }
 

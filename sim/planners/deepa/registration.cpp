@@ -8,6 +8,7 @@
 #include "sim/common/error.hpp"
 #include "sim/common/wall_clock.hpp"
 #include "sim/plan/json_reader.hpp"
+#include "sim/planners/deepa/notation.hpp"
 
 namespace partsim::deepa {
 namespace {
@@ -225,6 +226,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
   info.check = check_deepa_plan;
   info.explain = explain_layer;
   registry.add(std::move(info));
+  registry.add_notation(notation_view());  // DeePa's n, c, h, w of the output in describe JSON
 }
 
 }  // namespace partsim::deepa

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "sim/planners/dsm/notation.hpp"
+
 namespace partsim::dsm {
 
 namespace {
@@ -39,20 +41,22 @@ void add_aux(DsmLayer& L, const Layer& layer, double per_step) {
 }
 
 DsmLayer primary_layer(const Layer& layer) {
-  const auto& q = layer.q;
+  const LayerNotation n = notation_of(layer);  // N_in, N_out, N_ij, ... (§II-A)
   DsmLayer L;
   L.name = layer.name;
   L.primary = true;
-  L.mb = std::max<long long>(1, q.N_mb);
-  L.in = std::max<long long>(1, q.N_in);
-  L.out = std::max<long long>(1, q.N_out);
-  L.kij = std::max<long long>(1, q.N_kij);
-  L.ts = std::max<long long>(1, q.N_ts);
+  L.mb = std::max<long long>(1, n.N_mb);
+  L.in = std::max<long long>(1, n.N_in);
+  L.out = std::max<long long>(1, n.N_out);
+  L.kij = std::max<long long>(1, n.N_kij);
+  L.ts = std::max<long long>(1, n.N_ts);
+  // The output's positions per feature: N_ij of the input reduced by the stride and padding.
+  const long long out_ij = std::max<long long>(1, layer.q.out_positions);
   switch (layer.kind) {
     case LayerKind::conv:
-      L.in = std::max<long long>(1, q.N_in / std::max<std::int64_t>(1, layer.attr.groups));
-      L.ij_in = std::max<long long>(1, q.feature_in_2d);
-      L.ij = std::max<long long>(1, q.feature_out_2d);
+      L.in = std::max<long long>(1, n.N_in / std::max<std::int64_t>(1, layer.attr.groups));
+      L.ij_in = std::max<long long>(1, n.N_ij);
+      L.ij = out_ij;
       break;
     case LayerKind::lstm:
       L.lstm = true;
@@ -62,10 +66,10 @@ DsmLayer primary_layer(const Layer& layer) {
     default: {
       // fc / matmul / attention: a matrix product at every position; out chosen so that the MAC
       // count is the layer's (attention's several products folded into one, docs/model.md).
-      L.ij = L.ij_in = std::max<long long>(1, q.feature_out_2d);
+      L.ij = L.ij_in = out_ij;
       const double per_out = fprod({L.in, L.mb, L.ij});
       if (layer.kind != LayerKind::fc && per_out > 0)
-        L.out = std::max<long long>(1, static_cast<long long>(q.macs.fwd / per_out + 0.5));
+        L.out = std::max<long long>(1, static_cast<long long>(layer.q.macs.fwd / per_out + 0.5));
       break;
     }
   }
@@ -104,7 +108,7 @@ GroupChain build_group_chain(const workloads::Graph& graph) {
     std::ptrdiff_t join_group = -1;   // auxiliary layers: the latest group among the inputs
     if (!preds.empty()) first_group = group_of[preds.front()];
     for (std::size_t p : preds) join_group = std::max(join_group, group_of[p]);
-    const double steps = std::max<double>(1.0, static_cast<double>(layer.q.N_ts));
+    const double steps = std::max<double>(1.0, static_cast<double>(notation_of(layer).N_ts));
     if (layer.q.primary) {
       ChainGroup g;
       g.layer = primary_layer(layer);
@@ -132,7 +136,7 @@ GroupChain build_group_chain(const workloads::Graph& graph) {
       ChainGroup g;
       g.layer.name = layer.name;
       g.layer.primary = false;
-      g.layer.mb = std::max<long long>(1, layer.q.N_mb);
+      g.layer.mb = std::max<long long>(1, notation_of(layer).N_mb);
       g.layer.first = true;
       g.members.push_back(layer.name);
       add_aux(g.layer, layer, 1.0);

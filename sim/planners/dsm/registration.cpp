@@ -8,6 +8,7 @@
 #include "sim/common/integer_math.hpp"
 #include "sim/common/text.hpp"
 #include "sim/planners/dsm/footprint.hpp"
+#include "sim/planners/dsm/notation.hpp"
 
 namespace partsim::dsm {
 
@@ -226,6 +227,7 @@ void register_strategies(planner::StrategyRegistry& registry) {
     return explain_text(inputs, layer);
   };
   registry.add(std::move(info));
+  registry.add_notation(notation_view());  // DeepSpatialMatrix's N_in, N_out, ... in describe JSON
 }
 
 }  // namespace partsim::dsm
