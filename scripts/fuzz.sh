@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers of user input (issue 21) with libFuzzer: builds the harnesses of fuzz/ with clang
-# (ASan + UBSan) in build-fuzz/ and runs each for the given time, one after the other.
+# (ASan + UBSan) in build-fuzz/ and runs each for the given time,
+# FUZZ_JOBS (default: the number of cores) at a time.
 #
 #   scripts/fuzz.sh [--seconds N] [harness...]     harnesses: platform workload units set plan vary (default: all)
 #
@@ -21,7 +22,7 @@ harnesses=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     platform|workload|units|set|plan|vary) harnesses+=("$1"); shift ;;
     *) echo "fuzz.sh: unknown argument '$1' (harnesses: platform workload units set plan vary)" >&2; exit 2 ;;
   esac
@@ -36,7 +37,7 @@ cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS="-O1 -g" -DPARTSIM_FUZZ=ON -DPARTSIM_BUILD_TESTS=OFF -DPARTSIM_BUILD_BENCH=OFF >/dev/null
 targets=()
 for h in "${harnesses[@]}"; do targets+=(--target "fuzz_$h"); done
-cmake --build "$build" -j"${FUZZ_JOBS:-2}" "${targets[@]}" >/dev/null
+cmake --build "$build" -j"${FUZZ_JOBS:-$(nproc)}" "${targets[@]}" >/dev/null
 echo "fuzz.sh: built ${harnesses[*]} in $(( $(date +%s) - start ))s"
 
 # Seeds, rebuilt every run from the sources (the corpus keeps what the fuzzer found).
@@ -83,14 +84,17 @@ PY
   i=$((i + 1))
 done
 
-status=0
-for h in "${harnesses[@]}"; do
-  corpus="$build/corpus/$h/inputs"
-  artifacts="$build/corpus/$h/artifacts"
+# One harness: its summary line (and the first lines of any finding) to $build/corpus/<h>/summary,
+# exit 1 when it found something. Harnesses run FUZZ_JOBS at a time (default: the cores), each
+# single-threaded, so a 2-core machine fuzzes for half the wall time at the same time per harness.
+run_harness() {
+  local h=$1
+  local corpus="$build/corpus/$h/inputs"
+  local artifacts="$build/corpus/$h/artifacts"
   mkdir -p "$corpus" "$artifacts"
-  seeds_var="${h}_seeds"
-  args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
-        -artifact_prefix="$artifacts/")
+  local seeds_var="${h}_seeds"
+  local args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+              -artifact_prefix="$artifacts/")
   case "$h" in
     platform|workload) args+=(-max_len=16384 -dict=fuzz/yaml.dict) ;;
     set) args+=(-max_len=512 -dict=fuzz/yaml.dict) ;;
@@ -98,7 +102,9 @@ for h in "${harnesses[@]}"; do
     vary) args+=(-max_len=256 -dict=fuzz/yaml.dict) ;;
     units) args+=(-max_len=128) ;;
   esac
-  log="$build/corpus/$h/last_run.log"
+  local log="$build/corpus/$h/last_run.log"
+  local summary="$build/corpus/$h/summary"
+  local before t0 rc took runs found
   before=$(ls "$artifacts" | wc -l)
   t0=$(date +%s)
   set +e
@@ -108,11 +114,24 @@ for h in "${harnesses[@]}"; do
   took=$(( $(date +%s) - t0 ))
   runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
   found=$(( $(ls "$artifacts" | wc -l) - before ))
-  echo "fuzz.sh: $h: ${runs:-?} executions in ${took}s, corpus $(ls "$corpus" | wc -l) inputs, $found new artifact(s), exit $rc (log: $log)"
+  echo "fuzz.sh: $h: ${runs:-?} executions in ${took}s, corpus $(ls "$corpus" | wc -l) inputs, $found new artifact(s), exit $rc (log: $log)" >"$summary"
   if [[ $rc -ne 0 || $found -gt 0 ]]; then
-    status=1
-    grep -E 'FINDING|ERROR: |SUMMARY|runtime error' "$log" | awk 'NR <= 5 { print "    " $0 }'
+    grep -E 'FINDING|ERROR: |SUMMARY|runtime error' "$log" | awk 'NR <= 5 { print "    " $0 }' >>"$summary"
+    return 1
   fi
+}
+
+parallel=${FUZZ_JOBS:-$(nproc)}
+pids=()
+for h in "${harnesses[@]}"; do
+  while [[ $(jobs -rp | wc -l) -ge $parallel ]]; do wait -n || true; done
+  run_harness "$h" &
+  pids+=($!)
+done
+status=0
+for i in "${!harnesses[@]}"; do
+  wait "${pids[$i]}" || status=1
+  cat "$build/corpus/${harnesses[$i]}/summary"
 done
 echo "fuzz.sh: done in $(( $(date +%s) - start ))s"
 exit $status
