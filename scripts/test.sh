@@ -5,8 +5,8 @@
 #   scripts/test.sh              all of it (what CI runs)
 #   scripts/test.sh --no-sanitize  without the sanitizer build (quicker, for local runs)
 #   PARTSIM_FUZZ_SECONDS=N       seconds per harness in the smoke (default 30; 0 skips it)
-# Timings (shared 2-core machine, load ~9, no ccache hits): sanitizer build 53 min, its ctest 76 s
-# (513 tests); Release ctest 44 s.
+# Each phase prints its wall time when it ends ("test.sh: ... took N s"); the figures of a fresh clone
+# on this project's 2-core machine are in docs/robustness.md "Sanitizers".
 set -euo pipefail
 . "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 cd "$(dirname "$0")/.."
@@ -18,20 +18,33 @@ for arg in "$@"; do
     *) echo "test.sh: unknown option '$arg' (allowed: --no-sanitize)" >&2; exit 2 ;;
   esac
 done
-scripts/install_deps.sh
 jobs=${PARTSIM_JOBS:-$(nproc)}
+started=$(date +%s)
+phase_start=$started
+# phase NAME COMMAND...: runs COMMAND, then says how long it took.
+phase() {
+  local name=$1
+  shift
+  "$@"
+  local now
+  now=$(date +%s)
+  echo "test.sh: $name took $((now - phase_start)) s"
+  phase_start=$now
+}
 
-scripts/build.sh release
+phase "installing dependencies" scripts/install_deps.sh
+phase "the Release build" scripts/build.sh release
 fuzz_seconds=${PARTSIM_FUZZ_SECONDS:-30}
 if [ "$fuzz_seconds" != 0 ]; then
-  scripts/fuzz.sh --seconds "$fuzz_seconds"
+  phase "the fuzz smoke (its build included)" scripts/fuzz.sh --seconds "$fuzz_seconds"
 fi
-ctest --test-dir build --output-on-failure -j"$jobs"
+phase "the Release tests" ctest --test-dir build --output-on-failure -j"$jobs"
 
 if [ "$sanitize" = 1 ]; then
-  scripts/build.sh sanitize
+  phase "the sanitizer build" scripts/build.sh sanitize
   # SimGrid switches contexts itself; ASan's use-after-return check cannot follow that.
   ASAN_OPTIONS=detect_stack_use_after_return=0:detect_leaks=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir build-sanitize --output-on-failure -j"$jobs"
+    phase "the sanitizer tests" ctest --test-dir build-sanitize --output-on-failure -j"$jobs"
 fi
+echo "test.sh: all passed in $(($(date +%s) - started)) s"
