@@ -155,3 +155,32 @@ TEST(LoweringDsmPlanFields, PassesThatDisagreeOnHeldEdgesAreRefused) {
     EXPECT_NE(std::string(e.what()).find("same reuse_in and reuse_out"), std::string::npos) << e.what();
   }
 }
+
+// The strategy options recorded in the plan (opt=...) are what the search was allowed, not part of
+// what it chose: the lowering reads the plan's fields only, so a plan whose recorded options are
+// edited or removed lowers to the same Program, task by task.
+TEST(LoweringDsmPlanFields, RecordedOptionsDoNotChangeTheProgram) {
+  const auto spec = test::platform_from_yaml(test::tiny_yaml("1ns", "10ns"));
+  const workloads::Graph g = test::three_layers(64);
+  const plan::Plan plan = dsm_plan(spec, g, "opt=all");
+  ASSERT_EQ(plan.options.count("opt"), 1u);
+  plan::Plan none = plan, absent = plan;
+  none.options["opt"] = "none";
+  absent.options.erase("opt");
+  const LoweredPlan a = lower(plan, spec, g, topology::Granularity::chip);
+  EXPECT_EQ(lower(none, spec, g, topology::Granularity::chip).tasks, a.tasks);
+  EXPECT_EQ(lower(absent, spec, g, topology::Granularity::chip).tasks, a.tasks);
+}
+
+// The Context's task limit holds for dsm plans as for the sharding lowering: a limit under the
+// Program's size stops the lowering with TaskLimitExceeded; the Program's own size passes.
+TEST(LoweringDsmPlanFields, TaskLimitOfTheContextHolds) {
+  const auto spec = test::platform_from_yaml(test::tiny_yaml());
+  const workloads::Graph g = test::three_layers(8);
+  const plan::Plan p = dsm_plan(spec, g, "opt=none");
+  const topology::TopologyGraph topo(spec, topology::Granularity::chip);
+  const std::size_t size = planner::lower_plan({p, spec, g, topo}).tasks().size();
+  ASSERT_GT(size, 10u);
+  EXPECT_THROW(planner::lower_plan({p, spec, g, topo, size - 1}), program::TaskLimitExceeded);
+  EXPECT_EQ(planner::lower_plan({p, spec, g, topo, size}).tasks().size(), size);
+}

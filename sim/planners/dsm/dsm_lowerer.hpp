@@ -198,7 +198,7 @@ class DsmLowerer {
 
   const Context& c_;
   DsmSystem s_;
-  DsmOptions o_;
+  DsmOptions o_;  // only its mode is set: the passes each group must have (check in setup_group)
   GroupChain net_;
   bool core_level_ = false;
   /// Collectives are lowered on the chip-level graph at both granularities: at core granularity a

@@ -61,6 +61,7 @@ program::Program DsmLowerer::run() {
     fields_.push_back(dsm_fields_from(
         plan::JsonReader(c_.plan.layers[i].family, "/layers/" + std::to_string(i) + "/family", "dsm plan")));
   check_layers();
+  program_.set_task_limit(c_.max_tasks);
   for (const auto& layer : c_.plan.layers) program_.add_layer(layer.name);
   for (int d = 0; d < s_.chips(); ++d) chips_.push_back(d);
   for (std::size_t g = 0; g < net_.groups.size(); ++g) groups_.push_back(setup_group(g));

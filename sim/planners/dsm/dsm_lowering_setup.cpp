@@ -32,12 +32,6 @@
 namespace partsim::dsm::lowering_detail {
 namespace {
 
-/// A resolved strategy option of the plan ("all" when the plan does not list it).
-std::string option_of(const plan::Plan& plan, const std::string& key) {
-  const auto it = plan.options.find(key);
-  return it == plan.options.end() ? "all" : it->second;
-}
-
 std::string pass_list(const std::vector<Pass>& passes) {
   const std::string s = join(passes, [](Pass p) { return plan::to_string(p); });
   return s.empty() ? "none" : s;
@@ -48,10 +42,11 @@ std::string pass_list(const std::vector<Pass>& passes) {
 DsmLowerer::DsmLowerer(const Context& c)
     : c_(c),
       s_(make_dsm_system(c.spec)),
-      o_(parse_dsm_options({option_of(c.plan, "opt")})),
       net_(build_group_chain(c.workload)),
       core_level_(c.topology.granularity() == topology::Granularity::core),
       chip_topology_(c.spec, topology::Granularity::chip) {
+  // Only the mode: the passes a group must have depend on it (and on the group), not on which
+  // optimisations the search was allowed; memreuse changes their order, which the check ignores.
   o_.mode = c.plan.workload.mode;
 }
 
