@@ -8,12 +8,11 @@
 #include <utility>
 #include <vector>
 
-#include "sim/common/yaml_reader.hpp"
 #include "sim/plan/plan.hpp"
 #include "sim/program/evaluation.hpp"
 #include "sim/program/program.hpp"
 #include "sim/report/link_usage.hpp"
-#include "topology/system_parser.hpp"
+#include "tests/support/platform_yaml.hpp"
 #include "topology/topology_graph.hpp"
 
 namespace partsim::test::report_outputs {
@@ -59,9 +58,7 @@ system:
     bidirectional: false
 )";
 
-inline topology::SystemSpec spec_of(const char* yaml) {
-  return topology::parse_system(yaml::load_string(yaml, "test.yaml"));
-}
+inline topology::SystemSpec spec_of(const char* yaml) { return platform_from_yaml(yaml, {}, "test.yaml"); }
 
 inline Endpoint dev(int d) { return {d, -1, false}; }
 
