@@ -16,8 +16,11 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/common/yaml_reader.hpp"
 #include "topology/system_spec.hpp"
+
+namespace partsim::yaml {
+class ConfigNode;  // sim/common/yaml_reader.hpp
+}  // namespace partsim::yaml
 
 namespace partsim::topology {
 
