@@ -196,9 +196,10 @@ class DsmLowerer {
 
   std::vector<int> lower_pass(const GroupSetup& gs, Pass pass, const std::vector<int>& after);
 
+  plan::Mode mode() const { return c_.plan.workload.mode; }
+
   const Context& c_;
   DsmSystem s_;
-  DsmOptions o_;  // only its mode is set: the passes each group must have (check in setup_group)
   GroupChain net_;
   bool core_level_ = false;
   /// Collectives are lowered on the chip-level graph at both granularities: at core granularity a

@@ -79,7 +79,7 @@ program::Program DsmLowerer::run() {
       previous = lower_pipe(g, end, Pass::fwd, previous);
     }
   }
-  if (o_.mode == plan::Mode::training)
+  if (mode() == plan::Mode::training)
     for (std::size_t g = n; g-- > 0;) {
       if (groups_[g].pipe && g + 1 < n && groups_[g + 1].pipe == groups_[g].pipe) continue;
       std::size_t begin = g;

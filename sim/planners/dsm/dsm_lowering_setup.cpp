@@ -44,11 +44,7 @@ DsmLowerer::DsmLowerer(const Context& c)
       s_(make_dsm_system(c.spec)),
       net_(build_group_chain(c.workload)),
       core_level_(c.topology.granularity() == topology::Granularity::core),
-      chip_topology_(c.spec, topology::Granularity::chip) {
-  // Only the mode: the passes a group must have depend on it (and on the group), not on which
-  // optimisations the search was allowed; memreuse changes their order, which the check ignores.
-  o_.mode = c.plan.workload.mode;
-}
+      chip_topology_(c.spec, topology::Granularity::chip) {}
 
 std::string DsmLowerer::where(std::size_t g) const {
   // The JSON path of the group's passes in plan.json; the program prefixes the plan's file name.
@@ -91,11 +87,15 @@ GroupSetup DsmLowerer::setup_group(std::size_t g) {
 
   std::vector<Pass> got;
   for (const auto& pp : lp.passes) got.push_back(pp.pass);
-  const std::vector<Pass> want = detail::passes_of(L, o_);  // the search's passes, in any order
+  // The passes a group must have depend on the mode (and the group), not on which optimisations
+  // the search was allowed: memreuse only reorders them, and this check ignores the order.
+  DsmOptions mode_only;
+  mode_only.mode = mode();
+  const std::vector<Pass> want = detail::passes_of(L, mode_only);  // the search's passes, in any order
   std::multiset<Pass> got_set(got.begin(), got.end()), want_set(want.begin(), want.end());
   if (got_set != want_set || got.empty() || got.front() != Pass::fwd)
     throw InputError(where(g) + ": passes [" + pass_list(got) + "] do not match the workload (" +
-                     std::string(o_.mode == plan::Mode::inference ? "inference"
+                     std::string(mode() == plan::Mode::inference ? "inference"
                                  : L.first                        ? "training, first layer: no BWD"
                                                                   : "training") +
                      ": FWD first, then [" + pass_list(want) + "])");
@@ -161,7 +161,7 @@ void DsmLowerer::resolve_pass(GroupSetup& gs, PassSetup& ps) {
   }
   // The memory traffic the plan's reuse decisions leave (§III-B): held edges, preloaded weights,
   // and in later iterations the weights or the gradient held (weights_held, as the search chose).
-  PassFlags first = flags_for(ps.pass, gs.reuse_in, gs.reuse_out, o_.mode == plan::Mode::inference);
+  PassFlags first = flags_for(ps.pass, gs.reuse_in, gs.reuse_out, mode() == plan::Mode::inference);
   if (pp.preloaded) first.fetch_b = false;  // weights preloaded (§III-B)
   const Split5 chip = chip_work(Ls, gs.split, gs.sys.M, gs.sys.N);
   const double kernel_chip = fprod({chip.in, chip.out, chip.kij});  // elements of the chip's kernel share

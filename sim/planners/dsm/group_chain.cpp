@@ -40,8 +40,8 @@ void add_aux(DsmLayer& L, const Layer& layer, double per_step) {
   }
 }
 
-DsmLayer primary_layer(const Layer& layer) {
-  const LayerNotation n = notation_of(layer);  // N_in, N_out, N_ij, ... (§II-A)
+/// `n`: the layer's N_in, N_out, N_ij, ... (§II-A, notation_of).
+DsmLayer primary_layer(const Layer& layer, const LayerNotation& n) {
   DsmLayer L;
   L.name = layer.name;
   L.primary = true;
@@ -108,10 +108,11 @@ GroupChain build_group_chain(const workloads::Graph& graph) {
     std::ptrdiff_t join_group = -1;   // auxiliary layers: the latest group among the inputs
     if (!preds.empty()) first_group = group_of[preds.front()];
     for (std::size_t p : preds) join_group = std::max(join_group, group_of[p]);
-    const double steps = std::max<double>(1.0, static_cast<double>(notation_of(layer).N_ts));
+    const LayerNotation n = notation_of(layer);  // N_in, N_out, N_ij, ... (§II-A)
+    const double steps = std::max<double>(1.0, static_cast<double>(n.N_ts));
     if (layer.q.primary) {
       ChainGroup g;
-      g.layer = primary_layer(layer);
+      g.layer = primary_layer(layer, n);
       g.layer.first = !preds.empty() && std::all_of(preds.begin(), preds.end(),
                                                     [&](std::size_t p) { return is_input[p]; });
       g.members.push_back(layer.name);
@@ -136,7 +137,7 @@ GroupChain build_group_chain(const workloads::Graph& graph) {
       ChainGroup g;
       g.layer.name = layer.name;
       g.layer.primary = false;
-      g.layer.mb = std::max<long long>(1, notation_of(layer).N_mb);
+      g.layer.mb = std::max<long long>(1, n.N_mb);
       g.layer.first = true;
       g.members.push_back(layer.name);
       add_aux(g.layer, layer, 1.0);
