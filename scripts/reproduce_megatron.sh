@@ -92,7 +92,7 @@ echo "planned only (over memory)" > "$work/k22_none.status"
 plan k22_sel_sp 1 "$gpt22b" 4 "${k22[@]}" --option recompute=selective --option sequence_parallel=true
 replay k22_sel_sp 1
 
-# 2. Narayanan 2021 Table 1 (rows and their sources in scripts/megatron_report.py).
+# 2. Narayanan 2021 Table 1 (rows and their sources in scripts/megatron_sources.py).
 fold=no
 strategies=$(nice "$simplan" --list-strategies)  # whole, then searched: grep -q on a pipe could SIGPIPE it
 if grep -q -- "--option fold_replicas=" <<< "$strategies"; then fold=yes; fi

@@ -11,6 +11,7 @@
 #include "sim/common/text.hpp"
 #include "workloads/onnx/onnx_attention.hpp"
 #include "workloads/onnx/onnx_model.hpp"
+#include "workloads/onnx/onnx_operators.hpp"
 #include "workloads/onnx/onnx_patterns.hpp"
 
 namespace partsim::workloads {
@@ -19,9 +20,13 @@ namespace {
 using onnx_import::GroupKind;
 using onnx_import::NodeGroup;
 using onnx_import::OnnxModel;
+using onnx_import::binary_ops;
 using onnx_import::int_attribute;
 using onnx_import::ints_attribute;
+using onnx_import::is_spatial;
 using onnx_import::string_attribute;
+using onnx_import::supported_ops;
+using onnx_import::unary_ops;
 
 // How a tensor's ONNX dimensions (batch 1 first) become partsim's per-sample C x H x W.
 enum class Layout {
@@ -29,40 +34,6 @@ enum class Layout {
   features_last,   // sequences and matrices: [..., G, M, K]: c = K, h = M, w = the product of the rest
   token_ids,       // integer ids N x S: 1 x S x 1 (what `embedding` reads)
 };
-
-// Operators that compute on image tensors (their data input and output are N C H W).
-bool is_spatial(const std::string& op) {
-  static const std::set<std::string> ops = {"Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
-                                            "BatchNormalization"};
-  return ops.count(op) > 0;
-}
-
-// One-input element-wise operators: `activation` (the first four by name, the rest `elementwise`).
-const std::set<std::string>& unary_ops() {
-  static const std::set<std::string> ops = {
-      "Relu", "Sigmoid", "Tanh", "Gelu", "Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Erf", "Floor", "Ceil",
-      "Round", "Sign", "Cast", "Clip", "LeakyRelu", "Elu", "Selu", "Celu", "HardSigmoid", "HardSwish", "Softplus",
-      "Softsign", "ThresholdedRelu", "Mish", "Sin", "Cos", "Not"};
-  return ops;
-}
-
-// Two-or-more-input element-wise operators: `add` between equal shapes, `elementwise` with a constant.
-const std::set<std::string>& binary_ops() {
-  static const std::set<std::string> ops = {"Add", "Sum", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mean"};
-  return ops;
-}
-
-// Every operator the importer maps (for the message naming one it cannot).
-std::string supported_ops() {
-  std::set<std::string> all = {"Conv", "Gemm", "MatMul", "MaxPool", "AveragePool", "GlobalAveragePool",
-                               "GlobalMaxPool", "BatchNormalization", "LayerNormalization", "Softmax",
-                               "LogSoftmax", "Concat", "Flatten", "Reshape", "Transpose", "Squeeze", "Unsqueeze",
-                               "Gather", "Identity", "Dropout", "Constant", "Shape", "Size", "Slice", "Split",
-                               "Where", "Expand"};
-  all.insert(unary_ops().begin(), unary_ops().end());
-  all.insert(binary_ops().begin(), binary_ops().end());
-  return join(std::vector<std::string>(all.begin(), all.end()));
-}
 
 std::string dims_text(const std::vector<std::int64_t>& dims) {
   return "[" + join(dims, [](std::int64_t d) { return std::to_string(d); }) + "]";
