@@ -169,15 +169,16 @@ int plan_mode(const Options& o) {
     if (o.gradient_sync.algorithm && models_update)
       throw InputError("--gradient-sync-algorithm: strategy '" + o.strategy +
                        "' models the gradient synchronisation itself: give --option update=all_reduce|parameter_server");
-    if (info.lower)
+    if (info.lower && !info.reads_schedule_directives)
       throw InputError("--gradient-sync-order, --gradient-bucket, --gradient-sync-algorithm: strategy '" + o.strategy +
                        "' has a lowering of its own, which does not read it (the shared sharding lowering does)");
   }
-  if (o.gradient_sync.redistribution && registry.find(o.strategy).lower)
+  const bool reads_schedule = !registry.find(o.strategy).lower || registry.find(o.strategy).reads_schedule_directives;
+  if (o.gradient_sync.redistribution && !reads_schedule)
     throw InputError("--redistribution: strategy '" + o.strategy +
                      "' has a lowering of its own, which does not read it (the shared sharding lowering does)");
   if (!o.gradient_sync.collective_algorithms.empty()) {
-    if (registry.find(o.strategy).lower)
+    if (!reads_schedule)
       throw InputError("--collective-algorithm: strategy '" + o.strategy +
                        "' has a lowering of its own, which does not read it (the shared sharding lowering does)");
     for (const auto& [collective, algorithm] : o.gradient_sync.collective_algorithms) {
@@ -191,6 +192,19 @@ int plan_mode(const Options& o) {
   if (o.memory.any() && registry.find(o.strategy).lower)
     throw InputError("--optimizer, --training-precision, --fp32-main-gradients: strategy '" + o.strategy +
                      "' reckons memory with a model of its own, which does not read them");
+  if (o.gradient_sync.any() || o.gradient_sync.redistribution || !o.gradient_sync.collective_algorithms.empty()) {
+    plan::ScheduleDirectives given;
+    o.gradient_sync.apply_to(given);
+    inputs.schedule = given;
+  }
+  // Files a strategy writes beside its plan (the search's log): PLAN.json -> PLAN.SUFFIX.
+  std::vector<std::pair<std::string, std::string>> side_files;
+  if (!o.output.empty() && o.output != "-")
+    inputs.side_file = [&](const std::string& suffix, const std::string& text) {
+      const std::string& out = o.output;
+      const bool json = out.size() > 5 && out.compare(out.size() - 5, 5, ".json") == 0;
+      side_files.emplace_back((json ? out.substr(0, out.size() - 5) : out) + "." + suffix, text);
+    };
   plan::Plan p = registry.make_plan(o.strategy, inputs);
   o.gradient_sync.apply_to(p.schedule);
   reckon_memory(o, p, planner::configured_platform(p, spec), graph, !registry.find(o.strategy).lower);
@@ -199,6 +213,7 @@ int plan_mode(const Options& o) {
     return 0;
   }
   outputs.add(o.output, plan::plan_to_text(p));
+  for (auto& [path, text] : side_files) outputs.add(path, std::move(text));
   outputs.commit();
   if (o.output != "-" && !o.quiet)
     std::cout << o.strategy << " on " << spec.name << ", " << o.workload << " batch " << *o.batch << " ("

@@ -8,6 +8,7 @@
 #include "sim/planners/mcm/registration.hpp"
 #include "sim/planners/megatron/registration.hpp"
 #include "sim/planners/mcm/rl/registration.hpp"
+#include "sim/planners/search/registration.hpp"
 
 namespace partsim::planner {
 
@@ -21,6 +22,7 @@ const StrategyRegistry& builtin_strategies() {
     mcm::register_strategies(r);     // mcm_greedy, mcm_random, mcm_sa (seed 002)
     mcm::rl::register_strategies(r); // mcm_rl (seed 002 §4; its own library: libtorch)
     megatron::register_strategies(r); // megatron (issue 40: Narayanan 2021, Korthikanti 2022, ZeRO)
+    search::register_strategies(r, &builtin_strategies);  // search (issue 44): seeded with every one above
     return r;
   }();
   return registry;

@@ -50,6 +50,13 @@ struct PlanInputs {
   /// Searching strategies (megatron search=true, mcm_random, mcm_sa, mcm_rl) report their progress
   /// here (sim/common/progress.hpp); empty: nothing is reported. simplan sets it on a terminal.
   ProgressCallback progress;
+  /// The schedule directives the user gave (simplan's --gradient-sync-order, --gradient-bucket, ...,
+  /// applied to the defaults), for a strategy that otherwise chooses the schedule itself (search);
+  /// empty: none given.
+  std::optional<plan::ScheduleDirectives> schedule;
+  /// A file a strategy writes beside its plan (the search's log): simplan writes `text` to the
+  /// plan's path with ".json" replaced by "." + suffix, together with the plan. Empty: not kept.
+  std::function<void(const std::string& suffix, const std::string& text)> side_file;
 };
 
 using PlanFunction = std::function<plan::Plan(const PlanInputs&)>;
@@ -70,6 +77,9 @@ struct StrategyInfo {
   CheckFunction check;               // may be empty
   LowerFunction lower;               // empty: the shared sharding lowering
   ExplainFunction explain;           // may be empty
+  /// A strategy with a lowering of its own that still reads the schedule directives for the plans
+  /// it lowers with the shared lowering (search): simplan then accepts --gradient-sync-order etc.
+  bool reads_schedule_directives = false;
 };
 
 class StrategyRegistry {

@@ -1,0 +1,68 @@
+#include "sim/planners/search/pricing.hpp"
+
+#include "sim/common/error.hpp"
+#include "sim/lowering/sharding_lowering.hpp"
+#include "sim/memory/footprint.hpp"
+#include "sim/planners/check_plan.hpp"
+#include "sim/program/closed_form.hpp"
+#include "sim/program/flow_evaluator.hpp"
+#include "sim/program/platform_binding.hpp"
+
+namespace partsim::search {
+
+EvaluatorKind evaluator_from_name(const std::string& name) {
+  if (name == "flow") return EvaluatorKind::flow;
+  if (name == "closed") return EvaluatorKind::closed;
+  throw InputError("evaluator '" + name + "': allowed flow, closed");
+}
+
+std::string to_string(EvaluatorKind kind) { return kind == EvaluatorKind::flow ? "flow" : "closed"; }
+
+Pricer::Pricer(const planner::StrategyRegistry& registry, const topology::SystemSpec& spec, const workloads::Graph& graph,
+               EvaluatorKind evaluator)
+    : registry_(registry), spec_(spec), graph_(graph), evaluator_(evaluator), topology_(spec, topology::Granularity::chip) {}
+
+Price Pricer::price(const Candidate& candidate) const {
+  Price price;
+  const plan::Plan& p = candidate.plan;
+  // A plan that configures devices (MARS designs) runs on the platform as configured.
+  std::optional<topology::SystemSpec> configured;
+  std::optional<topology::TopologyGraph> configured_topology;
+  if (!p.configuration.empty()) {
+    configured = planner::configured_platform(p, spec_);
+    configured_topology.emplace(*configured, topology::Granularity::chip);
+  }
+  const topology::SystemSpec& spec = configured ? *configured : spec_;
+  const topology::TopologyGraph& topology = configured_topology ? *configured_topology : topology_;
+
+  if (candidate.lowered_by.empty()) {
+    price.memory = memory::plan_memory(p, spec, graph_, memory::default_memory_settings(spec.precision));
+  } else {
+    price.memory = p.memory;
+  }
+  price.fits = !price.memory || price.memory->fits();
+
+  program::Program program;
+  try {
+    const lowering::Context context{p, spec, graph_, topology};
+    program = candidate.lowered_by.empty() ? lowering::lower_sharding(context)
+                                           : registry_.find(candidate.lowered_by).lower(context);
+  } catch (const InputError& e) {
+    price.refused = e.what();
+    return price;
+  }
+  const program::TransferRoutes routes(program, topology);
+  const program::Evaluation closed = program::ClosedFormEvaluator(routes).evaluate(program);
+  price.closed_s = closed.makespan_s;
+  if (evaluator_ == EvaluatorKind::closed) {
+    price.predicted_s = closed.makespan_s;
+    price.spans = program::layer_pass_spans(program, closed);
+  } else {
+    const program::Evaluation flow = program::FlowEvaluator(routes, topology).evaluate(program);
+    price.predicted_s = flow.makespan_s;
+    price.spans = program::layer_pass_spans(program, flow);
+  }
+  return price;
+}
+
+}  // namespace partsim::search

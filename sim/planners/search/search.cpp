@@ -1,0 +1,241 @@
+#include "sim/planners/search/search.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <unordered_set>
+
+#include "sim/common/error.hpp"
+
+namespace partsim::search {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A candidate's identity for the memo: every layer's sharding and the schedule.
+std::string key_of(const plan::Plan& p) {
+  std::string key;
+  key.reserve(p.layers.size() * 24);
+  for (const auto& layer : p.layers) {
+    const plan::Sharding& s = layer.sharding;
+    for (int d : s.devices) key += std::to_string(d) + ',';
+    key += '|';
+    for (const auto& split : s.splits) {
+      key += std::to_string(static_cast<int>(split.dim)) + ':' + std::to_string(split.parts);
+      for (double share : split.shares) key += '/' + std::to_string(share);
+      for (int size : split.sizes) key += '#' + std::to_string(size);
+      key += ';';
+    }
+    if (s.shared) key += 's' + std::to_string(static_cast<int>(*s.shared));
+    key += '\n';
+  }
+  const plan::ScheduleDirectives& d = p.schedule;
+  key += std::to_string(static_cast<int>(d.gradient_sync_order)) + ' ' + std::to_string(d.gradient_bucket_bytes) + ' ' +
+         std::to_string(d.overlap_gradient_sync);
+  return key;
+}
+
+// Every layer's menu: the layouts that fit it, then the seeds' own shardings of it, without repeats.
+std::vector<std::vector<plan::Sharding>> layer_menus(const std::vector<Layout>& menu, const std::vector<Candidate>& seeds,
+                                                     const workloads::Graph& graph) {
+  std::vector<std::vector<plan::Sharding>> menus(graph.layers().size());
+  for (std::size_t v = 0; v < menus.size(); ++v) {
+    auto add = [&](const plan::Sharding& s) {
+      if (std::find(menus[v].begin(), menus[v].end(), s) == menus[v].end()) menus[v].push_back(s);
+    };
+    for (const Layout& layout : menu)
+      if (auto s = realize(layout, graph.layers()[v], graph.batch())) add(*s);
+    for (const Candidate& seed : seeds)
+      if (seed.lowered_by.empty() && v < seed.plan.layers.size()) add(seed.plan.layers[v].sharding);
+  }
+  return menus;
+}
+
+class Walk {
+ public:
+  Walk(const std::vector<Candidate>& seeds, const Pricer& pricer, const workloads::Graph& graph, int device_count,
+       plan::Mode mode, const SearchOptions& o, const ProgressCallback& progress)
+      : seeds_(seeds), pricer_(pricer), graph_(graph), o_(o), progress_(progress), rng_(o.seed),
+        layouts_(layouts(device_count, o.kinds)), menus_(layer_menus(layouts_, seeds, graph)),
+        schedules_(mode == plan::Mode::training && o.search_schedule ? schedule_variants()
+                                                                      : std::vector<plan::ScheduleDirectives>{}),
+        start_(Clock::now()) {}
+
+  SearchResult run() {
+    for (const Candidate& seed : seeds_) consider(seed, "seed", seed.plan.strategy);
+    if (!has_best_) start_from_layouts();
+    if (!has_best_)
+      throw InputError("strategy search: no seed plan and no layout of the menu fits the platform's memory or its lowering");
+    while (true) {
+      if (o_.candidates > 0 && result_.candidates >= o_.candidates) {
+        result_.stopped_by = "candidates";
+        break;
+      }
+      if (o_.budget_s > 0 && elapsed() >= o_.budget_s) {
+        result_.stopped_by = "budget";
+        break;
+      }
+      if (misses_ > 50 * std::max<long long>(o_.patience, 1)) {  // every move lands on priced candidates
+        result_.stopped_by = "exhausted";
+        break;
+      }
+      if (since_best_ >= o_.patience) {
+        current_ = result_.best;
+        current_s_ = result_.best_price.predicted_s;
+        since_best_ = 0;
+      }
+      step();
+    }
+    result_.elapsed_s = elapsed();
+    return result_;
+  }
+
+ private:
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  std::size_t draw(std::size_t n) { return static_cast<std::size_t>(rng_() % n); }
+  double uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
+
+  // No seed usable (all over memory, say): the walk starts from each one-layout plan in turn.
+  void start_from_layouts() {
+    if (seeds_.empty()) return;
+    const Candidate* base = nullptr;
+    for (const Candidate& s : seeds_)
+      if (s.lowered_by.empty()) base = &s;
+    if (base == nullptr) return;
+    for (const Layout& layout : layouts_) {
+      Candidate c = *base;
+      for (std::size_t v = 0; v < c.plan.layers.size(); ++v)
+        if (auto s = realize(layout, graph_.layers()[v], graph_.batch())) c.plan.layers[v].sharding = *s;
+      consider(c, "layout " + layout.name(), base->origin);
+    }
+  }
+
+  // Prices a candidate not priced before; logs it; returns whether it became the current one.
+  void consider(const Candidate& c, const std::string& move, const std::string& origin) {
+    const bool seed = move == "seed";
+    if (c.lowered_by.empty() && !memo_.insert(key_of(c.plan)).second) {
+      ++misses_;
+      return;
+    }
+    misses_ = 0;
+    const Price price = pricer_.price(c);
+    LogRow row;
+    row.index = static_cast<long long>(result_.log.size());
+    row.move = seed ? "seed" : move;
+    row.origin = origin;
+    row.predicted_s = price.predicted_s;
+    row.closed_s = price.closed_s;
+    row.usable = price.usable();
+    row.note = !price.refused.empty() ? "refused: " + price.refused : !price.fits ? "over memory" : "";
+    if (!seed) ++result_.candidates;
+    ++since_best_;
+    if (row.usable) {
+      const bool better = !has_best_ || price.predicted_s < result_.best_price.predicted_s;
+      if (better) {
+        has_best_ = true;
+        result_.best = c;
+        result_.best_price = price;
+        since_best_ = 0;
+      }
+      // The walk moves only among plans it can mutate.
+      if (c.lowered_by.empty()) {
+        const bool accept = !current_ || price.predicted_s < current_s_ ||
+                            (!seed && uniform() < std::exp(-(price.predicted_s - current_s_) / (o_.temperature * current_s_)));
+        if (accept && (!seed || !current_ || price.predicted_s < current_s_)) {
+          current_ = c;
+          current_s_ = price.predicted_s;
+          row.accepted = true;
+        }
+      }
+    }
+    row.best_s = has_best_ ? result_.best_price.predicted_s : 0;
+    row.elapsed_s = elapsed();
+    result_.log.push_back(std::move(row));
+    if (progress_)
+      progress_({static_cast<std::size_t>(result_.log.size()),
+                 static_cast<std::size_t>(seeds_.size() + static_cast<std::size_t>(std::max<long long>(o_.candidates, 0))),
+                 "candidates", has_best_ ? std::optional<double>(result_.best_price.predicted_s) : std::nullopt});
+  }
+
+  void step() {
+    if (!current_) {  // only seeds with lowerings of their own: nothing to mutate
+      result_.stopped_by = "exhausted";
+      misses_ = 1LL << 40;
+      return;
+    }
+    Candidate next = *current_;
+    auto& layers = next.plan.layers;
+    const std::size_t n = layers.size();
+    std::vector<std::string> kinds{"layer", "run", "boundary"};
+    if (schedules_.size() > 1) kinds.push_back("schedule");
+    const std::string kind = kinds[draw(kinds.size())];
+    if (kind == "layer") {
+      const std::size_t v = draw(n);
+      if (menus_[v].empty()) return;
+      layers[v].sharding = menus_[v][draw(menus_[v].size())];
+    } else if (kind == "run") {
+      if (layouts_.empty()) return;
+      const Layout& layout = layouts_[draw(layouts_.size())];
+      const std::size_t length = 2 + draw(7);
+      const std::size_t first = draw(n);
+      for (std::size_t v = first; v < std::min(n, first + length); ++v)
+        if (auto s = realize(layout, graph_.layers()[v], graph_.batch())) layers[v].sharding = *s;
+    } else if (kind == "boundary") {
+      std::vector<std::size_t> edges;
+      for (std::size_t v = 0; v + 1 < n; ++v)
+        if (!(layers[v].sharding == layers[v + 1].sharding)) edges.push_back(v);
+      if (edges.empty()) return;
+      const std::size_t v = edges[draw(edges.size())];
+      if (draw(2) == 0)
+        layers[v].sharding = layers[v + 1].sharding;
+      else
+        layers[v + 1].sharding = layers[v].sharding;
+    } else {
+      plan::ScheduleDirectives s = schedules_[draw(schedules_.size())];
+      s.overlap_gradient_sync = next.plan.schedule.overlap_gradient_sync;
+      s.gradient_sync_algorithm = next.plan.schedule.gradient_sync_algorithm;
+      s.redistribution = next.plan.schedule.redistribution;
+      s.collective_algorithms = next.plan.schedule.collective_algorithms;
+      next.plan.schedule = s;
+    }
+    consider(next, kind, next.origin);
+  }
+
+  const std::vector<Candidate>& seeds_;
+  const Pricer& pricer_;
+  const workloads::Graph& graph_;
+  const SearchOptions& o_;
+  const ProgressCallback& progress_;
+  std::mt19937_64 rng_;
+  std::vector<Layout> layouts_;
+  std::vector<std::vector<plan::Sharding>> menus_;
+  std::vector<plan::ScheduleDirectives> schedules_;
+  Clock::time_point start_;
+  std::unordered_set<std::string> memo_;
+  std::optional<Candidate> current_;
+  double current_s_ = 0;
+  long long since_best_ = 0;
+  long long misses_ = 0;
+  bool has_best_ = false;
+  SearchResult result_;
+};
+
+}  // namespace
+
+std::vector<plan::ScheduleDirectives> schedule_variants() {
+  plan::ScheduleDirectives concurrent;
+  plan::ScheduleDirectives bucketed;
+  bucketed.gradient_sync_order = plan::GradientSyncOrder::in_order;
+  bucketed.gradient_bucket_bytes = 25e6;
+  plan::ScheduleDirectives in_order;
+  in_order.gradient_sync_order = plan::GradientSyncOrder::in_order;
+  return {concurrent, bucketed, in_order};
+}
+
+SearchResult run_search(const std::vector<Candidate>& seeds, const Pricer& pricer, const workloads::Graph& graph,
+                        int device_count, plan::Mode mode, const SearchOptions& options, const ProgressCallback& progress) {
+  return Walk(seeds, pricer, graph, device_count, mode, options, progress).run();
+}
+
+}  // namespace partsim::search

@@ -1,0 +1,80 @@
+#pragma once
+// The `search` strategy's search (issue 44): a Metropolis-Hastings walk over per-layer shardings and
+// the gradient schedule, as FlexFlow's MCMC (Jia et al., SysML'19 §6), started from the best of
+// every registered strategy's own plan and pricing each candidate with partsim's own lowering and a
+// fast evaluator (pricing.hpp).
+//
+// Moves (each step draws one kind uniformly among those that apply):
+//   layer     one layer takes another sharding of its menu (layout_menu.hpp; the seeds' own
+//             shardings of that layer included);
+//   run       a run of consecutive layers (length 2 to 8) takes one layout;
+//   boundary  where two consecutive layers differ, one takes the other's sharding: a stage boundary
+//             or a change of split moves by one layer;
+//   schedule  the gradient synchronisation takes another of: concurrent; in_order with 25 MB buckets;
+//             in_order without buckets (training plans, unless the user fixed the schedule).
+// Acceptance: a cheaper candidate always; a dearer one with probability exp(-(c' - c) / (T c))
+// (T = temperature, relative). Candidates over memory or refused by the lowering are never accepted.
+// After `patience` candidates without a new best the walk restarts from the best. Priced candidates
+// are remembered (by their shardings and schedule), so a candidate is priced once; `candidates`
+// counts distinct ones.
+// Seeds with a lowering of their own (dsm, megatron) are priced and may win, but are not mutated:
+// their plans are more than shardings.
+//
+// Contract: deterministic for a given seed and number of candidates: the wall-clock budget only
+// decides when to stop, and the result records how many candidates were priced, so the same seed
+// with candidates=N reproduces the plan exactly.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/common/progress.hpp"
+#include "sim/planners/search/layout_menu.hpp"
+#include "sim/planners/search/pricing.hpp"
+
+namespace partsim::search {
+
+struct SearchOptions {
+  double budget_s = 30;           // wall-clock limit of the whole search, seeds included; 0: none
+  long long candidates = 2000;    // distinct candidates priced after the seeds; 0: no limit
+  double temperature = 0.02;      // relative: a 2 % dearer candidate is accepted with probability 1/e
+  long long patience = 100;       // candidates without a new best before the walk restarts from it
+  MenuKinds kinds;                // which layouts the menu holds (the `families` option)
+  bool search_schedule = true;    // schedule moves (off in inference and when the user fixed it)
+  std::uint64_t seed = 1;
+};
+
+/// One priced candidate, in the order priced (the search log, search_log.hpp).
+struct LogRow {
+  long long index = 0;       // 0-based, seeds first
+  double elapsed_s = 0;      // wall time since the search began
+  std::string move;          // "seed", "layer", "run", "boundary", "schedule"
+  std::string origin;        // the seed strategy the candidate descends from
+  double predicted_s = 0;    // evaluator (0 when refused)
+  double closed_s = 0;       // closed form
+  bool usable = false;       // priced, and fits in memory
+  bool accepted = false;     // became the walk's current candidate
+  double best_s = 0;         // best usable so far (0 while none)
+  std::string note;          // why unusable, or the seed's variant
+};
+
+struct SearchResult {
+  Candidate best;
+  Price best_price;
+  std::vector<LogRow> log;
+  long long candidates = 0;       // distinct candidates priced after the seeds
+  std::string stopped_by;         // "candidates", "budget" or "exhausted"
+  double elapsed_s = 0;
+};
+
+/// The walk from `seeds` (at least one; each already carries its schedule variant). Throws
+/// InputError when no seed is usable and no layout fits the workload.
+SearchResult run_search(const std::vector<Candidate>& seeds, const Pricer& pricer, const workloads::Graph& graph,
+                        int device_count, plan::Mode mode, const SearchOptions& options,
+                        const ProgressCallback& progress = {});
+
+/// The gradient schedules the walk tries (training): concurrent, in_order + 25 MB, in_order alone.
+std::vector<plan::ScheduleDirectives> schedule_variants();
+
+}  // namespace partsim::search
