@@ -30,6 +30,7 @@ struct Flow {
   double remaining = 0;  // bytes at `updated`
   double updated = 0;    // s
   double rate = 0;       // B/s
+  double scheduled_rate = 0;  // the rate its completion entry was computed at (0: none yet)
   std::uint32_t version = 0;  // bumped at each re-solve: older completion entries are stale
   bool fixed = false;         // progressive filling: its rate is set this round
   const topology::Route* links = nullptr;
@@ -104,10 +105,10 @@ class FlowRun {
     start_ready();
     resolve();
     for (;;) {
-      while (!completions_.empty() && stale(completions_.top())) completions_.pop();
+      while (!completions_.empty() && stale(completions_.front())) pop_completion();
       double t = std::numeric_limits<double>::infinity();
       if (!timers_.empty()) t = timers_.top().time;
-      if (!completions_.empty()) t = std::min(t, completions_.top().time);
+      if (!completions_.empty()) t = std::min(t, completions_.front().time);
       if (!std::isfinite(t)) break;
       now_ = t;
       // Every event at this time, then one re-solve for all the flows they started or ended.
@@ -119,9 +120,9 @@ class FlowRun {
         else
           start_flow(timer.task);
       }
-      while (!completions_.empty() && completions_.top().time <= now_) {
-        const Completion c = completions_.top();
-        completions_.pop();
+      while (!completions_.empty() && completions_.front().time <= now_) {
+        const Completion c = completions_.front();
+        pop_completion();
         if (!stale(c)) finish_flow(c.slot);
       }
       start_ready();
@@ -138,6 +139,25 @@ class FlowRun {
   bool stale(const Completion& c) const {
     const Flow& f = flows_[static_cast<std::size_t>(c.slot)];
     return f.links == nullptr || f.task != c.task || f.version != c.version;
+  }
+
+  void pop_completion() {
+    std::pop_heap(completions_.begin(), completions_.end(), std::greater<Completion>());
+    completions_.pop_back();
+  }
+
+  void push_completion(const Completion& c) {
+    completions_.push_back(c);
+    std::push_heap(completions_.begin(), completions_.end(), std::greater<Completion>());
+  }
+
+  // Drops the stale completion entries once they outnumber the flows in flight (each re-solve that
+  // changes a flow's rate leaves its old entry behind), so the heap stays the size of the flows.
+  void compact_completions() {
+    const std::size_t live = flows_.size() - free_slots_.size();
+    if (completions_.size() <= 4 * live + 4096) return;
+    std::erase_if(completions_, [this](const Completion& c) { return stale(c); });
+    std::make_heap(completions_.begin(), completions_.end(), std::greater<Completion>());
   }
 
   void start_ready() {
@@ -200,6 +220,7 @@ class FlowRun {
     f.remaining = f.total;
     f.updated = now_;
     f.rate = 0;
+    f.scheduled_rate = 0;
     ++f.version;
     f.links = &route;
     for (int l : route) {
@@ -301,10 +322,16 @@ class FlowRun {
     for (int slot : component_flows_) {
       Flow& f = flows_[static_cast<std::size_t>(slot)];
       f.fixed = false;
-      if (f.remaining <= kDoneFraction * f.total) f.remaining = 0;
+      if (f.remaining <= kDoneFraction * f.total) {
+        f.remaining = 0;
+      } else if (f.rate == f.scheduled_rate) {
+        continue;  // its rate did not change: its completion entry still holds
+      }
+      f.scheduled_rate = f.rate;
       ++f.version;
-      completions_.push({now_ + f.remaining / f.rate, f.task, slot, f.version});
+      push_completion({now_ + f.remaining / f.rate, f.task, slot, f.version});
     }
+    compact_completions();
   }
 
   // Whether flow `slot` is already in this re-solve's component (flows are few next to links: a
@@ -331,7 +358,7 @@ class FlowRun {
   std::size_t done_ = 0;
   Evaluation result_;
   MinHeap<Timer> timers_;
-  MinHeap<Completion> completions_;
+  std::vector<Completion> completions_;  // a min-heap (std::push_heap with greater), with stale entries
 
   std::vector<Flow> flows_;  // slots, reused through free_slots_
   std::vector<int> free_slots_;
