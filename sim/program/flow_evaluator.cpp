@@ -56,12 +56,10 @@ struct Completion {
   bool operator>(const Completion& o) const { return std::tie(time, task) > std::tie(o.time, o.task); }
 };
 
-// One link's fair share in progressive filling: remaining capacity / unfixed flows. Stale entries
-// (the link changed since) are skipped by their version.
+// One link's fair share in progressive filling when pushed: remaining capacity / unfixed flows.
 struct Share {
   double share = 0;  // B/s
   int link = 0;
-  std::uint32_t version = 0;
   bool operator>(const Share& o) const { return std::tie(share, link) > std::tie(o.share, o.link); }
 };
 
@@ -81,8 +79,7 @@ class FlowRun {
         link_flows_(link_bandwidth.size()),
         link_epoch_(link_bandwidth.size(), 0),
         capacity_(link_bandwidth.size(), 0),
-        unfixed_(link_bandwidth.size(), 0),
-        link_version_(link_bandwidth.size(), 0) {
+        unfixed_(link_bandwidth.size(), 0) {
     result_.tasks.resize(program.size());
     // Successors as one array indexed by offsets (CSR), and each task's unfinished predecessors.
     const std::size_t n = program.size();
@@ -290,8 +287,7 @@ class FlowRun {
       const auto li = static_cast<std::size_t>(l);
       capacity_[li] = bandwidth_[li];
       unfixed_[li] = static_cast<int>(link_flows_[li].size());
-      ++link_version_[li];
-      if (unfixed_[li] > 0) shares.push({capacity_[li] / unfixed_[li], l, link_version_[li]});
+      if (unfixed_[li] > 0) shares.push({capacity_[li] / unfixed_[li], l});
     }
     // Progressive filling: the link with the smallest fair share fixes its flows at that share.
     // Shares only grow from round to round (a link loses capacity at most its share per flow
@@ -301,8 +297,15 @@ class FlowRun {
       const Share s = shares.top();
       shares.pop();
       const auto li = static_cast<std::size_t>(s.link);
-      if (s.version != link_version_[li] || unfixed_[li] == 0) continue;
-      const double rate = std::max(s.share, last_share);
+      if (unfixed_[li] == 0) continue;
+      // An entry's share is a lower bound of the link's (shares only grow): a grown one goes back
+      // in at its current value, so a link is pushed again only when it surfaces stale.
+      const double current = std::max(capacity_[li], 0.0) / unfixed_[li];
+      if (current > s.share) {
+        shares.push({current, s.link});
+        continue;
+      }
+      const double rate = std::max(current, last_share);
       last_share = rate;
       for (int slot : link_flows_[li]) {
         Flow& f = flows_[static_cast<std::size_t>(slot)];
@@ -313,9 +316,6 @@ class FlowRun {
           const auto mi = static_cast<std::size_t>(m);
           capacity_[mi] -= rate;
           --unfixed_[mi];
-          ++link_version_[mi];
-          if (m != s.link && unfixed_[mi] > 0)
-            shares.push({std::max(capacity_[mi], 0.0) / unfixed_[mi], m, link_version_[mi]});
         }
       }
     }
@@ -371,7 +371,6 @@ class FlowRun {
   std::vector<std::uint32_t> flow_epoch_;
   std::vector<double> capacity_;  // B/s left
   std::vector<int> unfixed_;
-  std::vector<std::uint32_t> link_version_;
   std::vector<int> component_links_;
   std::vector<int> component_flows_;
 };
