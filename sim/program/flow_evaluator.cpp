@@ -30,6 +30,7 @@ struct Flow {
   double remaining = 0;  // bytes at `updated`
   double updated = 0;    // s
   double rate = 0;       // B/s
+  double scheduled_rate = 0;  // the rate its completion entry was computed at (0: none yet)
   std::uint32_t version = 0;  // bumped at each re-solve: older completion entries are stale
   bool fixed = false;         // progressive filling: its rate is set this round
   const topology::Route* links = nullptr;
@@ -55,12 +56,10 @@ struct Completion {
   bool operator>(const Completion& o) const { return std::tie(time, task) > std::tie(o.time, o.task); }
 };
 
-// One link's fair share in progressive filling: remaining capacity / unfixed flows. Stale entries
-// (the link changed since) are skipped by their version.
+// One link's fair share in progressive filling when pushed: remaining capacity / unfixed flows.
 struct Share {
   double share = 0;  // B/s
   int link = 0;
-  std::uint32_t version = 0;
   bool operator>(const Share& o) const { return std::tie(share, link) > std::tie(o.share, o.link); }
 };
 
@@ -80,8 +79,7 @@ class FlowRun {
         link_flows_(link_bandwidth.size()),
         link_epoch_(link_bandwidth.size(), 0),
         capacity_(link_bandwidth.size(), 0),
-        unfixed_(link_bandwidth.size(), 0),
-        link_version_(link_bandwidth.size(), 0) {
+        unfixed_(link_bandwidth.size(), 0) {
     result_.tasks.resize(program.size());
     // Successors as one array indexed by offsets (CSR), and each task's unfinished predecessors.
     const std::size_t n = program.size();
@@ -104,10 +102,10 @@ class FlowRun {
     start_ready();
     resolve();
     for (;;) {
-      while (!completions_.empty() && stale(completions_.top())) completions_.pop();
+      while (!completions_.empty() && stale(completions_.front())) pop_completion();
       double t = std::numeric_limits<double>::infinity();
       if (!timers_.empty()) t = timers_.top().time;
-      if (!completions_.empty()) t = std::min(t, completions_.top().time);
+      if (!completions_.empty()) t = std::min(t, completions_.front().time);
       if (!std::isfinite(t)) break;
       now_ = t;
       // Every event at this time, then one re-solve for all the flows they started or ended.
@@ -119,9 +117,9 @@ class FlowRun {
         else
           start_flow(timer.task);
       }
-      while (!completions_.empty() && completions_.top().time <= now_) {
-        const Completion c = completions_.top();
-        completions_.pop();
+      while (!completions_.empty() && completions_.front().time <= now_) {
+        const Completion c = completions_.front();
+        pop_completion();
         if (!stale(c)) finish_flow(c.slot);
       }
       start_ready();
@@ -138,6 +136,25 @@ class FlowRun {
   bool stale(const Completion& c) const {
     const Flow& f = flows_[static_cast<std::size_t>(c.slot)];
     return f.links == nullptr || f.task != c.task || f.version != c.version;
+  }
+
+  void pop_completion() {
+    std::pop_heap(completions_.begin(), completions_.end(), std::greater<Completion>());
+    completions_.pop_back();
+  }
+
+  void push_completion(const Completion& c) {
+    completions_.push_back(c);
+    std::push_heap(completions_.begin(), completions_.end(), std::greater<Completion>());
+  }
+
+  // Drops the stale completion entries once they outnumber the flows in flight (each re-solve that
+  // changes a flow's rate leaves its old entry behind), so the heap stays the size of the flows.
+  void compact_completions() {
+    const std::size_t live = flows_.size() - free_slots_.size();
+    if (completions_.size() <= 4 * live + 4096) return;
+    std::erase_if(completions_, [this](const Completion& c) { return stale(c); });
+    std::make_heap(completions_.begin(), completions_.end(), std::greater<Completion>());
   }
 
   void start_ready() {
@@ -200,6 +217,7 @@ class FlowRun {
     f.remaining = f.total;
     f.updated = now_;
     f.rate = 0;
+    f.scheduled_rate = 0;
     ++f.version;
     f.links = &route;
     for (int l : route) {
@@ -269,8 +287,7 @@ class FlowRun {
       const auto li = static_cast<std::size_t>(l);
       capacity_[li] = bandwidth_[li];
       unfixed_[li] = static_cast<int>(link_flows_[li].size());
-      ++link_version_[li];
-      if (unfixed_[li] > 0) shares.push({capacity_[li] / unfixed_[li], l, link_version_[li]});
+      if (unfixed_[li] > 0) shares.push({capacity_[li] / unfixed_[li], l});
     }
     // Progressive filling: the link with the smallest fair share fixes its flows at that share.
     // Shares only grow from round to round (a link loses capacity at most its share per flow
@@ -280,8 +297,15 @@ class FlowRun {
       const Share s = shares.top();
       shares.pop();
       const auto li = static_cast<std::size_t>(s.link);
-      if (s.version != link_version_[li] || unfixed_[li] == 0) continue;
-      const double rate = std::max(s.share, last_share);
+      if (unfixed_[li] == 0) continue;
+      // An entry's share is a lower bound of the link's (shares only grow): a grown one goes back
+      // in at its current value, so a link is pushed again only when it surfaces stale.
+      const double current = std::max(capacity_[li], 0.0) / unfixed_[li];
+      if (current > s.share) {
+        shares.push({current, s.link});
+        continue;
+      }
+      const double rate = std::max(current, last_share);
       last_share = rate;
       for (int slot : link_flows_[li]) {
         Flow& f = flows_[static_cast<std::size_t>(slot)];
@@ -292,19 +316,22 @@ class FlowRun {
           const auto mi = static_cast<std::size_t>(m);
           capacity_[mi] -= rate;
           --unfixed_[mi];
-          ++link_version_[mi];
-          if (m != s.link && unfixed_[mi] > 0)
-            shares.push({std::max(capacity_[mi], 0.0) / unfixed_[mi], m, link_version_[mi]});
         }
       }
     }
     for (int slot : component_flows_) {
       Flow& f = flows_[static_cast<std::size_t>(slot)];
       f.fixed = false;
-      if (f.remaining <= kDoneFraction * f.total) f.remaining = 0;
+      if (f.remaining <= kDoneFraction * f.total) {
+        f.remaining = 0;
+      } else if (f.rate == f.scheduled_rate) {
+        continue;  // its rate did not change: its completion entry still holds
+      }
+      f.scheduled_rate = f.rate;
       ++f.version;
-      completions_.push({now_ + f.remaining / f.rate, f.task, slot, f.version});
+      push_completion({now_ + f.remaining / f.rate, f.task, slot, f.version});
     }
+    compact_completions();
   }
 
   // Whether flow `slot` is already in this re-solve's component (flows are few next to links: a
@@ -331,7 +358,7 @@ class FlowRun {
   std::size_t done_ = 0;
   Evaluation result_;
   MinHeap<Timer> timers_;
-  MinHeap<Completion> completions_;
+  std::vector<Completion> completions_;  // a min-heap (std::push_heap with greater), with stale entries
 
   std::vector<Flow> flows_;  // slots, reused through free_slots_
   std::vector<int> free_slots_;
@@ -344,7 +371,6 @@ class FlowRun {
   std::vector<std::uint32_t> flow_epoch_;
   std::vector<double> capacity_;  // B/s left
   std::vector<int> unfixed_;
-  std::vector<std::uint32_t> link_version_;
   std::vector<int> component_links_;
   std::vector<int> component_flows_;
 };
