@@ -137,13 +137,14 @@ TEST(SearchLog, OneLinePerCandidateWithItsNoteQuoted) {
   row.elapsed_s = 0.5;
   row.move = "layer";
   row.origin = "dp";
+  row.schedule = schedule_label(schedule_variants()[1]);
   row.predicted_s = 0.25;
   row.closed_s = 0.125;
   row.usable = false;
   row.note = "refused: a \"bad\" sharding";
   EXPECT_EQ(search_log_csv({row}),
-            "index,elapsed_s,move,origin,predicted_s,closed_form_s,usable,accepted,best_s,note\n"
-            "3,0.5,layer,dp,0.25,0.125,0,0,0,\"refused: a \"\"bad\"\" sharding\"\n");
+            "index,elapsed_s,move,origin,schedule,predicted_s,closed_form_s,usable,accepted,best_s,note\n"
+            "3,0.5,layer,dp,in_order/25MB,0.25,0.125,0,0,0,\"refused: a \"\"bad\"\" sharding\"\n");
 }
 
 }  // namespace

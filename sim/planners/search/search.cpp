@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <random>
 #include <unordered_set>
@@ -80,9 +81,9 @@ class Walk {
         result_.stopped_by = "exhausted";
         break;
       }
-      if (since_best_ >= o_.patience) {
-        current_ = result_.best;
-        current_s_ = result_.best_price.predicted_s;
+      if (since_best_ >= o_.patience && best_mutable_) {  // restart from the best plan the walk can change
+        current_ = best_mutable_;
+        current_s_ = best_mutable_s_;
         since_best_ = 0;
       }
       step();
@@ -124,6 +125,7 @@ class Walk {
     row.index = static_cast<long long>(result_.log.size());
     row.move = seed ? "seed" : move;
     row.origin = origin;
+    row.schedule = schedule_label(c.plan.schedule);
     row.predicted_s = price.predicted_s;
     row.closed_s = price.closed_s;
     row.usable = price.usable();
@@ -140,6 +142,11 @@ class Walk {
       }
       // The walk moves only among plans it can mutate.
       if (c.lowered_by.empty()) {
+        if (!best_mutable_ || price.predicted_s < best_mutable_s_) {
+          best_mutable_ = c;
+          best_mutable_s_ = price.predicted_s;
+          since_best_ = 0;
+        }
         const bool accept = !current_ || price.predicted_s < current_s_ ||
                             (!seed && uniform() < std::exp(-(price.predicted_s - current_s_) / (o_.temperature * current_s_)));
         if (accept && (!seed || !current_ || price.predicted_s < current_s_)) {
@@ -215,6 +222,8 @@ class Walk {
   std::unordered_set<std::string> memo_;
   std::optional<Candidate> current_;
   double current_s_ = 0;
+  std::optional<Candidate> best_mutable_;  // the best candidate on the shared lowering
+  double best_mutable_s_ = 0;
   long long since_best_ = 0;
   long long misses_ = 0;
   bool has_best_ = false;
@@ -231,6 +240,16 @@ std::vector<plan::ScheduleDirectives> schedule_variants() {
   plan::ScheduleDirectives in_order;
   in_order.gradient_sync_order = plan::GradientSyncOrder::in_order;
   return {concurrent, bucketed, in_order};
+}
+
+std::string schedule_label(const plan::ScheduleDirectives& schedule) {
+  std::string label = schedule.gradient_sync_order == plan::GradientSyncOrder::in_order ? "in_order" : "concurrent";
+  if (schedule.gradient_bucket_bytes > 0) {
+    char mb[32];
+    std::snprintf(mb, sizeof mb, "/%gMB", schedule.gradient_bucket_bytes / 1e6);
+    label += mb;
+  }
+  return label;
 }
 
 SearchResult run_search(const std::vector<Candidate>& seeds, const Pricer& pricer, const workloads::Graph& graph,

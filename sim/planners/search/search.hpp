@@ -14,7 +14,8 @@
 //             in_order without buckets (training plans, unless the user fixed the schedule).
 // Acceptance: a cheaper candidate always; a dearer one with probability exp(-(c' - c) / (T c))
 // (T = temperature, relative). Candidates over memory or refused by the lowering are never accepted.
-// After `patience` candidates without a new best the walk restarts from the best. Priced candidates
+// After `patience` candidates without a new best the walk restarts from the best candidate it can
+// change (one on the shared lowering). Priced candidates
 // are remembered (by their shardings and schedule), so a candidate is priced once; `candidates`
 // counts distinct ones.
 // Seeds with a lowering of their own (dsm, megatron) are priced and may win, but are not mutated:
@@ -51,6 +52,7 @@ struct LogRow {
   double elapsed_s = 0;      // wall time since the search began
   std::string move;          // "seed", "layer", "run", "boundary", "schedule"
   std::string origin;        // the seed strategy the candidate descends from
+  std::string schedule;      // its gradient schedule: "concurrent", "in_order", "in_order/25MB" (schedule_label)
   double predicted_s = 0;    // evaluator (0 when refused)
   double closed_s = 0;       // closed form
   bool usable = false;       // priced, and fits in memory
@@ -76,5 +78,7 @@ SearchResult run_search(const std::vector<Candidate>& seeds, const Pricer& price
 
 /// The gradient schedules the walk tries (training): concurrent, in_order + 25 MB, in_order alone.
 std::vector<plan::ScheduleDirectives> schedule_variants();
+/// "concurrent", "in_order" or "in_order/25MB" (the bucket in decimal MB): the log's schedule column.
+std::string schedule_label(const plan::ScheduleDirectives& schedule);
 
 }  // namespace partsim::search

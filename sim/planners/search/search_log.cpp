@@ -26,9 +26,9 @@ std::string number(double v) {
 }  // namespace
 
 std::string search_log_csv(const std::vector<LogRow>& rows) {
-  std::string out = "index,elapsed_s,move,origin,predicted_s,closed_form_s,usable,accepted,best_s,note\n";
+  std::string out = "index,elapsed_s,move,origin,schedule,predicted_s,closed_form_s,usable,accepted,best_s,note\n";
   for (const LogRow& r : rows)
-    out += std::to_string(r.index) + ',' + number(r.elapsed_s) + ',' + r.move + ',' + r.origin + ',' +
+    out += std::to_string(r.index) + ',' + number(r.elapsed_s) + ',' + r.move + ',' + r.origin + ',' + r.schedule + ',' +
            number(r.predicted_s) + ',' + number(r.closed_s) + ',' + (r.usable ? "1" : "0") + ',' +
            (r.accepted ? "1" : "0") + ',' + number(r.best_s) + ',' + quoted(r.note) + '\n';
   return out;
