@@ -15,6 +15,10 @@ import os
 import statistics
 import sys
 
+import script_help  # scripts/ is on sys.path: the script's own folder
+
+script_help.answer_help(__doc__)
+
 
 def load(work):
     pairs = []
@@ -53,6 +57,9 @@ def pct(x):
 
 
 def main():
+    if len(sys.argv) != 5:
+        print("search_report.py: error: usage: search_report.py WORK_DIR VERSION BATCH EXTRA_OPTIONS (see --help)", file=sys.stderr)
+        sys.exit(2)
     work, version, batch, extra = sys.argv[1:5]
     pairs = load(work)
     skipped = sorted(os.path.basename(f)[: -len(".skipped")] for f in glob.glob(os.path.join(work, "*.skipped")))
