@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/replay/plan_bench_options.hpp"
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/simplan_options.hpp"
 #include "sim/planners/builtin_strategies.hpp"
@@ -36,39 +37,26 @@ double since(std::chrono::steady_clock::time_point t0) {
 }
 
 int body(int argc, char** argv) {
-  std::string config = std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf.yaml";
-  std::string workload_name = "resnet50", strategy = "dp", granularity = "chip";
-  std::vector<std::string> overrides, options;
-  long long batch = 256;
+  bench::PlanBenchOptions o;
+  o.config = std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf.yaml";
+  o.workload = "resnet50";
+  o.batch = 256;
+  o.strategy = "dp";
+  std::string granularity = "chip";
   CLI::App app("flow_evaluator_bench: plans a workload (training), lowers the plan and evaluates it with the closed "
                "form, the flow-level evaluator and the SimGrid replay; prints the makespans, the flow evaluator's "
                "error against the replay and the wall time of each",
                "flow_evaluator_bench");
-  app.add_option("--config", config, "Platform YAML file (default configs/torus_8pf.yaml)")->check(CLI::ExistingFile);
-  app.add_option("--set", overrides, "Platform key override KEY=VALUE, as simplan --set (repeatable)");
-  app.add_option("--workload", workload_name, "Zoo workload (default resnet50)");
-  app.add_option("--batch", batch, "Minibatch (default 256)")->check(CLI::Range(1LL, 1'000'000'000LL));
-  app.add_option("--strategy", strategy, "Planning strategy (default dp)");
-  app.add_option("--option", options, "Strategy option NAME=VALUE, as simplan --option (repeatable)");
+  o.add_to(app);
   app.add_option("--granularity", granularity, "chip (default) or core")->check(CLI::IsMember({"chip", "core"}));
-  cli::GradientSyncOptions sync;
-  cli::add_gradient_sync_options(app, sync);
   cli::parse(app, argc, argv);
+  std::printf("%s, %s granularity\n", o.describe().c_str(), granularity.c_str());
 
-  std::printf("%s training, batch %lld, %s plan, %s, %s granularity", workload_name.c_str(), batch, strategy.c_str(),
-              config.c_str(), granularity.c_str());
-  for (const auto& o : overrides) std::printf(" --set %s", o.c_str());
-  for (const auto& o : options) std::printf(" --option %s", o.c_str());
-  if (sync.order)
-    std::printf(", gradient all-reduces %s", plan::gradient_sync_order_names()[static_cast<std::size_t>(*sync.order)].c_str());
-  if (sync.bucket_bytes) std::printf(", gradient buckets of %.0f B", *sync.bucket_bytes);
-  std::printf("\n");
-
-  const topology::SystemSpec spec = topology::load_system(config, overrides);
-  const workloads::Graph workload = workloads::load_workload(workload_name, batch);
+  const topology::SystemSpec spec = topology::load_system(o.config, o.overrides);
+  const workloads::Graph workload = workloads::load_workload(o.workload, o.batch);
   plan::Plan plan = planner::builtin_strategies().make_plan(
-      strategy, planner::PlanInputs{spec, workload, workload_name, plan::Mode::training, options});
-  sync.apply_to(plan.schedule);
+      o.strategy, planner::PlanInputs{spec, workload, o.workload, plan::Mode::training, o.options});
+  o.sync.apply_to(plan.schedule);
   const topology::TopologyGraph graph(
       spec, granularity == "core" ? topology::Granularity::core : topology::Granularity::chip);
   const program::Program program = planner::lower_plan({plan, spec, workload, graph});

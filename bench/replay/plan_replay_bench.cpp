@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/replay/plan_bench_options.hpp"
 #include "bench/replay/run_in_child.hpp"
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/simplan_options.hpp"
@@ -59,17 +60,14 @@ double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-Result run_one(const std::string& config, const std::vector<std::string>& overrides, const std::string& workload_name,
-               long long batch, const std::string& strategy, const std::vector<std::string>& options,
-               const cli::GradientSyncOptions& sync,
-               replay::LoneTransfers lone, topology::Granularity granularity) {
+Result run_one(const bench::PlanBenchOptions& o, replay::LoneTransfers lone, topology::Granularity granularity) {
   Result r;
-  const topology::SystemSpec spec = topology::load_system(config, overrides);
-  const workloads::Graph workload = workloads::load_workload(workload_name, batch);
+  const topology::SystemSpec spec = topology::load_system(o.config, o.overrides);
+  const workloads::Graph workload = workloads::load_workload(o.workload, o.batch);
   auto t0 = std::chrono::steady_clock::now();
   plan::Plan plan = planner::builtin_strategies().make_plan(
-      strategy, planner::PlanInputs{spec, workload, workload_name, plan::Mode::training, options});
-  sync.apply_to(plan.schedule);
+      o.strategy, planner::PlanInputs{spec, workload, o.workload, plan::Mode::training, o.options});
+  o.sync.apply_to(plan.schedule);
   r.plan_wall_s = since(t0);
   const topology::TopologyGraph graph(spec, granularity);
   t0 = std::chrono::steady_clock::now();
@@ -96,33 +94,22 @@ Result run_one(const std::string& config, const std::vector<std::string>& overri
 
 
 int body(int argc, char** argv) {
-  std::string config = std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf.yaml";
-  std::string workload = "vgg16", strategy = "dsm", only, lone = "timed";
-  std::vector<std::string> overrides, options;
-  long long batch = 512;
+  bench::PlanBenchOptions o;
+  o.config = std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf.yaml";
+  o.workload = "vgg16";
+  o.batch = 512;
+  o.strategy = "dsm";
+  std::string only, lone = "timed";
   CLI::App app("plan_replay_bench: plans a workload (training), lowers the plan and replays it on SimGrid at chip "
                "and core granularity; prints tasks, activities, wall times, activities/s and peak memory "
                "(issue 6 targets: chip < 0.3 s, core < 3 s and < 500 MB, >= 100k activities/s)",
                "plan_replay_bench");
-  app.add_option("--config", config, "Platform YAML file (default configs/torus_8pf.yaml)")->check(CLI::ExistingFile);
-  app.add_option("--set", overrides, "Platform key override KEY=VALUE, as simplan --set (repeatable)");
-  app.add_option("--workload", workload, "Zoo workload (default vgg16)");
-  app.add_option("--batch", batch, "Minibatch (default 512)")->check(CLI::Range(1LL, 1'000'000'000LL));
-  app.add_option("--strategy", strategy, "Planning strategy (default dsm)");
-  app.add_option("--option", options, "Strategy option NAME=VALUE, as simplan --option (repeatable), e.g. tp=8 for megatron");
+  o.add_to(app);
   app.add_option("--only", only, "Only this granularity")->check(CLI::IsMember({"chip", "core"}));
   app.add_option("--lone-transfers", lone, "timed (default) or simgrid, as simrun --lone-transfers")
       ->check(CLI::IsMember({"timed", "simgrid"}));
-  cli::GradientSyncOptions sync;
-  cli::add_gradient_sync_options(app, sync);
   cli::parse(app, argc, argv);
-  std::printf("%s training, batch %lld, %s plan, %s", workload.c_str(), batch, strategy.c_str(), config.c_str());
-  for (const auto& o : overrides) std::printf(" --set %s", o.c_str());
-  for (const auto& o : options) std::printf(" --option %s", o.c_str());
-  if (sync.order)
-    std::printf(", gradient all-reduces %s", plan::gradient_sync_order_names()[static_cast<std::size_t>(*sync.order)].c_str());
-  if (sync.bucket_bytes) std::printf(", gradient buckets of %.0f B", *sync.bucket_bytes);
-  std::printf(", lone transfers %s\n", lone.c_str());
+  std::printf("%s, lone transfers %s\n", o.describe().c_str(), lone.c_str());
   const replay::LoneTransfers lone_transfers = replay::choose_lone_transfers(lone, {});
   std::printf("%-5s %9s %10s %10s %12s %12s %12s %8s %8s %8s %10s %12s %8s\n", "gran.", "tasks", "activities", "sg_comms", "predicted_s",
               "closed_s", "simulated_s", "lower_s", "setup_s", "replay_s", "total_s", "activities/s", "peak_MB");
@@ -130,7 +117,7 @@ int body(int argc, char** argv) {
   for (auto g : {topology::Granularity::chip, topology::Granularity::core}) {
     if (!only.empty() && only != topology::to_string(g)) continue;
     bool ok = false;
-    const Result r = bench::run_in_child<Result>([&] { return run_one(config, overrides, workload, batch, strategy, options, sync, lone_transfers, g); }, ok);
+    const Result r = bench::run_in_child<Result>([&] { return run_one(o, lone_transfers, g); }, ok);
     if (!ok) {
       std::printf("%-5s failed\n", topology::to_string(g).c_str());
       ++failures;

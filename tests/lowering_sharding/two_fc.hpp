@@ -23,21 +23,19 @@ inline topology::SystemSpec star(int n, const std::string& memory_bandwidth = "1
                             "  star:\n    latency: " + latency + "\n");
 }
 
-// x (1024 features) -> fc1 (1024 -> 1024) -> fc2 (1024 -> 1024), batch 64, no biases: no auxiliary
-// FLOPs. Per pass (AccPar Table 6, 2P - 1 FLOP per output): FWD 65536 x 2047 = 134,152,192;
-// BWD 65536 x 2047; UPD 1048576 x 127 = 133,169,152. Weights 1024 x 1024 x 2 B = 2,097,152 B.
-inline workloads::Graph two_fc() {
-  workloads::Graph g("two_fc");
+// x (1024 features) -> fc1 -> ... -> fcN (1024 -> 1024 each), batch 64, no biases, named `name`.
+inline workloads::Graph fc_chain(const std::string& name, int layers) {
+  workloads::Graph g(name);
   workloads::LayerSpec x;
   x.name = "x";
   x.kind = workloads::LayerKind::input;
   x.attr.shape = {1024, 1, 1};
   g.add(x);
-  for (const char* name : {"fc1", "fc2"}) {
+  for (int i = 1; i <= layers; ++i) {
     workloads::LayerSpec fc;
-    fc.name = name;
+    fc.name = "fc" + std::to_string(i);
     fc.kind = workloads::LayerKind::fc;
-    fc.inputs = {name == std::string("fc1") ? "x" : "fc1"};
+    fc.inputs = {i == 1 ? "x" : "fc" + std::to_string(i - 1)};
     fc.attr.out_channels = 1024;
     fc.attr.bias = false;
     g.add(fc);
@@ -45,6 +43,11 @@ inline workloads::Graph two_fc() {
   g.finalize(64);
   return g;
 }
+
+// x (1024 features) -> fc1 (1024 -> 1024) -> fc2 (1024 -> 1024), batch 64, no biases: no auxiliary
+// FLOPs. Per pass (AccPar Table 6, 2P - 1 FLOP per output): FWD 65536 x 2047 = 134,152,192;
+// BWD 65536 x 2047; UPD 1048576 x 127 = 133,169,152. Weights 1024 x 1024 x 2 B = 2,097,152 B.
+inline workloads::Graph two_fc() { return fc_chain("two_fc", 2); }
 
 /// A plan of the given shardings, one per layer of `g`, in `mode` (the strategy name is only a label).
 inline plan::Plan plan_of(const workloads::Graph& g, const std::vector<plan::Sharding>& shardings,

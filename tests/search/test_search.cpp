@@ -12,26 +12,7 @@ namespace partsim::search {
 namespace {
 
 // x (1024 features) -> fc1 -> fc2 -> fc3 (1024 -> 1024 each, no bias), batch 64.
-workloads::Graph three_fc() {
-  workloads::Graph g("three_fc");
-  workloads::LayerSpec x;
-  x.name = "x";
-  x.kind = workloads::LayerKind::input;
-  x.attr.shape = {1024, 1, 1};
-  g.add(x);
-  const char* names[] = {"fc1", "fc2", "fc3"};
-  for (int i = 0; i < 3; ++i) {
-    workloads::LayerSpec fc;
-    fc.name = names[i];
-    fc.kind = workloads::LayerKind::fc;
-    fc.inputs = {i == 0 ? "x" : names[i - 1]};
-    fc.attr.out_channels = 1024;
-    fc.attr.bias = false;
-    g.add(fc);
-  }
-  g.finalize(64);
-  return g;
-}
+workloads::Graph three_fc() { return fixtures::fc_chain("three_fc", 3); }
 
 // AccPar's kinds: batch, channels and 2-D (5 layouts on 4 devices; 3 fit the input layer).
 MenuKinds accpar_kinds() { return {true, true, false, true, false}; }
