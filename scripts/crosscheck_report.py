@@ -361,6 +361,40 @@ def every_run(runs):
     print()
 
 
+SEARCH = "search"  # issue 44's strategy: seeded with the papers' plans, priced by the replay's model
+
+
+def search_column(search, papers):
+    """The `search` strategy beside the papers' strategies per (platform, workload): its prediction
+    error, and its gain over dp and over the best paper strategy in the replay (either view)."""
+    if not search:
+        return
+    print("## The search strategy\n")
+    print("`search` (docs/model.md \"The `search` strategy\") starts from every paper strategy's plan and")
+    print("prices its candidates with partsim's lowering and the flow evaluator (the replay's network model),")
+    print("so it is kept out of the papers' statistics above and shown here: its error (simulated / predicted")
+    print("- 1), and *gain* = the other's simulated time / search's (above 1: search is faster). *best paper*")
+    print("is the fastest of the other strategies in the replay, planned or trusted.\n")
+    print("| platform | workload | search predicted [ms] | search simulated [ms] | error | dp [ms] | gain over dp | "
+          "best paper [ms] | best paper | gain over best |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
+    not_worse = within = 0
+    for r in sorted(search, key=lambda r: (r["config"], r["model"])):
+        others = [o for o in papers if (o["config"], o["model"]) == (r["config"], r["model"])]
+        dp = [o["simulated"] for o in others if o["strategy"] == "dp" and o["variant"] == "planned"]
+        best = min(others, key=lambda o: o["simulated"]) if others else None
+        err = r["simulated"] / r["predicted"] - 1
+        within += abs(err) <= 0.05
+        not_worse += best is None or r["simulated"] <= best["simulated"]
+        dp_cells = f"{1e3 * dp[0]:.3f} | {dp[0] / r['simulated']:.3f}x" if dp else " | "
+        best_cells = (f"{1e3 * best['simulated']:.3f} | {best['strategy']} | {best['simulated'] / r['simulated']:.3f}x"
+                      if best else " |  | ")
+        print(f"| {r['config']} | {r['model']} | {1e3 * r['predicted']:.3f} | {1e3 * r['simulated']:.3f} | "
+              f"{100 * err:+.2f} % | {dp_cells} | {best_cells} |")
+    print(f"\nsearch is at most the best paper strategy's simulated time in {not_worse} of {len(search)} pairs, and")
+    print(f"its prediction within 5 % of its simulated time in {within} of {len(search)}.\n")
+
+
 def timed_out(why):
     """A .failed line of a simplan or simrun call that `timeout` ended (exit 124)."""
     return "did not finish" in why or " exit 124" in why
@@ -492,11 +526,14 @@ def main():
     if not runs:
         not_run(skipped, failed)
         return
+    search = [r for r in runs if r["strategy"] == SEARCH]
+    runs = [r for r in runs if r["strategy"] != SEARCH]
     summary(runs)
     where_the_error_comes_from(runs)
     rankings(runs, failed)
+    search_column(search, runs)
     contention(runs)
-    every_run(runs)
+    every_run(runs + search)
     not_run(skipped, failed)
 
 

@@ -48,6 +48,12 @@ def load(work):
     return pairs
 
 
+def last_line(path):
+    """The last line a run wrote (its error), or why there is none."""
+    lines = open(path, errors="replace").read().strip().splitlines()
+    return lines[-1] if lines else "(no output: the run was stopped)"
+
+
 def ms(x):
     return "" if x is None else f"{x * 1e3:.3f}"
 
@@ -110,16 +116,12 @@ def main():
           f"{f.get('stopped_by', '')} | {chosen} | {ms(best)}{' (' + bp['origin'] + ')' if bp else ''} | "
           f"{ms(p['dp'])} | {gain_dp} | {gain_best} |")
     w("")
-    if skipped:
-        w("## Refused\n")
-        for name in skipped:
-            w(f"- {name.replace('__', ', ')}: {open(os.path.join(work, name + '.skipped')).read().strip().splitlines()[-1]}")
-        w("")
-    if failed:
-        w("## Failed\n")
-        for name in failed:
-            w(f"- {name.replace('__', ', ')}: {open(os.path.join(work, name + '.failed')).read().strip().splitlines()[-1]}")
-        w("")
+    for title, names, kind in (("Refused", skipped, ".skipped"), ("Failed", failed, ".failed")):
+        if names:
+            w(f"## {title}\n")
+            for name in names:
+                w(f"- {name.replace('__', ', ')}: {last_line(os.path.join(work, name + kind))}")
+            w("")
     print("\n".join(out))
 
 

@@ -72,6 +72,7 @@ const std::map<std::string, Case>& cases() {
       {"mcm_greedy", {kChiplets, "resnet18", 1, plan::Mode::inference, {}}},
       {"mcm_random", {kChiplets, "resnet18", 1, plan::Mode::inference, {"samples=4"}}},
       {"mcm_sa", {kChiplets, "resnet18", 1, plan::Mode::inference, {"samples=4"}}},
+      {"search", {kRoofline, "alexnet", 16, plan::Mode::training, {"families=accpar", "candidates=30", "budget_s=0"}}},
       {"mcm_rl", {kChiplets, "resnet18", 1, plan::Mode::inference, {"samples=4", "rollouts=2", "minibatches=1", "epochs=1"}}},
   };
   return c;

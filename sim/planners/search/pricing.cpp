@@ -44,11 +44,14 @@ Price Pricer::price(const Candidate& candidate) const {
 
   program::Program program;
   try {
-    const lowering::Context context{p, spec, graph_, topology};
+    const lowering::Context context{p, spec, graph_, topology, kMaxTasks};
     program = candidate.lowered_by.empty() ? lowering::lower_sharding(context)
                                            : registry_.find(candidate.lowered_by).lower(context);
   } catch (const InputError& e) {
     price.refused = e.what();
+    return price;
+  } catch (const program::TaskLimitExceeded& e) {
+    price.refused = "over " + std::to_string(e.limit()) + " tasks (the search prices no larger programs)";
     return price;
   }
   const program::TransferRoutes routes(program, topology);

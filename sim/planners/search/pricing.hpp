@@ -49,6 +49,12 @@ struct Price {
 
 class Pricer {
  public:
+  /// A candidate whose Program would hold more tasks is refused without being timed: a layer that
+  /// changes from a batch to a channel split on 1,024 chips redistributes point to point between
+  /// every pair of devices (a million transfers), which no search can afford to price. A seed over
+  /// it is refused too (logged with this reason).
+  static constexpr std::size_t kMaxTasks = 4'000'000;
+
   Pricer(const planner::StrategyRegistry& registry, const topology::SystemSpec& spec, const workloads::Graph& graph,
          EvaluatorKind evaluator);
   Price price(const Candidate& candidate) const;

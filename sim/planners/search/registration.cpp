@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <map>
 
 #include "sim/common/error.hpp"
@@ -69,59 +70,22 @@ plan::Plan seed_plan_of(const plan::Plan& p) {
 
 bool lowered_by_seed(const plan::Plan& p) { return p.family->is_object() && p.family->contains("lowered_by"); }
 
-std::vector<Candidate> plan_seeds(const planner::StrategyRegistry& registry, const planner::PlanInputs& in,
-                                  const Options& o, nlohmann::json& refusals) {
-  std::vector<plan::ScheduleDirectives> schedules;
-  if (in.schedule) schedules = {*in.schedule};
-  else if (in.mode == plan::Mode::training) schedules = schedule_variants();
-  std::vector<Candidate> seeds;
-  for (const planner::StrategyInfo& info : registry.strategies()) {
-    if (info.name == "search") continue;
-    const std::string family = family_of(info.name);
-    if (!family.empty() && !allowed(o, family)) continue;
-    plan::Plan p;
-    try {
-      // Stochastic seeds get the search's seed; deterministic ones refuse any.
-      const planner::PlanInputs seed_inputs{in.spec, in.graph, in.workload_name, in.mode, {},
-                                            info.stochastic ? in.seed : std::nullopt};
-      p = registry.make_plan(info.name, seed_inputs);
-    } catch (const InputError& e) {
-      refusals[info.name] = e.what();
-      continue;
-    }
-    if (info.lower) {
-      seeds.push_back({p, info.name, info.name});
-      continue;
-    }
-    if (schedules.empty()) {
-      seeds.push_back({p, "", info.name});
-      continue;
-    }
-    for (const plan::ScheduleDirectives& s : schedules) {
-      Candidate c{p, "", info.name};
-      c.plan.schedule.gradient_sync_order = s.gradient_sync_order;
-      c.plan.schedule.gradient_bucket_bytes = s.gradient_bucket_bytes;
-      if (in.schedule) c.plan.schedule = s;
-      seeds.push_back(std::move(c));
-    }
-  }
-  return seeds;
-}
-
 plan::Plan make_search_plan(const planner::StrategyRegistry& registry, const planner::PlanInputs& in) {
   Options o = option_bindings().read(in.resolved);
   o.seed = in.seed.value_or(1);
   o.kinds = menu_kinds(o);
   o.search_schedule = in.mode == plan::Mode::training && !in.schedule;
   const auto t0 = std::chrono::steady_clock::now();
-  nlohmann::json refusals = nlohmann::json::object();
-  const std::vector<Candidate> seeds = plan_seeds(registry, in, o, refusals);
+  std::map<std::string, std::string> refusals;
+  // A seed planner may take half the budget (the walk needs the rest).
+  const std::vector<Candidate> seeds = plan_seeds(registry, in, o.families, refusals, o.budget_s / 2);
   if (seeds.empty())
     throw InputError("strategy search: no strategy of the allowed families (" + nlohmann::json(o.families).dump() +
-                     ") plans this platform and workload: " + refusals.dump());
+                     ") plans this platform and workload: " + nlohmann::json(refusals).dump());
   const double seeding_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   SearchOptions walk = o;
-  if (walk.budget_s > 0) walk.budget_s = std::max(0.0, walk.budget_s - seeding_s);
+  // What the seeds left of the budget (at least a moment: 0 would mean no limit).
+  if (walk.budget_s > 0) walk.budget_s = std::max(1e-9, walk.budget_s - seeding_s);
   const Pricer pricer(registry, in.spec, in.graph, o.evaluator);
   const SearchResult r = run_search(seeds, pricer, in.graph, in.spec.device_count(), in.mode, walk, in.progress);
 
@@ -136,7 +100,7 @@ plan::Plan make_search_plan(const planner::StrategyRegistry& registry, const pla
                            {"stopped_by", r.stopped_by},
                            {"seeding_s", seeding_s},
                            {"elapsed_s", seeding_s + r.elapsed_s}};
-  if (!refusals.empty()) family["refused"] = refusals;
+  if (!refusals.empty()) family["refused"] = nlohmann::json(refusals);
   if (!r.best.lowered_by.empty()) {
     family["lowered_by"] = r.best.lowered_by;
     family["seed_family"] = *r.best.plan.family;
@@ -175,6 +139,56 @@ std::string family_of(const std::string& strategy) {
       {"megatron", "megatron"}};
   const auto it = families.find(strategy);
   return it == families.end() ? "" : it->second;
+}
+
+// A seed planner that bounds its own work up front gets the bound `seconds` allow: DeePa's
+// xfer_limit counts the link-load updates its eq. 1 precomputation would make (3-7 ns of CPU each,
+// docs/model.md "DeePa"); at 5 ns each. A plan over it is refused at once, and listed as refused.
+std::vector<std::string> seed_options(const std::string& strategy, double seconds) {
+  if (strategy != "deepa" || seconds <= 0) return {};
+  char limit[64];
+  std::snprintf(limit, sizeof limit, "xfer_limit=%.6g", seconds / 5e-9);
+  return {limit};
+}
+
+std::vector<Candidate> plan_seeds(const planner::StrategyRegistry& registry, const planner::PlanInputs& in,
+                                  const std::vector<std::string>& families, std::map<std::string, std::string>& refusals,
+                                  double seed_seconds) {
+  std::vector<plan::ScheduleDirectives> schedules;
+  if (in.schedule) schedules = {*in.schedule};
+  else if (in.mode == plan::Mode::training) schedules = schedule_variants();
+  std::vector<Candidate> seeds;
+  for (const planner::StrategyInfo& info : registry.strategies()) {
+    if (info.name == "search") continue;
+    const std::string family = family_of(info.name);
+    if (!family.empty() && std::find(families.begin(), families.end(), family) == families.end()) continue;
+    plan::Plan p;
+    try {
+      // Stochastic seeds get the search's seed; deterministic ones refuse any.
+      const planner::PlanInputs seed_inputs{in.spec, in.graph, in.workload_name, in.mode, seed_options(info.name, seed_seconds),
+                                            info.stochastic ? in.seed : std::nullopt};
+      p = registry.make_plan(info.name, seed_inputs);
+    } catch (const InputError& e) {
+      refusals[info.name] = e.what();
+      continue;
+    }
+    if (info.lower) {
+      seeds.push_back({p, info.name, info.name});
+      continue;
+    }
+    if (schedules.empty()) {
+      seeds.push_back({p, "", info.name});
+      continue;
+    }
+    for (const plan::ScheduleDirectives& s : schedules) {
+      Candidate c{p, "", info.name};
+      c.plan.schedule.gradient_sync_order = s.gradient_sync_order;
+      c.plan.schedule.gradient_bucket_bytes = s.gradient_bucket_bytes;
+      if (in.schedule) c.plan.schedule = s;
+      seeds.push_back(std::move(c));
+    }
+  }
+  return seeds;
 }
 
 void register_strategies(planner::StrategyRegistry& registry, const planner::StrategyRegistry& (*seeds_from)()) {

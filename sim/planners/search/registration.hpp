@@ -6,7 +6,12 @@
 // closed_form_s, candidates, seeds_priced, stopped_by, elapsed_s}. The search log (every candidate
 // priced) is written next to the plan by simplan (PlanInputs::side_file, "search.csv").
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "sim/planners/registry.hpp"
+#include "sim/planners/search/pricing.hpp"
 
 namespace partsim::search {
 
@@ -16,5 +21,15 @@ void register_strategies(planner::StrategyRegistry& registry, const planner::Str
 
 /// The planner family a strategy belongs to, for the `families` option ("" for one outside them).
 std::string family_of(const std::string& strategy);
+
+/// The seeds of a search: every strategy of `registry` but `search` whose family is in `families`
+/// (strategies outside the families always), planned with its defaults; a plan on the shared
+/// lowering once per gradient schedule (schedule_variants(), or the user's `in.schedule`), a plan
+/// with a lowering of its own once. A strategy that refuses goes into `refusals` with its message.
+/// `seed_seconds` (0: none): a seed planner that bounds its own work up front (deepa's xfer_limit)
+/// is held to about that many seconds.
+std::vector<Candidate> plan_seeds(const planner::StrategyRegistry& registry, const planner::PlanInputs& in,
+                                  const std::vector<std::string>& families, std::map<std::string, std::string>& refusals,
+                                  double seed_seconds = 0);
 
 }  // namespace partsim::search

@@ -14,6 +14,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+std::string gib(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g GiB", bytes / (1024.0 * 1024 * 1024));
+  return text;
+}
+
 // A candidate's identity for the memo: every layer's sharding and the schedule.
 std::string key_of(const plan::Plan& p) {
   std::string key;
@@ -66,8 +72,15 @@ class Walk {
   SearchResult run() {
     for (const Candidate& seed : seeds_) consider(seed, "seed", seed.plan.strategy);
     if (!has_best_) start_from_layouts();
-    if (!has_best_)
-      throw InputError("strategy search: no seed plan and no layout of the menu fits the platform's memory or its lowering");
+    if (!has_best_) {
+      std::string least;
+      if (least_memory_)
+        least = " (the least any plan needed: " + gib(least_memory_->per_device_bytes) + " on a device" +
+                (least_memory_->device.empty() ? "" : " (" + least_memory_->device + ")") + " of " +
+                gib(least_memory_->capacity_bytes) + ")";
+      throw InputError("strategy search: no seed plan and no layout of the menu fits the platform's memory" + least +
+                       (refusal_.empty() ? "" : "; the lowering refused: " + refusal_));
+    }
     while (true) {
       if (o_.candidates > 0 && result_.candidates >= o_.candidates) {
         result_.stopped_by = "candidates";
@@ -121,6 +134,10 @@ class Walk {
     }
     misses_ = 0;
     const Price price = pricer_.price(c);
+    if (o_.on_priced) o_.on_priced(c, price);
+    if (price.memory && price.refused.empty() && (!least_memory_ || price.memory->per_device_bytes < least_memory_->per_device_bytes))
+      least_memory_ = price.memory;
+    if (!price.refused.empty() && refusal_.empty()) refusal_ = price.refused;
     LogRow row;
     row.index = static_cast<long long>(result_.log.size());
     row.move = seed ? "seed" : move;
@@ -227,6 +244,8 @@ class Walk {
   long long since_best_ = 0;
   long long misses_ = 0;
   bool has_best_ = false;
+  std::optional<plan::MemoryUse> least_memory_;  // the candidate that needed the least memory
+  std::string refusal_;                          // the first reason the lowering gave
   SearchResult result_;
 };
 

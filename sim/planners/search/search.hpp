@@ -26,6 +26,7 @@
 // with candidates=N reproduces the plan exactly.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,9 @@ struct SearchOptions {
   MenuKinds kinds;                // which layouts the menu holds (the `families` option)
   bool search_schedule = true;    // schedule moves (off in inference and when the user fixed it)
   std::uint64_t seed = 1;
+  /// Called with every candidate priced, seeds included (bench/search/search_rank_bench.cpp replays a
+  /// sample of them); empty: nothing is called.
+  std::function<void(const Candidate&, const Price&)> on_priced;
 };
 
 /// One priced candidate, in the order priced (the search log, search_log.hpp).
