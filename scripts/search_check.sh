@@ -14,11 +14,13 @@
 #   PARTSIM_SEARCH_OPTIONS  extra simplan arguments (e.g. "--option budget_s=20 --seed 2")
 #   PARTSIM_SEARCH_OUT      the report (default docs/search.md)
 #   PARTSIM_JOBS            pairs at a time (default 1: the search's wall time is part of the result)
+#   PARTSIM_SKIP_BUILD=1    use BUILD_DIR/bin/simplan and simrun as they are (a copy, while the build
+#                           directory is rebuilt)
 set -euo pipefail
 . "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 source "$(dirname "$0")/reproduce_common.sh"
 build=${1:-build}
-build_targets "$build" simplan simrun
+if [ "${PARTSIM_SKIP_BUILD:-0}" != 1 ]; then build_targets "$build" simplan simrun; fi
 export simplan="$build/bin/simplan" simrun="$build/bin/simrun"
 export batch=${PARTSIM_SEARCH_BATCH:-512}
 export extra=${PARTSIM_SEARCH_OPTIONS:-}

@@ -168,7 +168,7 @@ std::vector<Candidate> plan_seeds(const planner::StrategyRegistry& registry, con
       const planner::PlanInputs seed_inputs{in.spec, in.graph, in.workload_name, in.mode, seed_options(info.name, seed_seconds),
                                             info.stochastic ? in.seed : std::nullopt};
       p = registry.make_plan(info.name, seed_inputs);
-    } catch (const InputError& e) {
+    } catch (const Error& e) {  // a refusal (InputError), or a strategy that cannot run here (mcm_rl without its plugin)
       refusals[info.name] = e.what();
       continue;
     }
