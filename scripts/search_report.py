@@ -94,6 +94,10 @@ def main():
         w(f"| prediction within 5 % of its simulation | {within} of {len(pairs)} (max {max(errors) * 100:.4f} %) |")
         w(f"| search wall time, s: min / median / max | {walls[0]:.1f} / {statistics.median(walls):.1f} / {walls[-1]:.1f} |")
         w(f"| search within 60 s | {sum(1 for x in walls if x <= 60)} of {len(pairs)} |")
+        edges = (10, 20, 30, 40, 50, 60)
+        counts = [sum(1 for x in walls if lo < x <= hi) for lo, hi in zip((0,) + edges, edges)]
+        w("| search wall time, pairs per bin | " + ", ".join(f"{lo}-{hi} s: {c}" for lo, hi, c in zip((0,) + edges, edges, counts)) +
+          f", over 60 s: {sum(1 for x in walls if x > 60)} |")
         gains = [p["dp"] / p["simulated"] for p in pairs if p["dp"]]
         if gains:
             w(f"| gain over dp (dp / search), geometric mean | {statistics.geometric_mean(gains):.3f}x (max {max(gains):.3f}x) |")

@@ -93,6 +93,21 @@ class CrosscheckReport(unittest.TestCase):
         self.assertIn("**h**", not_accepted)
         self.assertNotIn("**g**", not_accepted)
 
+    def test_search_is_kept_out_of_the_rankings_and_compared_in_its_own_column(self):
+        # vgg16: search simulated 1.20 s (predicted 1.20): no dp, the best paper strategy is d at
+        # 1.34 s (gain 1.34 / 1.20 = 1.117x). resnet50: dp 0.912 s in the replay (before y 1.00 and
+        # x 1.02), search 0.96 s predicted 1.00 (error -4.00 %, within 5 %; gain 0.912 / 0.96 = 0.950x).
+        self.write_run("torus__search__vgg16__planned", 1.20, 1.20, 1.20)
+        self.write_run("torus__dp__resnet50__planned", 0.912, 0.912, 0.912)
+        self.write_run("torus__search__resnet50__planned", 1.00, 0.96, 0.96)
+        out = self.report()
+        self.assertIn("| torus | vgg16 | 1200.000 | 1200.000 | +0.00 % |  |  | 1340.000 | d | 1.117x |", out)
+        self.assertIn("| torus | resnet50 | 1000.000 | 960.000 | -4.00 % | 912.000 | 0.950x | 912.000 | dp | 0.950x |", out)
+        self.assertIn("search is at most the best paper strategy's simulated time in 1 of 2 pairs", out)
+        self.assertIn("its prediction within 5 % of its simulated time in 2 of 2.", out)
+        # The papers' rankings do not list search.
+        self.assertIn("| torus | vgg16 | a < c < b < d | **no** |", out)
+
     def test_a_timeout_is_said_as_one(self):
         self.assertIn("torus e gnmt (planned): `simrun did not finish within PARTSIM_CROSSCHECK_TIMEOUT (timeout, exit 124)`",
                       self.report())
