@@ -125,7 +125,8 @@ class Walk {
     }
   }
 
-  // Prices a candidate not priced before; logs it; returns whether it became the current one.
+  // Prices a candidate not priced before, logs it, and keeps it as the best, the best the walk can
+  // change and the walk's current one where it is.
   void consider(const Candidate& c, const std::string& move, const std::string& origin) {
     const bool seed = move == "seed";
     if (c.lowered_by.empty() && !memo_.insert(key_of(c.plan)).second) {
@@ -164,9 +165,10 @@ class Walk {
           best_mutable_s_ = price.predicted_s;
           since_best_ = 0;
         }
+        // Seeds: the walk starts from the cheapest. Moves: Metropolis-Hastings (file comment).
         const bool accept = !current_ || price.predicted_s < current_s_ ||
                             (!seed && uniform() < std::exp(-(price.predicted_s - current_s_) / (o_.temperature * current_s_)));
-        if (accept && (!seed || !current_ || price.predicted_s < current_s_)) {
+        if (accept) {
           current_ = c;
           current_s_ = price.predicted_s;
           row.accepted = true;
