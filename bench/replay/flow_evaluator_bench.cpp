@@ -5,7 +5,7 @@
 // wall time.
 //
 // Usage: flow_evaluator_bench [--config FILE] [--set KEY=VALUE ...] [--workload NAME] [--batch B] [--strategy S]
-//                             [--option NAME=VALUE ...] [--granularity chip|core]
+//                             [--option NAME=VALUE ...] [--granularity chip|core] [--coalesce R]
 //                             [--gradient-sync-order concurrent|in_order] [--gradient-bucket SIZE]
 //        flow_evaluator_bench --help
 
@@ -49,6 +49,9 @@ int body(int argc, char** argv) {
                "flow_evaluator_bench");
   o.add_to(app);
   app.add_option("--granularity", granularity, "chip (default) or core")->check(CLI::IsMember({"chip", "core"}));
+  double coalesce = 0;
+  app.add_option("--coalesce", coalesce, "the flow evaluator's coalescing of completions, relative (default 0: exact)")
+      ->check(CLI::Range(0.0, 1.0));
   cli::parse(app, argc, argv);
   std::printf("%s, %s granularity\n", o.describe().c_str(), granularity.c_str());
 
@@ -68,7 +71,7 @@ int body(int argc, char** argv) {
   const program::Evaluation closed = program::ClosedFormEvaluator(routes).evaluate(program);
   const double closed_wall = since(t0);
   t0 = std::chrono::steady_clock::now();
-  const program::Evaluation flow = program::FlowEvaluator(routes, graph).evaluate(program);
+  const program::Evaluation flow = program::FlowEvaluator(routes, graph, coalesce).evaluate(program);
   const double flow_wall = since(t0);
   replay::SimGridEvaluator simgrid(graph);
   t0 = std::chrono::steady_clock::now();

@@ -70,8 +70,9 @@ using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<T>>;
 class FlowRun {
  public:
   FlowRun(const Program& program, const TransferRoutes& routes, const std::vector<double>& link_bandwidth,
-          const std::vector<double>& pair_latency)
-      : tasks_(program.tasks()),
+          const std::vector<double>& pair_latency, double coalesce)
+      : coalesce_(coalesce),
+        tasks_(program.tasks()),
         routes_(routes),
         bandwidth_(link_bandwidth),
         pair_latency_(pair_latency),
@@ -102,27 +103,29 @@ class FlowRun {
     start_ready();
     resolve();
     for (;;) {
-      while (!completions_.empty() && stale(completions_.front())) pop_completion();
-      double t = std::numeric_limits<double>::infinity();
-      if (!timers_.empty()) t = timers_.top().time;
-      if (!completions_.empty()) t = std::min(t, completions_.front().time);
+      const double t = next_event_time();
       if (!std::isfinite(t)) break;
-      now_ = t;
-      // Every event at this time, then one re-solve for all the flows they started or ended.
-      while (!timers_.empty() && timers_.top().time <= now_) {
-        const Timer timer = timers_.top();
-        timers_.pop();
-        if (timer.what == OnTimer::end_task)
-          complete(timer.task);
-        else
-          start_flow(timer.task);
+      // Every event up to the horizon, each at its own time, then one re-solve for all the flows
+      // they started or ended. Without coalescing the horizon is the first event's time: the
+      // events at that time. With it, flows in flight keep their rates until the horizon (a freed
+      // share waits at most coalesce_ x t to be handed on), so the time is at worst a little late.
+      const double horizon = t * (1 + coalesce_);
+      for (double next = t; next <= horizon; next = next_event_time()) {
+        now_ = next;
+        if (!timers_.empty() && timers_.top().time <= now_) {  // timers first at equal times
+          const Timer timer = timers_.top();
+          timers_.pop();
+          if (timer.what == OnTimer::end_task)
+            complete(timer.task);
+          else
+            start_flow(timer.task);
+        } else {
+          const Completion c = completions_.front();
+          pop_completion();
+          finish_flow(c.slot);
+        }
+        start_ready();
       }
-      while (!completions_.empty() && completions_.front().time <= now_) {
-        const Completion c = completions_.front();
-        pop_completion();
-        if (!stale(c)) finish_flow(c.slot);
-      }
-      start_ready();
       resolve();
     }
     if (done_ != n)
@@ -133,6 +136,16 @@ class FlowRun {
   }
 
  private:
+  // The time of the next timer or live completion (stale completion entries are dropped); infinity
+  // when there is none.
+  double next_event_time() {
+    while (!completions_.empty() && stale(completions_.front())) pop_completion();
+    double t = std::numeric_limits<double>::infinity();
+    if (!timers_.empty()) t = timers_.top().time;
+    if (!completions_.empty()) t = std::min(t, completions_.front().time);
+    return t;
+  }
+
   bool stale(const Completion& c) const {
     const Flow& f = flows_[static_cast<std::size_t>(c.slot)];
     return f.links == nullptr || f.task != c.task || f.version != c.version;
@@ -344,6 +357,7 @@ class FlowRun {
     return false;
   }
 
+  const double coalesce_;  // relative (FlowEvaluator's constructor)
   const TaskList& tasks_;
   const TransferRoutes& routes_;
   const std::vector<double>& bandwidth_;
@@ -377,7 +391,9 @@ class FlowRun {
 
 }  // namespace
 
-FlowEvaluator::FlowEvaluator(const TransferRoutes& routes, const topology::TopologyGraph& graph) : routes_(routes) {
+FlowEvaluator::FlowEvaluator(const TransferRoutes& routes, const topology::TopologyGraph& graph, double coalesce)
+    : routes_(routes), coalesce_(coalesce) {
+  if (!(coalesce >= 0)) throw Error("flow evaluator: coalesce must be >= 0");
   link_bandwidth_.reserve(static_cast<std::size_t>(graph.link_count()));
   for (const auto& link : graph.links()) link_bandwidth_.push_back(link.bandwidth);
   pair_latency_.reserve(routes.pair_count());
@@ -388,7 +404,7 @@ Evaluation FlowEvaluator::evaluate(const Program& program) {
   if (routes_.task_count() != program.size())
     throw Error("flow evaluator: the routes were resolved for " + std::to_string(routes_.task_count()) +
                 " tasks, not this Program's " + std::to_string(program.size()));
-  return FlowRun(program, routes_, link_bandwidth_, pair_latency_).run();
+  return FlowRun(program, routes_, link_bandwidth_, pair_latency_, coalesce_).run();
 }
 
 }  // namespace partsim::program

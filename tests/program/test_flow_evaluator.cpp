@@ -186,3 +186,25 @@ TEST(FlowEvaluator, RefusesAnotherProgram) {
   Program other;
   EXPECT_THROW(eval.evaluate(other), Error);
 }
+
+TEST(FlowEvaluator, CoalescingHandsAFreedShareOnAtTheWindowsLastEvent) {
+  const topology::TopologyGraph g(test::unidirectional_ring(4));
+  Program p;
+  const int l = p.add_layer("l");
+  const int small = p.add_transfer(l, Pass::fwd, "small", dev(0), dev(1), 1e6, {});
+  const int big = p.add_transfer(l, Pass::fwd, "big", dev(0), dev(1), 3e6, {});
+  // Alone on d2 -> d3: 1 us + 2,001,000 B / 10 GB/s = 201.1 us, 0.1 us after `small`.
+  const int other = p.add_transfer(l, Pass::fwd, "other", dev(2), dev(3), 2'001'000, {});
+  const TransferRoutes routes(p, g);
+  const Evaluation exact = FlowEvaluator(routes, g).evaluate(p);
+  EXPECT_NEAR(exact.tasks[at(big)].finish, 401e-6, 1e-15);
+  // With coalesce 1e-3 the events up to 201 us x 1.001 = 201.201 us go together: `small` ends at
+  // 201 us and `other` at 201.1 us, each at its own time, and the rates are re-solved at 201.1 us.
+  // `big` sent at 5 GB/s until then: 2 MB - 0.1 us x 5 GB/s = 1,999,500 B left, alone at 10 GB/s:
+  // 199.95 us more, 401.05 us (0.05 us late).
+  const Evaluation coalesced = FlowEvaluator(routes, g, 1e-3).evaluate(p);
+  EXPECT_DOUBLE_EQ(coalesced.tasks[at(small)].finish, 201e-6);
+  EXPECT_NEAR(coalesced.tasks[at(other)].finish, 201.1e-6, 1e-15);
+  EXPECT_NEAR(coalesced.tasks[at(big)].finish, 401.05e-6, 1e-15);
+  EXPECT_THROW(FlowEvaluator(routes, g, -1), Error);
+}

@@ -19,10 +19,11 @@ EvaluatorKind evaluator_from_name(const std::string& name) {
 std::string to_string(EvaluatorKind kind) { return kind == EvaluatorKind::flow ? "flow" : "closed"; }
 
 Pricer::Pricer(const planner::StrategyRegistry& registry, const topology::SystemSpec& spec, const workloads::Graph& graph,
-               EvaluatorKind evaluator)
-    : registry_(registry), spec_(spec), graph_(graph), evaluator_(evaluator), topology_(spec, topology::Granularity::chip) {}
+               EvaluatorKind evaluator, double coalesce)
+    : registry_(registry), spec_(spec), graph_(graph), evaluator_(evaluator), coalesce_(coalesce),
+      topology_(spec, topology::Granularity::chip) {}
 
-Price Pricer::price(const Candidate& candidate) const {
+Price Pricer::price(const Candidate& candidate, double prune_at) const {
   Price price;
   const plan::Plan& p = candidate.plan;
   // A plan that configures devices (MARS designs) runs on the platform as configured.
@@ -57,11 +58,16 @@ Price Pricer::price(const Candidate& candidate) const {
   const program::TransferRoutes routes(program, topology);
   const program::Evaluation closed = program::ClosedFormEvaluator(routes).evaluate(program);
   price.closed_s = closed.makespan_s;
+  if (evaluator_ == EvaluatorKind::flow && closed.makespan_s >= prune_at) {
+    price.pruned = true;
+    price.predicted_s = closed.makespan_s;
+    return price;
+  }
   if (evaluator_ == EvaluatorKind::closed) {
     price.predicted_s = closed.makespan_s;
     price.spans = program::layer_pass_spans(program, closed);
   } else {
-    const program::Evaluation flow = program::FlowEvaluator(routes, topology).evaluate(program);
+    const program::Evaluation flow = program::FlowEvaluator(routes, topology, coalesce_).evaluate(program);
     price.predicted_s = flow.makespan_s;
     price.spans = program::layer_pass_spans(program, flow);
   }

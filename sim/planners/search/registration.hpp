@@ -24,8 +24,8 @@ std::string family_of(const std::string& strategy);
 
 /// The seeds of a search: every strategy of `registry` but `search` whose family is in `families`
 /// (strategies outside the families always), planned with its defaults; a plan on the shared
-/// lowering once per gradient schedule (schedule_variants(), or the user's `in.schedule`), a plan
-/// with a lowering of its own once. A strategy that refuses goes into `refusals` with its message.
+/// lowering with two gradient schedules (concurrent, and in_order with 25 MB buckets: the
+/// cross-check's) or the user's `in.schedule`, a plan with a lowering of its own once. A strategy that refuses goes into `refusals` with its message.
 /// `seed_seconds` (0: none): a seed planner that bounds its own work up front (deepa's xfer_limit)
 /// is held to about that many seconds.
 std::vector<Candidate> plan_seeds(const planner::StrategyRegistry& registry, const planner::PlanInputs& in,

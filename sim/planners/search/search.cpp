@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <cmath>
 #include <random>
 #include <unordered_set>
@@ -70,7 +71,21 @@ class Walk {
         start_(Clock::now()) {}
 
   SearchResult run() {
-    for (const Candidate& seed : seeds_) consider(seed, "seed", seed.plan.strategy);
+    for (const Candidate& seed : seeds_) {
+      if (o_.budget_s > 0 && elapsed() >= o_.budget_s) {  // the budget is spent: the other seeds are not priced
+        LogRow row;
+        row.index = static_cast<long long>(result_.log.size());
+        row.move = "seed";
+        row.origin = seed.origin;
+        row.schedule = schedule_label(seed.plan.schedule);
+        row.best_s = has_best_ ? result_.best_price.predicted_s : 0;
+        row.elapsed_s = elapsed();
+        row.note = "not priced: the budget was spent";
+        result_.log.push_back(std::move(row));
+        continue;
+      }
+      consider(seed, "seed", seed.plan.strategy);
+    }
     if (!has_best_) start_from_layouts();
     if (!has_best_) {
       std::string least;
@@ -110,6 +125,20 @@ class Walk {
   std::size_t draw(std::size_t n) { return static_cast<std::size_t>(rng_() % n); }
   double uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
 
+  // The price a candidate must stay under to matter; at or over it the flow evaluator is not run
+  // (Pricer::price: the closed form is a lower bound of it). A seed on the shared lowering must beat
+  // the best such seed (the walk starts from it), one with a lowering of its own the best of all. A
+  // move must stay under the current price x (1 + 5 T): above it the walk would accept it with
+  // probability under exp(-5), 0.7 %, and it cannot be the best.
+  double prune_at(const Candidate& c, bool seed) const {
+    constexpr double kNone = std::numeric_limits<double>::infinity();
+    if (seed) {
+      if (c.lowered_by.empty()) return best_mutable_ ? best_mutable_s_ : kNone;
+      return has_best_ ? result_.best_price.predicted_s : kNone;
+    }
+    return current_ ? current_s_ * (1 + 5 * o_.temperature) : kNone;
+  }
+
   // No seed usable (all over memory, say): the walk starts from each one-layout plan in turn.
   void start_from_layouts() {
     if (seeds_.empty()) return;
@@ -134,7 +163,7 @@ class Walk {
       return;
     }
     misses_ = 0;
-    const Price price = pricer_.price(c);
+    const Price price = pricer_.price(c, prune_at(c, seed));
     if (o_.on_priced) o_.on_priced(c, price);
     if (price.memory && price.refused.empty() && (!least_memory_ || price.memory->per_device_bytes < least_memory_->per_device_bytes))
       least_memory_ = price.memory;
@@ -147,7 +176,10 @@ class Walk {
     row.predicted_s = price.predicted_s;
     row.closed_s = price.closed_s;
     row.usable = price.usable();
-    row.note = !price.refused.empty() ? "refused: " + price.refused : !price.fits ? "over memory" : "";
+    row.note = !price.refused.empty() ? "refused: " + price.refused
+               : !price.fits              ? "over memory"
+               : price.pruned             ? "pruned: its closed form (predicted_s) cannot win"
+                                          : "";
     if (!seed) ++result_.candidates;
     ++since_best_;
     if (row.usable) {
