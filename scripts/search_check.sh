@@ -16,6 +16,7 @@
 #   PARTSIM_JOBS            pairs at a time (default 1: the search's wall time is part of the result)
 #   PARTSIM_SKIP_BUILD=1    use BUILD_DIR/bin/simplan and simrun as they are (a copy, while the build
 #                           directory is rebuilt)
+#   PARTSIM_SEARCH_RESUME=1 keep BUILD_DIR/search_check and run only the pairs it has no result for
 set -euo pipefail
 . "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 source "$(dirname "$0")/reproduce_common.sh"
@@ -27,13 +28,16 @@ export extra=${PARTSIM_SEARCH_OPTIONS:-}
 models=(${PARTSIM_SEARCH_MODELS:-alexnet vgg16 resnet50 inception_v3 gnmt bert_large})
 configs=(${PARTSIM_SEARCH_CONFIGS:-$(for f in configs/*.yaml; do basename "$f" .yaml; done)})
 export work="$build/search_check"
-rm -rf "$work"
+[ "${PARTSIM_SEARCH_RESUME:-0}" = 1 ] || rm -rf "$work"
 mkdir -p "$work"
 
 # pair CONFIG MODEL: leaves NAME.plan.json, NAME.plan.search.csv (the search log), NAME.results.json, NAME.wall and NAME.log,
 # or NAME.skipped (simplan refused: exit 2) or NAME.failed.
 pair() {
   local config=$1 model=$2 name="$1__$2" rc=0 t0 t1
+  if [ -f "$work/$name.results.json" ] || [ -f "$work/$name.skipped" ] || [ -f "$work/$name.failed" ]; then
+    echo "kept    $name"; return 0
+  fi
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086
   "$simplan" --config "configs/$config.yaml" --workload "$model" --batch "$batch" --strategy search $extra \

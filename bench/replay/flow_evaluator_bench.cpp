@@ -37,11 +37,7 @@ double since(std::chrono::steady_clock::time_point t0) {
 }
 
 int body(int argc, char** argv) {
-  bench::PlanBenchOptions o;
-  o.config = std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf.yaml";
-  o.workload = "resnet50";
-  o.batch = 256;
-  o.strategy = "dp";
+  bench::PlanBenchOptions o("torus_8pf.yaml", "resnet50", 256, "dp");
   std::string granularity = "chip";
   CLI::App app("flow_evaluator_bench: plans a workload (training), lowers the plan and evaluates it with the closed "
                "form, the flow-level evaluator and the SimGrid replay; prints the makespans, the flow evaluator's "

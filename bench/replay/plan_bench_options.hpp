@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/cli/simplan_options.hpp"
@@ -14,6 +15,11 @@
 namespace partsim::bench {
 
 struct PlanBenchOptions {
+  /// The defaults a benchmark runs with: a platform file under configs/, a workload, batch, strategy.
+  PlanBenchOptions(const std::string& config_name, std::string workload_, long long batch_, std::string strategy_)
+      : config(std::string(PARTSIM_SOURCE_DIR) + "/configs/" + config_name), workload(std::move(workload_)),
+        batch(batch_), strategy(std::move(strategy_)) {}
+
   std::string config;                      // platform YAML
   std::vector<std::string> overrides;      // --set KEY=VALUE
   std::string workload;

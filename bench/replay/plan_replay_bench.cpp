@@ -94,11 +94,7 @@ Result run_one(const bench::PlanBenchOptions& o, replay::LoneTransfers lone, top
 
 
 int body(int argc, char** argv) {
-  bench::PlanBenchOptions o;
-  o.config = std::string(PARTSIM_SOURCE_DIR) + "/configs/torus_8pf.yaml";
-  o.workload = "vgg16";
-  o.batch = 512;
-  o.strategy = "dsm";
+  bench::PlanBenchOptions o("torus_8pf.yaml", "vgg16", 512, "dsm");
   std::string only, lone = "timed";
   CLI::App app("plan_replay_bench: plans a workload (training), lowers the plan and replays it on SimGrid at chip "
                "and core granularity; prints tasks, activities, wall times, activities/s and peak memory "

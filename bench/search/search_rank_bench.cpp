@@ -69,11 +69,7 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 int body(int argc, char** argv) {
-  bench::PlanBenchOptions o;
-  o.config = std::string(PARTSIM_SOURCE_DIR) + "/configs/p100_4node.yaml";
-  o.workload = "vgg16";
-  o.batch = 512;
-  o.strategy = "search";
+  bench::PlanBenchOptions o("p100_4node.yaml", "alexnet", 512, "search");
   long long candidates = 300, sample = 40;
   std::uint64_t seed = 1;
   CLI::App app("search_rank_bench: one search's candidates, a sample of them replayed on SimGrid: Spearman's rank "

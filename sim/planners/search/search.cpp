@@ -147,6 +147,7 @@ class Walk {
       if (s.lowered_by.empty()) base = &s;
     if (base == nullptr) return;
     for (const Layout& layout : layouts_) {
+      if (o_.budget_s > 0 && elapsed() >= o_.budget_s) return;
       Candidate c = *base;
       for (std::size_t v = 0; v < c.plan.layers.size(); ++v)
         if (auto s = realize(layout, graph_.layers()[v], graph_.batch())) c.plan.layers[v].sharding = *s;
