@@ -112,6 +112,22 @@ TEST(Search, NeverKeepsAPlanOverMemory) {
   for (const LogRow& row : r.log) EXPECT_TRUE(row.usable || !row.accepted) << "row " << row.index;
 }
 
+TEST(Search, ASpentBudgetStillPricesSeedsUntilOneIsUsable) {
+  Fixture f;
+  SearchOptions o;
+  o.budget_s = 1e-9;  // spent before the first seed
+  o.kinds = accpar_kinds();
+  Candidate second = f.data_parallel();
+  second.plan.schedule = schedule_variants()[1];
+  const SearchResult r = run_search({f.data_parallel(), second}, f.pricer, f.graph, 4, plan::Mode::training, o);
+  EXPECT_TRUE(r.best_price.usable());
+  EXPECT_EQ(r.stopped_by, "budget");
+  EXPECT_EQ(r.candidates, 0);
+  ASSERT_EQ(r.log.size(), 2u);  // the first seed priced, the second logged as not priced
+  EXPECT_TRUE(r.log[0].usable);
+  EXPECT_EQ(r.log[1].note, "not priced: the budget was spent");
+}
+
 TEST(SearchLog, OneLinePerCandidateWithItsNoteQuoted) {
   LogRow row;
   row.index = 3;

@@ -72,7 +72,7 @@ class Walk {
 
   SearchResult run() {
     for (const Candidate& seed : seeds_) {
-      if (o_.budget_s > 0 && elapsed() >= o_.budget_s) {  // the budget is spent: the other seeds are not priced
+      if (spent() && has_best_) {  // the budget is spent: the other seeds are not priced
         LogRow row;
         row.index = static_cast<long long>(result_.log.size());
         row.move = "seed";
@@ -101,7 +101,7 @@ class Walk {
         result_.stopped_by = "candidates";
         break;
       }
-      if (o_.budget_s > 0 && elapsed() >= o_.budget_s) {
+      if (spent()) {
         result_.stopped_by = "budget";
         break;
       }
@@ -122,6 +122,9 @@ class Walk {
 
  private:
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  // Whether the time budget is spent. Seeds (and, without a usable seed, the one-layout plans) are
+  // still priced past it until one is usable: the search always returns a plan if any fits.
+  bool spent() const { return o_.budget_s > 0 && elapsed() >= o_.budget_s; }
   std::size_t draw(std::size_t n) { return static_cast<std::size_t>(rng_() % n); }
   double uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
 
@@ -147,7 +150,7 @@ class Walk {
       if (s.lowered_by.empty()) base = &s;
     if (base == nullptr) return;
     for (const Layout& layout : layouts_) {
-      if (o_.budget_s > 0 && elapsed() >= o_.budget_s) return;
+      if (spent() && has_best_) return;
       Candidate c = *base;
       for (std::size_t v = 0; v < c.plan.layers.size(); ++v)
         if (auto s = realize(layout, graph_.layers()[v], graph_.batch())) c.plan.layers[v].sharding = *s;
