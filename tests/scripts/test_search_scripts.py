@@ -71,11 +71,22 @@ class Scripts(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         out = r.stdout
         self.assertIn("**1 pairs planned and replayed, 1 refused, 0 failed.**", out)
-        self.assertIn("| search simulated <= best strategy | 1 of 1 |", out)
+        self.assertIn("| search simulated <= best strategy (pairs where a strategy plans) | 1 of 1 |", out)
         self.assertIn("| search wall time, pairs per bin | 0-10 s: 0, 10-20 s: 1,", out)
         self.assertIn("| torus | vgg16 | 16.000 | 16.000 | +0.00 % | 12.5 | 3 | candidates | dp, concurrent | 24.000 (dp) | "
                       "24.000 | 1.500x | 1.500x |", out)
         self.assertIn("- torus, gnmt: simplan: error: strategy search: nothing fits", out)
+
+    def test_a_pruned_seed_is_shown_as_a_lower_bound(self):
+        # The cross-check's dp seed was pruned: its closed form 30 ms is a lower bound of its time.
+        log = LOG.replace('1,0.2,seed,dp,in_order/25MB,0.024,0.022,1,0,0.020,""',
+                          '1,0.2,seed,dp,in_order/25MB,0.030,0.030,0,0,0.020,"pruned: its closed form (predicted_s) cannot win"')
+        self.write("torus__vgg16.plan.json", json.dumps({"predicted": {"iteration_s": 0.016}, "family": {"origin": "dp"}}))
+        self.write("torus__vgg16.results.json", json.dumps({"simulated_iteration_s": 0.016, "closed_form_iteration_s": 0.015}))
+        self.write("torus__vgg16.plan.search.csv", log)
+        self.write("torus__vgg16.wall", "1\n")
+        out = subprocess.run([sys.executable, REPORT, self.work, "v1", "512", ""], capture_output=True, text=True).stdout
+        self.assertIn("| >= 30.000 (dp) | >= 30.000 | >= 1.875x | >= 1.875x |", out)
 
 
 if __name__ == "__main__":
