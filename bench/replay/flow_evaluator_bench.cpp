@@ -5,7 +5,7 @@
 // wall time.
 //
 // Usage: flow_evaluator_bench [--config FILE] [--set KEY=VALUE ...] [--workload NAME] [--batch B] [--strategy S]
-//                             [--option NAME=VALUE ...] [--granularity chip|core] [--coalesce R]
+//                             [--option NAME=VALUE ...] [--granularity chip|core] [--coalesce R] [--exact-work N] [--plan FILE]
 //                             [--gradient-sync-order concurrent|in_order] [--gradient-bucket SIZE]
 //        flow_evaluator_bench --help
 
@@ -20,6 +20,7 @@
 #include "sim/cli/command_line.hpp"
 #include "sim/cli/simplan_options.hpp"
 #include "sim/planners/builtin_strategies.hpp"
+#include "sim/planners/check_plan.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/flow_evaluator.hpp"
@@ -45,17 +46,29 @@ int body(int argc, char** argv) {
                "flow_evaluator_bench");
   o.add_to(app);
   app.add_option("--granularity", granularity, "chip (default) or core")->check(CLI::IsMember({"chip", "core"}));
-  double coalesce = 0;
+  std::string plan_file;
+  app.add_option("--plan", plan_file, "evaluate this plan (plan.json, for the --config platform and its workload) "
+                                      "instead of planning one")->check(CLI::ExistingFile);
+  double coalesce = 0, exact_work = 0;
+  app.add_option("--exact-work", exact_work, "flows re-solved exactly before coalescing begins (default 0)")
+      ->check(CLI::Range(0.0, 1e15));
   app.add_option("--coalesce", coalesce, "the flow evaluator's coalescing of completions, relative (default 0: exact)")
       ->check(CLI::Range(0.0, 1.0));
   cli::parse(app, argc, argv);
   std::printf("%s, %s granularity\n", o.describe().c_str(), granularity.c_str());
 
   const topology::SystemSpec spec = topology::load_system(o.config, o.overrides);
-  const workloads::Graph workload = workloads::load_workload(o.workload, o.batch);
-  plan::Plan plan = planner::builtin_strategies().make_plan(
-      o.strategy, planner::PlanInputs{spec, workload, o.workload, plan::Mode::training, o.options});
-  o.sync.apply_to(plan.schedule);
+  plan::Plan plan;
+  if (!plan_file.empty()) plan = plan::load_plan(plan_file);
+  const workloads::Graph workload = plan_file.empty() ? workloads::load_workload(o.workload, o.batch)
+                                                      : workloads::load_workload(plan.workload.name, plan.workload.batch);
+  if (plan_file.empty()) {
+    plan = planner::builtin_strategies().make_plan(
+        o.strategy, planner::PlanInputs{spec, workload, o.workload, plan::Mode::training, o.options});
+    o.sync.apply_to(plan.schedule);
+  } else {
+    planner::check_plan(plan, spec, workload, plan_file);
+  }
   const topology::TopologyGraph graph(
       spec, granularity == "core" ? topology::Granularity::core : topology::Granularity::chip);
   const program::Program program = planner::lower_plan({plan, spec, workload, graph});
@@ -67,7 +80,7 @@ int body(int argc, char** argv) {
   const program::Evaluation closed = program::ClosedFormEvaluator(routes).evaluate(program);
   const double closed_wall = since(t0);
   t0 = std::chrono::steady_clock::now();
-  const program::Evaluation flow = program::FlowEvaluator(routes, graph, coalesce).evaluate(program);
+  const program::Evaluation flow = program::FlowEvaluator(routes, graph, coalesce, exact_work).evaluate(program);
   const double flow_wall = since(t0);
   replay::SimGridEvaluator simgrid(graph);
   t0 = std::chrono::steady_clock::now();

@@ -70,8 +70,9 @@ using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<T>>;
 class FlowRun {
  public:
   FlowRun(const Program& program, const TransferRoutes& routes, const std::vector<double>& link_bandwidth,
-          const std::vector<double>& pair_latency, double coalesce)
+          const std::vector<double>& pair_latency, double coalesce, double exact_work)
       : coalesce_(coalesce),
+        exact_work_(exact_work),
         tasks_(program.tasks()),
         routes_(routes),
         bandwidth_(link_bandwidth),
@@ -107,9 +108,9 @@ class FlowRun {
       if (!std::isfinite(t)) break;
       // Every event up to the horizon, each at its own time, then one re-solve for all the flows
       // they started or ended. Without coalescing the horizon is the first event's time: the
-      // events at that time. With it, flows in flight keep their rates until the horizon (a freed
-      // share waits at most coalesce_ x t to be handed on), so the time is at worst a little late.
-      const double horizon = t * (1 + coalesce_);
+      // events at that time. With it (once the exact re-solves have cost exact_work_), the flows in
+      // flight keep their rates until the horizon.
+      const double horizon = work_ > exact_work_ ? t * (1 + coalesce_) : t;
       for (double next = t; next <= horizon; next = next_event_time()) {
         now_ = next;
         if (!timers_.empty() && timers_.top().time <= now_) {  // timers first at equal times
@@ -287,6 +288,7 @@ class FlowRun {
       }
     }
     touched_.clear();
+    work_ += static_cast<double>(component_flows_.size());
 
     // Bytes sent at the old rates up to now; every flow of the components is unfixed.
     for (int slot : component_flows_) {
@@ -357,7 +359,9 @@ class FlowRun {
     return false;
   }
 
-  const double coalesce_;  // relative (FlowEvaluator's constructor)
+  const double coalesce_;    // relative (FlowEvaluator's constructor)
+  const double exact_work_;  // flow re-solves before coalescing begins
+  double work_ = 0;          // flow re-solves so far (a flow counted once per re-solve it takes part in)
   const TaskList& tasks_;
   const TransferRoutes& routes_;
   const std::vector<double>& bandwidth_;
@@ -391,8 +395,9 @@ class FlowRun {
 
 }  // namespace
 
-FlowEvaluator::FlowEvaluator(const TransferRoutes& routes, const topology::TopologyGraph& graph, double coalesce)
-    : routes_(routes), coalesce_(coalesce) {
+FlowEvaluator::FlowEvaluator(const TransferRoutes& routes, const topology::TopologyGraph& graph, double coalesce,
+                             double exact_work)
+    : routes_(routes), coalesce_(coalesce), exact_work_(exact_work) {
   if (!(coalesce >= 0)) throw Error("flow evaluator: coalesce must be >= 0");
   link_bandwidth_.reserve(static_cast<std::size_t>(graph.link_count()));
   for (const auto& link : graph.links()) link_bandwidth_.push_back(link.bandwidth);
@@ -404,7 +409,7 @@ Evaluation FlowEvaluator::evaluate(const Program& program) {
   if (routes_.task_count() != program.size())
     throw Error("flow evaluator: the routes were resolved for " + std::to_string(routes_.task_count()) +
                 " tasks, not this Program's " + std::to_string(program.size()));
-  return FlowRun(program, routes_, link_bandwidth_, pair_latency_, coalesce_).run();
+  return FlowRun(program, routes_, link_bandwidth_, pair_latency_, coalesce_, exact_work_).run();
 }
 
 }  // namespace partsim::program

@@ -67,7 +67,7 @@ Price Pricer::price(const Candidate& candidate, double prune_at) const {
     price.predicted_s = closed.makespan_s;
     price.spans = program::layer_pass_spans(program, closed);
   } else {
-    const program::Evaluation flow = program::FlowEvaluator(routes, topology, coalesce_).evaluate(program);
+    const program::Evaluation flow = program::FlowEvaluator(routes, topology, coalesce_, kExactWork).evaluate(program);
     price.predicted_s = flow.makespan_s;
     price.spans = program::layer_pass_spans(program, flow);
   }

@@ -59,6 +59,9 @@ class Pricer {
   /// every pair of devices (a million transfers), which no search can afford to price. A seed over
   /// it is refused too (logged with this reason).
   static constexpr std::size_t kMaxTasks = 4'000'000;
+  /// The flow evaluator re-solves this many flows exactly before it coalesces (about a second):
+  /// plans cheap to evaluate exactly are (flow_evaluator.hpp: coalescing can err either way).
+  static constexpr double kExactWork = 5e6;
 
   /// `coalesce`: the flow evaluator's (sim/program/flow_evaluator.hpp; 0: exact, as the replay).
   Pricer(const planner::StrategyRegistry& registry, const topology::SystemSpec& spec, const workloads::Graph& graph,

@@ -42,8 +42,9 @@ planner::OptionBindings<Options> option_bindings() {
   b.choice("evaluator", &Options::evaluator, {{"flow", EvaluatorKind::flow}, {"closed", EvaluatorKind::closed}}, "flow",
            "how candidates are timed: flow = the replay's max-min network model, closed = without contention");
   b.number("coalesce", &Options::coalesce, "3e-5",
-           "the flow evaluator re-solves the events within this fraction of the time together (0: exact, as the replay; "
-           "3e-5: within 2 % of exact where measured, 2-5x faster on contended 256-chip plans)",
+           "once a plan's exact evaluation passes about a second, the flow evaluator re-solves the events within this "
+           "fraction of the time together (0: always exact, as the replay; 3e-5: 2-5x faster on contended 256-chip plans, "
+           "within 2 % of exact where measured)",
            {0, 0.1});
   return b;
 }
