@@ -210,6 +210,11 @@ void register_strategies(planner::StrategyRegistry& registry, const planner::Str
   info.check = [seeds_from](const plan::Plan& p, const topology::SystemSpec& spec, const workloads::Graph& graph,
                             const std::string& file) {
     if (!lowered_by_seed(p)) return;
+    if (!p.family->at("lowered_by").is_string())
+      throw InputError(file + ": /family/lowered_by: a strategy name (one with a lowering of its own, e.g. dsm)");
+    if (!p.family->contains("seed_family"))
+      throw InputError(file + ": /family/seed_family: missing (a search plan lowered by its seed's strategy carries "
+                              "that strategy's plan family there)");
     const plan::Plan inner = seed_plan_of(p);
     const planner::StrategyInfo& seed = seeds_from().find(inner.strategy);
     if (!seed.lower)
