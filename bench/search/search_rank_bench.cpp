@@ -96,7 +96,7 @@ int body(int argc, char** argv) {
   }
   std::map<std::string, std::string> refusals;
   const std::vector<search::Candidate> seeds =
-      search::plan_seeds(registry, inputs, {"accpar", "deepa", "dsm", "mars", "mcm", "megatron"}, refusals);
+      search::plan_seeds(registry, inputs, search::family_names(), refusals);
   struct Priced {
     search::Candidate candidate;
     double closed_s, flow_s;

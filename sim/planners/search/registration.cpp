@@ -16,11 +16,6 @@
 namespace partsim::search {
 namespace {
 
-const std::vector<std::string>& family_names() {
-  static const std::vector<std::string> names{"accpar", "deepa", "dsm", "mars", "mcm", "megatron"};
-  return names;
-}
-
 struct Options : SearchOptions {
   std::vector<std::string> families;
   EvaluatorKind evaluator = EvaluatorKind::flow;
@@ -138,6 +133,11 @@ plan::Plan make_search_plan(const planner::StrategyRegistry& registry, const pla
 
 }  // namespace
 
+const std::vector<std::string>& family_names() {
+  static const std::vector<std::string> names{"accpar", "deepa", "dsm", "mars", "mcm", "megatron"};
+  return names;
+}
+
 std::string family_of(const std::string& strategy) {
   static const std::map<std::string, std::string> families{
       {"dp", "accpar"},         {"owt", "accpar"},        {"hypar", "accpar"},   {"accpar", "accpar"},
@@ -189,9 +189,7 @@ std::vector<Candidate> plan_seeds(const planner::StrategyRegistry& registry, con
     }
     for (const plan::ScheduleDirectives& s : schedules) {
       Candidate c{p, "", info.name};
-      c.plan.schedule.gradient_sync_order = s.gradient_sync_order;
-      c.plan.schedule.gradient_bucket_bytes = s.gradient_bucket_bytes;
-      if (in.schedule) c.plan.schedule = s;
+      c.plan.schedule = in.schedule ? s : with_gradient_schedule(p.schedule, s);
       seeds.push_back(std::move(c));
     }
   }

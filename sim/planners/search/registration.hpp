@@ -19,6 +19,8 @@ namespace partsim::search {
 /// when the strategy plans: it may be the registry being filled.
 void register_strategies(planner::StrategyRegistry& registry, const planner::StrategyRegistry& (*seeds_from)());
 
+/// The planner families the `families` option names, in order.
+const std::vector<std::string>& family_names();
 /// The planner family a strategy belongs to, for the `families` option ("" for one outside them).
 std::string family_of(const std::string& strategy);
 

@@ -73,18 +73,12 @@ class Walk {
   SearchResult run() {
     for (const Candidate& seed : seeds_) {
       if (spent() && has_best_) {  // the budget is spent: the other seeds are not priced
-        LogRow row;
-        row.index = static_cast<long long>(result_.log.size());
-        row.move = "seed";
-        row.origin = seed.origin;
-        row.schedule = schedule_label(seed.plan.schedule);
-        row.best_s = has_best_ ? result_.best_price.predicted_s : 0;
-        row.elapsed_s = elapsed();
+        LogRow row = new_row(seed, "seed");
         row.note = "not priced: the budget was spent";
-        result_.log.push_back(std::move(row));
+        log(std::move(row));
         continue;
       }
-      consider(seed, "seed", seed.plan.strategy);
+      consider(seed, "seed");
     }
     if (!has_best_) start_from_layouts();
     if (!has_best_) {
@@ -106,6 +100,10 @@ class Walk {
         break;
       }
       if (misses_ > 50 * std::max<long long>(o_.patience, 1)) {  // every move lands on priced candidates
+        result_.stopped_by = "exhausted";
+        break;
+      }
+      if (!current_) {  // only seeds with lowerings of their own: nothing to mutate
         result_.stopped_by = "exhausted";
         break;
       }
@@ -154,13 +152,13 @@ class Walk {
       Candidate c = *base;
       for (std::size_t v = 0; v < c.plan.layers.size(); ++v)
         if (auto s = realize(layout, graph_.layers()[v], graph_.batch())) c.plan.layers[v].sharding = *s;
-      consider(c, "layout " + layout.name(), base->origin);
+      consider(c, "layout " + layout.name());
     }
   }
 
   // Prices a candidate not priced before, logs it, and keeps it as the best, the best the walk can
   // change and the walk's current one where it is.
-  void consider(const Candidate& c, const std::string& move, const std::string& origin) {
+  void consider(const Candidate& c, const std::string& move) {
     const bool seed = move == "seed";
     if (c.lowered_by.empty() && !memo_.insert(key_of(c.plan)).second) {
       ++misses_;
@@ -172,11 +170,7 @@ class Walk {
     if (price.memory && price.refused.empty() && (!least_memory_ || price.memory->per_device_bytes < least_memory_->per_device_bytes))
       least_memory_ = price.memory;
     if (!price.refused.empty() && refusal_.empty()) refusal_ = price.refused;
-    LogRow row;
-    row.index = static_cast<long long>(result_.log.size());
-    row.move = seed ? "seed" : move;
-    row.origin = origin;
-    row.schedule = schedule_label(c.plan.schedule);
+    LogRow row = new_row(c, move);
     row.predicted_s = price.predicted_s;
     row.closed_s = price.closed_s;
     row.usable = price.usable();
@@ -211,21 +205,30 @@ class Walk {
         }
       }
     }
-    row.best_s = has_best_ ? result_.best_price.predicted_s : 0;
-    row.elapsed_s = elapsed();
-    result_.log.push_back(std::move(row));
+    log(std::move(row));
     if (progress_)
       progress_({static_cast<std::size_t>(result_.log.size()),
                  static_cast<std::size_t>(seeds_.size() + static_cast<std::size_t>(std::max<long long>(o_.candidates, 0))),
                  "candidates", has_best_ ? std::optional<double>(result_.best_price.predicted_s) : std::nullopt});
   }
 
+  // A log row for candidate `c` proposed by `move`; log() stamps the best so far and the time.
+  LogRow new_row(const Candidate& c, const std::string& move) const {
+    LogRow row;
+    row.index = static_cast<long long>(result_.log.size());
+    row.move = move;
+    row.origin = c.origin;
+    row.schedule = schedule_label(c.plan.schedule);
+    return row;
+  }
+
+  void log(LogRow row) {
+    row.best_s = has_best_ ? result_.best_price.predicted_s : 0;
+    row.elapsed_s = elapsed();
+    result_.log.push_back(std::move(row));
+  }
+
   void step() {
-    if (!current_) {  // only seeds with lowerings of their own: nothing to mutate
-      result_.stopped_by = "exhausted";
-      misses_ = 1LL << 40;
-      return;
-    }
     Candidate next = *current_;
     auto& layers = next.plan.layers;
     const std::size_t n = layers.size();
@@ -254,14 +257,9 @@ class Walk {
       else
         layers[v + 1].sharding = layers[v].sharding;
     } else {
-      plan::ScheduleDirectives s = schedules_[draw(schedules_.size())];
-      s.overlap_gradient_sync = next.plan.schedule.overlap_gradient_sync;
-      s.gradient_sync_algorithm = next.plan.schedule.gradient_sync_algorithm;
-      s.redistribution = next.plan.schedule.redistribution;
-      s.collective_algorithms = next.plan.schedule.collective_algorithms;
-      next.plan.schedule = s;
+      next.plan.schedule = with_gradient_schedule(next.plan.schedule, schedules_[draw(schedules_.size())]);
     }
-    consider(next, kind, next.origin);
+    consider(next, kind);
   }
 
   const std::vector<Candidate>& seeds_;
@@ -297,6 +295,12 @@ std::vector<plan::ScheduleDirectives> schedule_variants() {
   plan::ScheduleDirectives in_order;
   in_order.gradient_sync_order = plan::GradientSyncOrder::in_order;
   return {concurrent, bucketed, in_order};
+}
+
+plan::ScheduleDirectives with_gradient_schedule(plan::ScheduleDirectives schedule, const plan::ScheduleDirectives& variant) {
+  schedule.gradient_sync_order = variant.gradient_sync_order;
+  schedule.gradient_bucket_bytes = variant.gradient_bucket_bytes;
+  return schedule;
 }
 
 std::string schedule_label(const plan::ScheduleDirectives& schedule) {

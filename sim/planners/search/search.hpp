@@ -86,6 +86,8 @@ SearchResult run_search(const std::vector<Candidate>& seeds, const Pricer& price
 
 /// The gradient schedules the walk tries (training): concurrent, in_order + 25 MB, in_order alone.
 std::vector<plan::ScheduleDirectives> schedule_variants();
+/// `schedule` with the gradient sync order and bucket of `variant` (what the variants differ in).
+plan::ScheduleDirectives with_gradient_schedule(plan::ScheduleDirectives schedule, const plan::ScheduleDirectives& variant);
 /// "concurrent", "in_order" or "in_order/25MB" (the bucket in decimal MB): the log's schedule column.
 std::string schedule_label(const plan::ScheduleDirectives& schedule);
 
