@@ -11,7 +11,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -24,6 +27,7 @@
 #include "sim/plan/plan_io.hpp"
 #include "sim/program/closed_form.hpp"
 #include "sim/program/flow_evaluator.hpp"
+#include "sim/program/jitter.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "sim/replay/program_replay.hpp"
 #include "topology/system_parser.hpp"
@@ -35,6 +39,75 @@ namespace {
 
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Where two evaluations of one Program part: the first `limit` tasks (in the replay's finish order)
+// that start at the same time in both but finish at different times, each with the transfers that
+// were in flight on one of its links meanwhile (in the replay). The first one is where the two
+// models differ; the later ones mostly inherit it.
+void print_divergences(const program::Program& program, const program::TransferRoutes& routes,
+                       const program::Evaluation& flow, const program::Evaluation& replayed, int limit) {
+  // SimGrid's solver is precise to about 1e-5 relative per rate (maxmin/precision), which moves
+  // completions by up to ~1e-6 relative: below that the two agree.
+  constexpr double kTolerance = 1e-6;  // relative to the replay's finish
+  const auto& tasks = program.tasks();
+  std::vector<std::size_t> order(program.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return replayed.tasks[a].finish < replayed.tasks[b].finish;
+  });
+  auto shares_link = [&](std::size_t a, std::size_t b) {
+    for (int l : routes.route(a))
+      for (int m : routes.route(b))
+        if (l == m) return true;
+    return false;
+  };
+  auto describe = [&](const char* lead, std::size_t i) {
+    const auto& t = tasks[i];
+    std::printf("%s task %zu %s '%s' bytes %.0f links %zu: start flow %.9e replay %.9e; finish flow %.9e replay %.9e (%+.3e s)\n",
+                lead, i, t.kind == program::TaskKind::transfer ? "transfer" : "timed", t.label.str().c_str(),
+                t.kind == program::TaskKind::transfer ? t.bytes : 0.0,
+                t.kind == program::TaskKind::transfer ? routes.route(i).size() : std::size_t{0}, flow.tasks[i].start,
+                replayed.tasks[i].start, flow.tasks[i].finish, replayed.tasks[i].finish,
+                flow.tasks[i].finish - replayed.tasks[i].finish);
+  };
+  int shown = 0;
+  for (std::size_t i : order) {
+    if (shown >= limit) break;
+    const double tolerance = kTolerance * replayed.tasks[i].finish;
+    if (std::abs(flow.tasks[i].start - replayed.tasks[i].start) > tolerance) continue;
+    if (std::abs(flow.tasks[i].finish - replayed.tasks[i].finish) <= tolerance) continue;
+    ++shown;
+    describe("diverges:", i);
+    if (tasks[i].kind != program::TaskKind::transfer) continue;
+    for (std::size_t j = 0; j < program.size(); ++j) {
+      if (j == i || tasks[j].kind != program::TaskKind::transfer) continue;
+      if (replayed.tasks[j].finish <= replayed.tasks[i].start || replayed.tasks[j].start >= replayed.tasks[i].finish)
+        continue;
+      if (shares_link(i, j)) describe("   shares:", j);
+    }
+  }
+  if (shown == 0) std::printf("no task diverges by more than %g of its finish\n", kTolerance);
+}
+
+void write_tasks_csv(const std::string& path, const program::Program& program, const program::TransferRoutes& routes,
+                     const program::Evaluation& flow, const program::Evaluation& replayed) {
+  std::FILE* out = std::fopen(path.c_str(), "w");
+  if (out == nullptr) throw InputError("--tasks-csv " + path + ": cannot write");
+  std::fprintf(out, "task,kind,label,bytes,links,after,flow_start,flow_finish,replay_start,replay_finish\n");
+  const auto& tasks = program.tasks();
+  for (std::size_t i = 0; i < program.size(); ++i) {
+    const bool transfer = tasks[i].kind == program::TaskKind::transfer;
+    std::string links;
+    if (transfer)
+      for (int l : routes.route(i)) links += (links.empty() ? "" : " ") + std::to_string(l);
+    std::string after;
+    for (int p : tasks[i].after) after += (after.empty() ? "" : " ") + std::to_string(p);
+    std::fprintf(out, "%zu,%s,\"%s\",%.0f,%s,%s,%.12e,%.12e,%.12e,%.12e\n", i, transfer ? "transfer" : "timed",
+                 tasks[i].label.str().c_str(), transfer ? tasks[i].bytes : 0.0, links.c_str(), after.c_str(), flow.tasks[i].start,
+                 flow.tasks[i].finish, replayed.tasks[i].start, replayed.tasks[i].finish);
+  }
+  if (std::fclose(out) != 0) throw InputError("--tasks-csv " + path + ": write failed");
 }
 
 int body(int argc, char** argv) {
@@ -54,6 +127,24 @@ int body(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1e15));
   app.add_option("--coalesce", coalesce, "the flow evaluator's coalescing of completions, relative (default 0: exact)")
       ->check(CLI::Range(0.0, 1.0));
+  std::string lone;
+  app.add_option("--lone-transfers", lone, "the replay's lone transfers: timed (default) or simgrid (simrun "
+                                           "--lone-transfers)")->check(CLI::IsMember({"timed", "simgrid"}));
+  int divergences = 0;
+  app.add_option("--divergences", divergences, "print the first N tasks (by the replay's finish) whose finish "
+                                               "differs between the flow evaluator and the replay while their start "
+                                               "agrees, with the transfers that shared a link with each")
+      ->check(CLI::Range(0, 1000));
+  double jitter = 0;
+  app.add_option("--jitter", jitter, "multiply every compute and delay task's seconds by 1 + u x JITTER, u in [-1, 1) "
+                                     "drawn per task (sim/program/jitter.hpp; a sensitivity check: how far a tiny "
+                                     "change moves the makespan, under both evaluators)")
+      ->check(CLI::Range(0.0, 0.1));
+  std::uint64_t jitter_seed = 1;
+  app.add_option("--jitter-seed", jitter_seed, "the seed of --jitter's draws (default 1)");
+  std::string tasks_csv;
+  app.add_option("--tasks-csv", tasks_csv, "write every task's start and finish under both evaluators to this CSV "
+                                           "(task,kind,label,bytes,links,after,flow_start,flow_finish,replay_start,replay_finish)");
   cli::parse(app, argc, argv);
   std::printf("%s, %s granularity\n", o.describe().c_str(), granularity.c_str());
 
@@ -71,7 +162,8 @@ int body(int argc, char** argv) {
   }
   const topology::TopologyGraph graph(
       spec, granularity == "core" ? topology::Granularity::core : topology::Granularity::chip);
-  const program::Program program = planner::lower_plan({plan, spec, workload, graph});
+  program::Program lowered = planner::lower_plan({plan, spec, workload, graph});
+  const program::Program program = jitter > 0 ? program::jittered(lowered, {jitter, jitter_seed}) : std::move(lowered);
   auto t0 = std::chrono::steady_clock::now();
   const program::TransferRoutes routes(program, graph);
   const double routes_wall = since(t0);
@@ -82,7 +174,7 @@ int body(int argc, char** argv) {
   t0 = std::chrono::steady_clock::now();
   const program::Evaluation flow = program::FlowEvaluator(routes, graph, coalesce, exact_work).evaluate(program);
   const double flow_wall = since(t0);
-  replay::SimGridEvaluator simgrid(graph);
+  replay::SimGridEvaluator simgrid(graph, {}, replay::choose_lone_transfers(lone, {}));
   t0 = std::chrono::steady_clock::now();
   const program::Evaluation replayed = simgrid.evaluate(program, routes);
   const double simgrid_wall = since(t0);
@@ -95,6 +187,8 @@ int body(int argc, char** argv) {
   std::printf("flow_err: (flow - simgrid) / simgrid; *_w: wall seconds (routes: resolving them once, shared by the three; "
               "simgrid_w includes the platform's set-up); activities: flow %lld, simgrid %lld\n",
               flow.activities, replayed.activities);
+  if (!tasks_csv.empty()) write_tasks_csv(tasks_csv, program, routes, flow, replayed);
+  if (divergences > 0) print_divergences(program, routes, flow, replayed, divergences);
   return 0;
 }
 

@@ -70,9 +70,10 @@ using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<T>>;
 class FlowRun {
  public:
   FlowRun(const Program& program, const TransferRoutes& routes, const std::vector<double>& link_bandwidth,
-          const std::vector<double>& pair_latency, double coalesce, double exact_work)
+          const std::vector<double>& pair_latency, double coalesce, double exact_work, const Jitter& jitter)
       : coalesce_(coalesce),
         exact_work_(exact_work),
+        jitter_(jitter),
         tasks_(program.tasks()),
         routes_(routes),
         bandwidth_(link_bandwidth),
@@ -205,7 +206,7 @@ class FlowRun {
       }
     } else if (task.seconds > 0) {
       ++result_.activities;
-      timers_.push({now_ + task.seconds, i, OnTimer::end_task});
+      timers_.push({now_ + task.seconds * jitter_factor(jitter_, i), i, OnTimer::end_task});
     } else {
       complete(i);
     }
@@ -361,6 +362,7 @@ class FlowRun {
 
   const double coalesce_;    // relative (FlowEvaluator's constructor)
   const double exact_work_;  // flow re-solves before coalescing begins
+  const Jitter jitter_;
   double work_ = 0;          // flow re-solves so far (a flow counted once per re-solve it takes part in)
   const TaskList& tasks_;
   const TransferRoutes& routes_;
@@ -405,11 +407,16 @@ FlowEvaluator::FlowEvaluator(const TransferRoutes& routes, const topology::Topol
   for (std::size_t p = 0; p < routes.pair_count(); ++p) pair_latency_.push_back(graph.route_latency(routes.pair_route(p)));
 }
 
+void FlowEvaluator::set_jitter(const Jitter& jitter) {
+  check_jitter(jitter);
+  jitter_ = jitter;
+}
+
 Evaluation FlowEvaluator::evaluate(const Program& program) {
   if (routes_.task_count() != program.size())
     throw Error("flow evaluator: the routes were resolved for " + std::to_string(routes_.task_count()) +
                 " tasks, not this Program's " + std::to_string(program.size()));
-  return FlowRun(program, routes_, link_bandwidth_, pair_latency_, coalesce_, exact_work_).run();
+  return FlowRun(program, routes_, link_bandwidth_, pair_latency_, coalesce_, exact_work_, jitter_).run();
 }
 
 }  // namespace partsim::program

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "sim/program/evaluation.hpp"
+#include "sim/program/jitter.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "topology/topology_graph.hpp"
 
@@ -65,6 +66,9 @@ class FlowEvaluator final : public Evaluator {
   /// in 0.15 s, coalesced 3e-5 85.7 ms).
   FlowEvaluator(const TransferRoutes& routes, const topology::TopologyGraph& graph, double coalesce = 0,
                 double exact_work = 0);
+  /// Evaluations from now on perturb the timed tasks (program/jitter.hpp; as on a jittered() copy,
+  /// without the copy); Error unless 0 <= relative < 1.
+  void set_jitter(const Jitter& jitter);
   std::string name() const override { return "flow"; }
   Evaluation evaluate(const Program& program) override;
 
@@ -72,6 +76,7 @@ class FlowEvaluator final : public Evaluator {
   const TransferRoutes& routes_;
   double coalesce_ = 0;
   double exact_work_ = 0;
+  Jitter jitter_;
   std::vector<double> link_bandwidth_;  // B/s, per graph link
   std::vector<double> pair_latency_;    // s, per TransferRoutes pair (the route's links summed)
 };

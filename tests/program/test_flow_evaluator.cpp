@@ -211,3 +211,36 @@ TEST(FlowEvaluator, CoalescingHandsAFreedShareOnAtTheWindowsLastEvent) {
   // flows at a time, a handful of times: with 100 the whole run is exact, `big` ends at 401 us.
   EXPECT_NEAR(FlowEvaluator(routes, g, 1e-3, 100).evaluate(p).tasks[at(big)].finish, 401e-6, 1e-15);
 }
+
+// The jitter (program/jitter.hpp): compute and delay tasks scaled per task, transfers untouched.
+TEST(FlowEvaluator, JitterScalesEachTimedTaskByItsOwnFactorAndNoTransfer) {
+  const topology::TopologyGraph g(test::unidirectional_ring(4));
+  Program p;
+  const int l = p.add_layer("l");
+  const int c = p.add_compute(l, Pass::fwd, "c", dev(0), 1.0, {});
+  const int x = p.add_transfer(l, Pass::fwd, "x", dev(0), dev(1), 1e6, {c});
+  const int d = p.add_delay(l, Pass::fwd, "d", 0.5, {x});
+  const Jitter jitter{0.1, 5};
+  const double fc = jitter_factor(jitter, at(c));
+  const double fd = jitter_factor(jitter, at(d));
+  EXPECT_GE(fc, 0.9);
+  EXPECT_LT(fc, 1.1);
+  EXPECT_NE(fc, fd);                                   // each task its own draw
+  EXPECT_NE(fc, jitter_factor({0.1, 6}, at(c)));       // another seed, another draw
+  EXPECT_EQ(jitter_factor({0.0, 5}, at(c)), 1.0);      // none
+  EXPECT_EQ(jitter_factor(jitter, at(c)), fc);         // the same (seed, task), the same factor
+
+  const TransferRoutes routes(p, g);
+  FlowEvaluator evaluator(routes, g);
+  evaluator.set_jitter(jitter);
+  const Evaluation e = evaluator.evaluate(p);
+  // c: fc s; x: 1 us + 1 MB / 10 GB/s = 101 us, unjittered; d: 0.5 fd s.
+  EXPECT_DOUBLE_EQ(e.tasks[at(c)].finish, fc);
+  EXPECT_NEAR(e.tasks[at(x)].finish - e.tasks[at(x)].start, 101e-6, 1e-15);
+  EXPECT_DOUBLE_EQ(e.makespan_s, fc + 101e-6 + 0.5 * fd);
+  // A jittered copy evaluated plainly is the same evaluation.
+  const Program copy = jittered(p, jitter);
+  EXPECT_EQ(flow(copy, g).makespan_s, e.makespan_s);
+  EXPECT_THROW(evaluator.set_jitter({1.0, 0}), Error);
+  EXPECT_THROW(evaluator.set_jitter({-0.1, 0}), Error);
+}

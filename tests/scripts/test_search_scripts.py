@@ -71,11 +71,32 @@ class Scripts(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         out = r.stdout
         self.assertIn("**1 pairs planned and replayed, 1 refused, 0 failed.**", out)
-        self.assertIn("| search simulated <= best strategy (pairs where a strategy plans) | 1 of 1 |", out)
+        self.assertIn("| search simulated <= best strategy (pairs where a strategy plans) | 1 of 1 "
+                      "(0 of them the best strategy's own plan) |", out)
+        self.assertIn("| simulation within the resampled range (pairs resampled) | 0 of 0 |", out)
         self.assertIn("| search wall time, pairs per bin | 0-10 s: 0, 10-20 s: 1,", out)
-        self.assertIn("| torus | vgg16 | 16.000 | 16.000 | +0.00 % | 12.5 | 3 | candidates | dp, concurrent | 24.000 (dp) | "
+        self.assertIn("| torus | vgg16 | 16.000 |  | 16.000 | +0.00 % | 12.5 | 3 | candidates | dp, concurrent | 24.000 (dp) | "
                       "24.000 | 1.500x | 1.500x |", out)
         self.assertIn("- torus, gnmt: simplan: error: strategy search: nothing fits", out)
+
+    def test_a_resampled_choice_of_the_best_strategys_own_plan(self):
+        # The search chose the cross-check's dp seed itself (exact 24 ms, as the seed's row), resampled:
+        # mean 25 ms, range 23-27 ms; SimGrid 26 ms: later than the seed's single evaluation, but the
+        # same plan, so not worse; within the range; error 26 / 25 - 1 = +4.00 %.
+        self.write("torus__vgg16.plan.json", json.dumps({
+            "predicted": {"iteration_s": 0.025},
+            "family": {"origin": "dp", "resampled": {"finalists": 4, "samples": 8, "jitter": 1e-6,
+                                                     "exact_s": 0.024, "min_s": 0.023, "max_s": 0.027}},
+            "schedule": {"gradient_sync_order": "in_order", "gradient_bucket_bytes": 25e6}}))
+        self.write("torus__vgg16.results.json", json.dumps({"simulated_iteration_s": 0.026, "closed_form_iteration_s": 0.015}))
+        self.write("torus__vgg16.plan.search.csv", LOG)
+        self.write("torus__vgg16.wall", "1\n")
+        out = subprocess.run([sys.executable, REPORT, self.work, "v1", "512", ""], capture_output=True, text=True).stdout
+        self.assertIn("| search simulated <= best strategy (pairs where a strategy plans) | 1 of 1 "
+                      "(1 of them the best strategy's own plan) |", out)
+        self.assertIn("| simulation within the resampled range (pairs resampled) | 1 of 1 |", out)
+        self.assertIn("| torus | vgg16 | 25.000 | 23.000-27.000 | 26.000 | +4.00 % |", out)
+        self.assertIn("| dp, in_order/25MB | 24.000 (dp) | 24.000 | 0.923x | same plan |", out)
 
     def test_a_pruned_seed_is_shown_as_a_lower_bound(self):
         # The cross-check's dp seed was pruned: its closed form 30 ms is a lower bound of its time.

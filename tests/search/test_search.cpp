@@ -63,11 +63,55 @@ TEST(Search, FindsTheBruteForceOptimumOfAThreeLayerChainOnFourDevices) {
   o.candidates = 400;  // about a third of the space
   o.kinds = accpar_kinds();
   o.seed = 7;
+  o.finalists = 0;  // the walk alone (its resampling is the next test's)
   const SearchResult r = run_search({f.data_parallel()}, f.pricer, f.graph, 4, plan::Mode::training, o);
   EXPECT_EQ(r.best_price.predicted_s, best);
   EXPECT_LE(r.candidates, 400);
   // The data-parallel seed is not the optimum here (the walk had to move).
   EXPECT_GT(f.pricer.price(f.data_parallel()).predicted_s, best);
+}
+
+// The resampling (search.hpp): the finalists are evaluated again under jittered compute times, the
+// lowest mean wins and is the prediction.
+TEST(Search, ResamplingPicksTheFinalistWithTheLowestMeanAndPredictsThatMean) {
+  Fixture f;
+  SearchOptions o;
+  o.budget_s = 0;
+  o.candidates = 100;
+  o.kinds = accpar_kinds();
+  o.seed = 7;
+  o.finalists = 4;
+  o.samples = 5;
+  o.jitter = 1e-3;
+  const SearchResult r = run_search({f.data_parallel()}, f.pricer, f.graph, 4, plan::Mode::training, o);
+  EXPECT_EQ(r.resampled, 4);
+  EXPECT_EQ(r.samples, 5);
+  const std::vector<double>& samples = r.best_price.samples;
+  ASSERT_EQ(samples.size(), 5u);
+  // The first sample is the exact evaluation, the others the Pricer's jittered ones, seeds from the search's.
+  EXPECT_EQ(samples[0], f.pricer.price(r.best).predicted_s);
+  const std::vector<double> jittered = f.pricer.resample(r.best, 4, 1e-3, 7 * 1'000'003ULL);
+  ASSERT_EQ(jittered.size(), 4u);
+  for (std::size_t k = 0; k < 4; ++k) EXPECT_EQ(samples[k + 1], jittered[k]);
+  EXPECT_NE(samples[1], samples[0]);  // the jitter moved it
+  const double mean = (samples[0] + samples[1] + samples[2] + samples[3] + samples[4]) / 5;
+  EXPECT_DOUBLE_EQ(r.best_price.predicted_s, mean);
+  // One log row per finalist, the chosen one accepted and the cheapest; the last row's best is it.
+  std::vector<const LogRow*> rows;
+  for (const LogRow& row : r.log)
+    if (row.move == "resample") rows.push_back(&row);
+  ASSERT_EQ(rows.size(), 4u);
+  int accepted = 0;
+  for (const LogRow* row : rows) {
+    EXPECT_GE(row->predicted_s, r.best_price.predicted_s);
+    accepted += row->accepted;
+    if (row->accepted) {
+      EXPECT_EQ(row->predicted_s, r.best_price.predicted_s);
+    }
+  }
+  EXPECT_EQ(accepted, 1);
+  EXPECT_EQ(r.log.back().best_s, r.best_price.predicted_s);
+  EXPECT_EQ(r.log.back().index, static_cast<long long>(r.log.size()) - 1);
 }
 
 TEST(Search, TheSameSeedGivesTheSamePlan) {

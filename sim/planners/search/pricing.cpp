@@ -23,8 +23,7 @@ Pricer::Pricer(const planner::StrategyRegistry& registry, const topology::System
     : registry_(registry), spec_(spec), graph_(graph), evaluator_(evaluator), coalesce_(coalesce),
       topology_(spec, topology::Granularity::chip) {}
 
-Price Pricer::price(const Candidate& candidate, double prune_at) const {
-  Price price;
+std::string Pricer::lower(const Candidate& candidate, const UseProgram& use) const {
   const plan::Plan& p = candidate.plan;
   // A plan that configures devices (MARS designs) runs on the platform as configured.
   std::optional<topology::SystemSpec> configured;
@@ -35,43 +34,61 @@ Price Pricer::price(const Candidate& candidate, double prune_at) const {
   }
   const topology::SystemSpec& spec = configured ? *configured : spec_;
   const topology::TopologyGraph& topology = configured_topology ? *configured_topology : topology_;
-
-  if (candidate.lowered_by.empty()) {
-    price.memory = memory::plan_memory(p, spec, graph_, memory::default_memory_settings(spec.precision));
-  } else {
-    price.memory = p.memory;
-  }
-  price.fits = !price.memory || price.memory->fits();
-
   program::Program program;
   try {
     const lowering::Context context{p, spec, graph_, topology, kMaxTasks};
     program = candidate.lowered_by.empty() ? lowering::lower_sharding(context)
                                            : registry_.find(candidate.lowered_by).lower(context);
   } catch (const InputError& e) {
-    price.refused = e.what();
-    return price;
+    return e.what();
   } catch (const program::TaskLimitExceeded& e) {
-    price.refused = "over " + std::to_string(e.limit()) + " tasks (the search prices no larger programs)";
-    return price;
+    return "over " + std::to_string(e.limit()) + " tasks (the search prices no larger programs)";
   }
-  const program::TransferRoutes routes(program, topology);
-  const program::Evaluation closed = program::ClosedFormEvaluator(routes).evaluate(program);
-  price.closed_s = closed.makespan_s;
-  if (evaluator_ == EvaluatorKind::flow && closed.makespan_s >= prune_at) {
-    price.pruned = true;
-    price.predicted_s = closed.makespan_s;
-    return price;
-  }
-  if (evaluator_ == EvaluatorKind::closed) {
-    price.predicted_s = closed.makespan_s;
-    price.spans = program::layer_pass_spans(program, closed);
-  } else {
-    const program::Evaluation flow = program::FlowEvaluator(routes, topology, coalesce_, kExactWork).evaluate(program);
-    price.predicted_s = flow.makespan_s;
-    price.spans = program::layer_pass_spans(program, flow);
-  }
+  use(program, topology, spec);
+  return "";
+}
+
+Price Pricer::price(const Candidate& candidate, double prune_at) const {
+  Price price;
+  price.refused = lower(candidate, [&](const program::Program& program, const topology::TopologyGraph& topology,
+                                       const topology::SystemSpec& spec) {
+    const plan::Plan& p = candidate.plan;
+    price.memory = candidate.lowered_by.empty()
+                       ? std::optional(memory::plan_memory(p, spec, graph_, memory::default_memory_settings(spec.precision)))
+                       : p.memory;
+    price.fits = !price.memory || price.memory->fits();
+    const program::TransferRoutes routes(program, topology);
+    const program::Evaluation closed = program::ClosedFormEvaluator(routes).evaluate(program);
+    price.closed_s = closed.makespan_s;
+    if (evaluator_ == EvaluatorKind::flow && closed.makespan_s >= prune_at) {
+      price.pruned = true;
+      price.predicted_s = closed.makespan_s;
+      return;
+    }
+    if (evaluator_ == EvaluatorKind::closed) {
+      price.predicted_s = closed.makespan_s;
+      price.spans = program::layer_pass_spans(program, closed);
+    } else {
+      const program::Evaluation flow = program::FlowEvaluator(routes, topology, coalesce_, kExactWork).evaluate(program);
+      price.predicted_s = flow.makespan_s;
+      price.spans = program::layer_pass_spans(program, flow);
+    }
+  });
   return price;
+}
+
+std::vector<double> Pricer::resample(const Candidate& candidate, int count, double relative, std::uint64_t seed) const {
+  std::vector<double> makespans;
+  if (evaluator_ != EvaluatorKind::flow) return makespans;
+  lower(candidate, [&](const program::Program& program, const topology::TopologyGraph& topology, const topology::SystemSpec&) {
+    const program::TransferRoutes routes(program, topology);
+    program::FlowEvaluator flow(routes, topology, coalesce_, kExactWork);
+    for (int k = 1; k <= count; ++k) {
+      flow.set_jitter({relative, seed + static_cast<std::uint64_t>(k)});
+      makespans.push_back(flow.evaluate(program).makespan_s);
+    }
+  });
+  return makespans;
 }
 
 }  // namespace partsim::search

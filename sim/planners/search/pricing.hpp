@@ -12,6 +12,8 @@
 // Contract: deterministic; a candidate the lowering refuses (InputError) is priced as refused with
 // the reason, never thrown. The registry, spec and graph must outlive the Pricer.
 
+#include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -20,6 +22,7 @@
 #include "sim/plan/plan.hpp"
 #include "sim/planners/registry.hpp"
 #include "sim/program/evaluation.hpp"
+#include "sim/program/program.hpp"
 #include "topology/system_spec.hpp"
 #include "topology/topology_graph.hpp"
 #include "workloads/graph.hpp"
@@ -49,6 +52,9 @@ struct Price {
   /// was not timed further: predicted_s is the closed form, a lower bound of the flow evaluator's
   /// time (contention only delays a transfer: max-min never gives a flow more than its lone rate).
   bool pruned = false;
+  /// When the search resampled it (search.hpp): every evaluation, the exact one first, and
+  /// predicted_s is their mean. Empty otherwise.
+  std::vector<double> samples;
   bool usable() const { return refused.empty() && fits && !pruned; }
 };
 
@@ -69,8 +75,19 @@ class Pricer {
   /// Lowers and times `candidate`; a candidate whose closed form reaches `prune_at` (s) is not timed
   /// by the flow evaluator (Price::pruned).
   Price price(const Candidate& candidate, double prune_at = std::numeric_limits<double>::infinity()) const;
+  /// The flow evaluator's makespans (s) of `candidate` (one the lowering accepts) with its timed
+  /// tasks jittered by `relative` (program/jitter.hpp), under seeds seed + 1 ... seed + count: a
+  /// contended plan's time is a distribution, not a number (docs/model.md "Chaotic plans"). Empty
+  /// with the closed form (it has no contention to be chaotic) or when the lowering refuses.
+  std::vector<double> resample(const Candidate& candidate, int count, double relative, std::uint64_t seed) const;
 
  private:
+  // Lowers `candidate` on its platform (as configured, for a plan that configures devices) and
+  // hands the Program to `use`; returns the lowering's refusal ("" when it lowered).
+  using UseProgram = std::function<void(const program::Program&, const topology::TopologyGraph&,
+                                        const topology::SystemSpec&)>;
+  std::string lower(const Candidate& candidate, const UseProgram& use) const;
+
   const planner::StrategyRegistry& registry_;
   const topology::SystemSpec& spec_;
   const workloads::Graph& graph_;

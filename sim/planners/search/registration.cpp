@@ -41,6 +41,13 @@ planner::OptionBindings<Options> option_bindings() {
            "fraction of the time together (0: always exact, as the replay; 3e-5: 2-5x faster on contended 256-chip plans, "
            "within 2 % of exact where measured)",
            {0, 0.1});
+  b.integer("finalists", &Options::finalists, "4",
+            "best distinct candidates evaluated again at the end, under jittered compute times; the lowest mean wins "
+            "(0: none; docs/model.md \"Chaotic plans\")", {0, 64});
+  b.integer("samples", &Options::samples, "8",
+            "evaluations of each finalist, its exact one included; the prediction is their mean (1: none)", {1, 1000});
+  b.number("jitter", &Options::jitter, "1e-6", "relative jitter of the compute times in those evaluations",
+           {0, 0.1, true});
   return b;
 }
 
@@ -103,6 +110,15 @@ plan::Plan make_search_plan(const planner::StrategyRegistry& registry, const pla
                            {"seeding_s", seeding_s},
                            {"elapsed_s", seeding_s + r.elapsed_s}};
   if (!refusals.empty()) family["refused"] = nlohmann::json(refusals);
+  if (!r.best_price.samples.empty()) {
+    const auto [lo, hi] = std::minmax_element(r.best_price.samples.begin(), r.best_price.samples.end());
+    family["resampled"] = {{"finalists", r.resampled},
+                           {"samples", r.samples},
+                           {"jitter", o.jitter},
+                           {"exact_s", r.best_price.samples.front()},
+                           {"min_s", *lo},
+                           {"max_s", *hi}};
+  }
   if (!r.best.lowered_by.empty()) {
     family["lowered_by"] = r.best.lowered_by;
     family["seed_family"] = *r.best.plan.family;

@@ -114,6 +114,7 @@ class Walk {
       }
       step();
     }
+    resample();
     result_.elapsed_s = elapsed();
     return result_;
   }
@@ -122,7 +123,82 @@ class Walk {
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   // Whether the time budget is spent. Seeds (and, without a usable seed, the one-layout plans) are
   // still priced past it until one is usable: the search always returns a plan if any fits.
-  bool spent() const { return o_.budget_s > 0 && elapsed() >= o_.budget_s; }
+  bool spent() const { return o_.budget_s > 0 && elapsed() + resampling().reserve_s >= o_.budget_s; }
+
+  // How many finalists, and how many evaluations of each, the resampling takes, and the time it is
+  // expected to need (each evaluation as long as the finalist's pricing took). Within half the
+  // budget: fewer finalists first, then fewer samples; none when one more evaluation is over it.
+  struct Resampling {
+    int finalists = 0;
+    int samples = 1;
+    double reserve_s = 0;
+  };
+  Resampling resampling() const {
+    Resampling r{std::min<int>(o_.finalists, static_cast<int>(finalists_.size())), o_.samples, 0};
+    if (r.finalists == 0 || r.samples <= 1) return {};
+    auto cost = [&](int k, int samples) {
+      double s = 0;
+      for (int i = 0; i < k; ++i) s += finalists_[static_cast<std::size_t>(i)].pricing_s;
+      return s * (samples - 1);
+    };
+    const double limit = o_.budget_s > 0 ? o_.budget_s / 2 : std::numeric_limits<double>::infinity();
+    while (r.finalists > 1 && cost(r.finalists, r.samples) > limit) --r.finalists;
+    while (r.samples > 2 && cost(r.finalists, r.samples) > limit) --r.samples;
+    if (cost(r.finalists, r.samples) > limit) return {};
+    r.reserve_s = cost(r.finalists, r.samples);
+    return r;
+  }
+
+  // Keeps `c` among the finalists when it is one of the best `finalists` distinct usable candidates.
+  void offer_finalist(const Candidate& c, const Price& price, double pricing_s) {
+    if (o_.finalists <= 0) return;
+    // Two candidates that lower to the same Program (a schedule field the lowering does not read)
+    // price the same to the last bit: one finalist for both.
+    for (const Finalist& f : finalists_)
+      if (f.price.predicted_s == price.predicted_s && f.price.closed_s == price.closed_s) return;
+    const auto at = std::find_if(finalists_.begin(), finalists_.end(),
+                                 [&](const Finalist& f) { return price.predicted_s < f.price.predicted_s; });
+    if (at == finalists_.end() && finalists_.size() >= static_cast<std::size_t>(o_.finalists)) return;
+    finalists_.insert(at, {c, price, pricing_s});
+    if (finalists_.size() > static_cast<std::size_t>(o_.finalists)) finalists_.pop_back();
+  }
+
+  // Resamples the finalists (file comment) and makes the one with the lowest mean the result.
+  void resample() {
+    const Resampling plan = resampling();
+    if (plan.finalists == 0) return;
+    std::vector<LogRow> rows;
+    std::size_t chosen = 0;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(plan.finalists); ++i) {
+      Finalist& f = finalists_[i];
+      const std::vector<double> more =
+          pricer_.resample(f.candidate, plan.samples - 1, o_.jitter, o_.seed * 1'000'003ULL);
+      if (more.empty()) return;  // the closed form: nothing to resample
+      f.price.samples = {f.price.predicted_s};
+      f.price.samples.insert(f.price.samples.end(), more.begin(), more.end());
+      double sum = 0;
+      for (double v : f.price.samples) sum += v;
+      const double exact = f.price.predicted_s;
+      f.price.predicted_s = sum / static_cast<double>(f.price.samples.size());
+      if (f.price.predicted_s < finalists_[chosen].price.predicted_s) chosen = i;
+      LogRow row = new_row(f.candidate, "resample");
+      row.predicted_s = f.price.predicted_s;
+      row.closed_s = f.price.closed_s;
+      row.usable = true;
+      const auto [lo, hi] = std::minmax_element(f.price.samples.begin(), f.price.samples.end());
+      char note[160];
+      std::snprintf(note, sizeof note, "mean of %zu evaluations (exact %.6g s, min %.6g s, max %.6g s)",
+                    f.price.samples.size(), exact, *lo, *hi);
+      row.note = note;
+      rows.push_back(std::move(row));
+    }
+    result_.best = finalists_[chosen].candidate;
+    result_.best_price = finalists_[chosen].price;
+    result_.resampled = plan.finalists;
+    result_.samples = plan.samples;
+    rows[chosen].accepted = true;
+    for (LogRow& row : rows) log(std::move(row));
+  }
   std::size_t draw(std::size_t n) { return static_cast<std::size_t>(rng_() % n); }
   double uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
 
@@ -165,7 +241,9 @@ class Walk {
       return;
     }
     misses_ = 0;
+    const auto priced_at = Clock::now();
     const Price price = pricer_.price(c, prune_at(c, seed));
+    const double pricing_s = std::chrono::duration<double>(Clock::now() - priced_at).count();
     if (o_.on_priced) o_.on_priced(c, price);
     if (price.memory && price.refused.empty() && (!least_memory_ || price.memory->per_device_bytes < least_memory_->per_device_bytes))
       least_memory_ = price.memory;
@@ -181,6 +259,7 @@ class Walk {
     if (!seed) ++result_.candidates;
     ++since_best_;
     if (row.usable) {
+      offer_finalist(c, price, pricing_s);
       const bool better = !has_best_ || price.predicted_s < result_.best_price.predicted_s;
       if (better) {
         has_best_ = true;
@@ -212,10 +291,9 @@ class Walk {
                  "candidates", has_best_ ? std::optional<double>(result_.best_price.predicted_s) : std::nullopt});
   }
 
-  // A log row for candidate `c` proposed by `move`; log() stamps the best so far and the time.
-  LogRow new_row(const Candidate& c, const std::string& move) const {
+  // A log row for candidate `c` proposed by `move`; log() stamps its index, the best so far and the time.
+  static LogRow new_row(const Candidate& c, const std::string& move) {
     LogRow row;
-    row.index = static_cast<long long>(result_.log.size());
     row.move = move;
     row.origin = c.origin;
     row.schedule = schedule_label(c.plan.schedule);
@@ -223,6 +301,7 @@ class Walk {
   }
 
   void log(LogRow row) {
+    row.index = static_cast<long long>(result_.log.size());
     row.best_s = has_best_ ? result_.best_price.predicted_s : 0;
     row.elapsed_s = elapsed();
     result_.log.push_back(std::move(row));
@@ -283,6 +362,12 @@ class Walk {
   std::optional<plan::MemoryUse> least_memory_;  // the candidate that needed the least memory
   std::string refusal_;                          // the first reason the lowering gave
   SearchResult result_;
+  struct Finalist {
+    Candidate candidate;
+    Price price;
+    double pricing_s = 0;  // wall time its pricing took
+  };
+  std::vector<Finalist> finalists_;  // the best usable candidates, cheapest first
 };
 
 }  // namespace

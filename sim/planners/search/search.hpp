@@ -25,9 +25,19 @@
 // Seeds with a lowering of their own (dsm, megatron) are priced and may win, but are not mutated:
 // their plans are more than shardings.
 //
+// Resampling: where many flows contend, a plan's time is chaotic (a jitter of 1e-12 of the compute
+// times can move it by several percent; docs/model.md "Chaotic plans"), so the cheapest of many
+// single evaluations is mostly luck and under-predicts (the winner's curse). The walk therefore
+// keeps its `finalists` best distinct candidates, and at the end evaluates each `samples` times (its
+// exact evaluation and samples - 1 with the timed tasks jittered by `jitter`, program/jitter.hpp);
+// the finalist with the lowest mean wins, and its mean is the prediction (Price::samples keeps
+// them). The walk stops early enough to leave the resampling its time (estimated from the
+// finalists' pricing times); where that would take more than half the budget, fewer finalists, then
+// fewer samples, are resampled (none when even one more evaluation would).
+//
 // Contract: deterministic for a given seed and number of candidates: the wall-clock budget only
-// decides when to stop, and the result records how many candidates were priced, so the same seed
-// with candidates=N reproduces the plan exactly.
+// decides when to stop and how many finalists and samples are resampled, and the result records
+// both, so the same seed with candidates=N, finalists=F and samples=S reproduces the plan exactly.
 
 #include <cstdint>
 #include <functional>
@@ -49,6 +59,9 @@ struct SearchOptions {
   MenuKinds kinds;                // which layouts the menu holds (the `families` option)
   bool search_schedule = true;    // schedule moves (off in inference and when the user fixed it)
   std::uint64_t seed = 1;
+  int finalists = 4;              // best distinct candidates resampled at the end (0: none)
+  int samples = 8;                // evaluations of each finalist, its exact one included (1: none)
+  double jitter = 1e-6;           // relative jitter of the timed tasks in the resampling
   /// Called with every candidate priced, seeds included (bench/search/search_rank_bench.cpp replays a
   /// sample of them); empty: nothing is called.
   std::function<void(const Candidate&, const Price&)> on_priced;
@@ -58,10 +71,10 @@ struct SearchOptions {
 struct LogRow {
   long long index = 0;       // 0-based, seeds first
   double elapsed_s = 0;      // wall time since the search began
-  std::string move;          // "seed", "layer", "run", "boundary", "schedule"
+  std::string move;          // "seed", "layer", "run", "boundary", "schedule", "resample"
   std::string origin;        // the seed strategy the candidate descends from
   std::string schedule;      // its gradient schedule: "concurrent", "in_order", "in_order/25MB" (schedule_label)
-  double predicted_s = 0;    // evaluator (0 when refused)
+  double predicted_s = 0;    // evaluator (0 when refused); a resample row: the mean of its samples
   double closed_s = 0;       // closed form
   bool usable = false;       // priced, and fits in memory
   bool accepted = false;     // became the walk's current candidate
@@ -76,6 +89,8 @@ struct SearchResult {
   long long candidates = 0;       // distinct candidates priced after the seeds
   std::string stopped_by;         // "candidates", "budget" or "exhausted"
   double elapsed_s = 0;
+  int resampled = 0;              // finalists resampled (file comment)
+  int samples = 1;                // evaluations of each (1: none resampled)
 };
 
 /// The walk from `seeds` (at least one; each already carries its schedule variant). Throws
