@@ -17,6 +17,8 @@
 #   PARTSIM_SKIP_BUILD=1    use BUILD_DIR/bin/simplan and simrun as they are (a copy, while the build
 #                           directory is rebuilt)
 #   PARTSIM_SEARCH_RESUME=1 keep BUILD_DIR/search_check and run only the pairs it has no result for
+#   PARTSIM_SEARCH_REPLAY_TIMEOUT  seconds a replay may take (default 0: no limit); one stopped is
+#                           listed as failed with that reason (1,024-chip replays can take hours)
 set -euo pipefail
 . "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 source "$(dirname "$0")/reproduce_common.sh"
@@ -46,8 +48,13 @@ pair() {
   if [ "$rc" = 2 ]; then mv "$work/$name.log" "$work/$name.skipped"; echo "skipped $name"; return 0; fi
   if [ "$rc" != 0 ]; then mv "$work/$name.log" "$work/$name.failed"; echo "FAILED  $name"; return 0; fi
   echo "$t0 $t1" | awk '{printf "%.3f\n", $2 - $1}' >"$work/$name.wall"
-  if ! "$simrun" --config "configs/$config.yaml" --plan "$work/$name.plan.json" --quiet --out "$work/$name.results.json" \
-      >>"$work/$name.log" 2>&1; then
+  rc=0
+  timeout "${PARTSIM_SEARCH_REPLAY_TIMEOUT:-0}" "$simrun" --config "configs/$config.yaml" --plan "$work/$name.plan.json" \
+    --quiet --out "$work/$name.results.json" >>"$work/$name.log" 2>&1 || rc=$?
+  if [ "$rc" = 124 ]; then
+    echo "simrun: stopped after PARTSIM_SEARCH_REPLAY_TIMEOUT=${PARTSIM_SEARCH_REPLAY_TIMEOUT} s (replay timeout)" >>"$work/$name.log"
+  fi
+  if [ "$rc" != 0 ]; then
     mv "$work/$name.log" "$work/$name.failed"; echo "FAILED  $name (replay)"; return 0
   fi
   echo "done    $name ($(cat "$work/$name.wall") s)"

@@ -70,9 +70,11 @@ using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<T>>;
 class FlowRun {
  public:
   FlowRun(const Program& program, const TransferRoutes& routes, const std::vector<double>& link_bandwidth,
-          const std::vector<double>& pair_latency, double coalesce, double exact_work, const Jitter& jitter)
+          const std::vector<double>& pair_latency, double coalesce, double exact_work, const Jitter& jitter,
+          double max_work)
       : coalesce_(coalesce),
         exact_work_(exact_work),
+        max_work_(max_work),
         jitter_(jitter),
         tasks_(program.tasks()),
         routes_(routes),
@@ -290,6 +292,7 @@ class FlowRun {
     }
     touched_.clear();
     work_ += static_cast<double>(component_flows_.size());
+    if (max_work_ > 0 && work_ > max_work_) throw WorkLimitExceeded(max_work_);
 
     // Bytes sent at the old rates up to now; every flow of the components is unfixed.
     for (int slot : component_flows_) {
@@ -362,6 +365,7 @@ class FlowRun {
 
   const double coalesce_;    // relative (FlowEvaluator's constructor)
   const double exact_work_;  // flow re-solves before coalescing begins
+  const double max_work_;    // flow re-solves before the evaluation stops (0: no limit)
   const Jitter jitter_;
   double work_ = 0;          // flow re-solves so far (a flow counted once per re-solve it takes part in)
   const TaskList& tasks_;
@@ -416,7 +420,7 @@ Evaluation FlowEvaluator::evaluate(const Program& program) {
   if (routes_.task_count() != program.size())
     throw Error("flow evaluator: the routes were resolved for " + std::to_string(routes_.task_count()) +
                 " tasks, not this Program's " + std::to_string(program.size()));
-  return FlowRun(program, routes_, link_bandwidth_, pair_latency_, coalesce_, exact_work_, jitter_).run();
+  return FlowRun(program, routes_, link_bandwidth_, pair_latency_, coalesce_, exact_work_, jitter_, max_work_).run();
 }
 
 }  // namespace partsim::program

@@ -37,12 +37,24 @@
 #include <string>
 #include <vector>
 
+#include "sim/common/error.hpp"
 #include "sim/program/evaluation.hpp"
 #include "sim/program/jitter.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "topology/topology_graph.hpp"
 
 namespace partsim::program {
+
+/// An evaluation stopped at its work limit (FlowEvaluator::set_work_limit).
+class WorkLimitExceeded : public Error {
+ public:
+  explicit WorkLimitExceeded(double limit)
+      : Error("flow evaluator: over " + std::to_string(static_cast<long long>(limit)) + " flow re-solves"), limit_(limit) {}
+  double limit() const noexcept { return limit_; }
+
+ private:
+  double limit_;
+};
 
 class FlowEvaluator final : public Evaluator {
  public:
@@ -69,6 +81,10 @@ class FlowEvaluator final : public Evaluator {
   /// Evaluations from now on perturb the timed tasks (program/jitter.hpp; as on a jittered() copy,
   /// without the copy); Error unless 0 <= relative < 1.
   void set_jitter(const Jitter& jitter);
+  /// Evaluations from now on stop with WorkLimitExceeded once their re-solves (flows re-solved,
+  /// each counted once per re-solve it takes part in; about 5 M a second) pass `max_work` (0: no
+  /// limit). A bound in work, not wall time, so whether a plan passes it is deterministic.
+  void set_work_limit(double max_work) { max_work_ = max_work; }
   std::string name() const override { return "flow"; }
   Evaluation evaluate(const Program& program) override;
 
@@ -77,6 +93,7 @@ class FlowEvaluator final : public Evaluator {
   double coalesce_ = 0;
   double exact_work_ = 0;
   Jitter jitter_;
+  double max_work_ = 0;
   std::vector<double> link_bandwidth_;  // B/s, per graph link
   std::vector<double> pair_latency_;    // s, per TransferRoutes pair (the route's links summed)
 };

@@ -244,3 +244,21 @@ TEST(FlowEvaluator, JitterScalesEachTimedTaskByItsOwnFactorAndNoTransfer) {
   EXPECT_THROW(evaluator.set_jitter({1.0, 0}), Error);
   EXPECT_THROW(evaluator.set_jitter({-0.1, 0}), Error);
 }
+
+TEST(FlowEvaluator, AWorkLimitStopsTheEvaluationDeterministically) {
+  const topology::TopologyGraph g(test::unidirectional_ring(4));
+  Program p;
+  const int l = p.add_layer("l");
+  p.add_transfer(l, Pass::fwd, "a", dev(0), dev(1), 1e6, {});
+  p.add_transfer(l, Pass::fwd, "b", dev(0), dev(1), 1e6, {});
+  const TransferRoutes routes(p, g);
+  FlowEvaluator evaluator(routes, g);
+  // The two flows start together (one re-solve of 2 flows) and end together (one re-solve of none):
+  // 2 in all.
+  evaluator.set_work_limit(2);
+  EXPECT_DOUBLE_EQ(evaluator.evaluate(p).makespan_s, 201e-6);
+  evaluator.set_work_limit(1);
+  EXPECT_THROW(evaluator.evaluate(p), WorkLimitExceeded);
+  evaluator.set_work_limit(0);  // none
+  EXPECT_DOUBLE_EQ(evaluator.evaluate(p).makespan_s, 201e-6);
+}

@@ -114,6 +114,15 @@ TEST(Search, ResamplingPicksTheFinalistWithTheLowestMeanAndPredictsThatMean) {
   EXPECT_EQ(r.log.back().index, static_cast<long long>(r.log.size()) - 1);
 }
 
+TEST(Search, ACandidateOverTheEvaluationLimitIsRefusedNotTimed) {
+  Fixture f;
+  const Pricer capped(f.registry, f.spec, f.graph, EvaluatorKind::flow, 0, 1);
+  const Price p = capped.price(f.data_parallel());
+  EXPECT_FALSE(p.usable());
+  EXPECT_EQ(p.refused.rfind("not timed: its flow evaluation passed 1 re-solves", 0), 0u) << p.refused;
+  EXPECT_TRUE(capped.resample(f.data_parallel(), 3, 1e-3, 1).empty());
+}
+
 TEST(Search, TheSameSeedGivesTheSamePlan) {
   Fixture f;
   SearchOptions o;

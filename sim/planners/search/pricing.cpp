@@ -1,5 +1,7 @@
 #include "sim/planners/search/pricing.hpp"
 
+#include <cstdio>
+
 #include "sim/common/error.hpp"
 #include "sim/lowering/sharding_lowering.hpp"
 #include "sim/memory/footprint.hpp"
@@ -19,8 +21,8 @@ EvaluatorKind evaluator_from_name(const std::string& name) {
 std::string to_string(EvaluatorKind kind) { return kind == EvaluatorKind::flow ? "flow" : "closed"; }
 
 Pricer::Pricer(const planner::StrategyRegistry& registry, const topology::SystemSpec& spec, const workloads::Graph& graph,
-               EvaluatorKind evaluator, double coalesce)
-    : registry_(registry), spec_(spec), graph_(graph), evaluator_(evaluator), coalesce_(coalesce),
+               EvaluatorKind evaluator, double coalesce, double max_work)
+    : registry_(registry), spec_(spec), graph_(graph), evaluator_(evaluator), coalesce_(coalesce), max_work_(max_work),
       topology_(spec, topology::Granularity::chip) {}
 
 std::string Pricer::lower(const Candidate& candidate, const UseProgram& use) const {
@@ -50,7 +52,7 @@ std::string Pricer::lower(const Candidate& candidate, const UseProgram& use) con
 
 Price Pricer::price(const Candidate& candidate, double prune_at) const {
   Price price;
-  price.refused = lower(candidate, [&](const program::Program& program, const topology::TopologyGraph& topology,
+  const std::string refused = lower(candidate, [&](const program::Program& program, const topology::TopologyGraph& topology,
                                        const topology::SystemSpec& spec) {
     const plan::Plan& p = candidate.plan;
     price.memory = candidate.lowered_by.empty()
@@ -69,11 +71,21 @@ Price Pricer::price(const Candidate& candidate, double prune_at) const {
       price.predicted_s = closed.makespan_s;
       price.spans = program::layer_pass_spans(program, closed);
     } else {
-      const program::Evaluation flow = program::FlowEvaluator(routes, topology, coalesce_, kExactWork).evaluate(program);
-      price.predicted_s = flow.makespan_s;
-      price.spans = program::layer_pass_spans(program, flow);
+      program::FlowEvaluator evaluator(routes, topology, coalesce_, kExactWork);
+      evaluator.set_work_limit(max_work_);
+      try {
+        const program::Evaluation flow = evaluator.evaluate(program);
+        price.predicted_s = flow.makespan_s;
+        price.spans = program::layer_pass_spans(program, flow);
+      } catch (const program::WorkLimitExceeded& e) {
+        char why[160];
+        std::snprintf(why, sizeof why, "not timed: its flow evaluation passed %.3g re-solves (about %.0f s, the "
+                      "search's limit for one evaluation)", e.limit(), e.limit() / kWorkPerSecond);
+        price.refused = why;
+      }
     }
   });
+  if (!refused.empty()) price.refused = refused;
   return price;
 }
 
@@ -83,9 +95,14 @@ std::vector<double> Pricer::resample(const Candidate& candidate, int count, doub
   lower(candidate, [&](const program::Program& program, const topology::TopologyGraph& topology, const topology::SystemSpec&) {
     const program::TransferRoutes routes(program, topology);
     program::FlowEvaluator flow(routes, topology, coalesce_, kExactWork);
-    for (int k = 1; k <= count; ++k) {
-      flow.set_jitter({relative, seed + static_cast<std::uint64_t>(k)});
-      makespans.push_back(flow.evaluate(program).makespan_s);
+    flow.set_work_limit(max_work_);
+    try {
+      for (int k = 1; k <= count; ++k) {
+        flow.set_jitter({relative, seed + static_cast<std::uint64_t>(k)});
+        makespans.push_back(flow.evaluate(program).makespan_s);
+      }
+    } catch (const program::WorkLimitExceeded&) {
+      // the samples before it stand
     }
   });
   return makespans;

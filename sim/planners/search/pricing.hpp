@@ -69,16 +69,24 @@ class Pricer {
   /// plans cheap to evaluate exactly are (flow_evaluator.hpp: coalescing can err either way).
   static constexpr double kExactWork = 5e6;
 
+  /// The flow evaluator's re-solves per second of wall time on this machine, about (kExactWork).
+  static constexpr double kWorkPerSecond = 5e6;
+
   /// `coalesce`: the flow evaluator's (sim/program/flow_evaluator.hpp; 0: exact, as the replay).
+  /// `max_work`: a candidate whose flow evaluation passes that many re-solves is refused, not timed
+  /// (FlowEvaluator::set_work_limit; 0: no limit): the search bounds one evaluation to a share of
+  /// its budget (a 1,024-chip point-to-point plan took 126 s).
   Pricer(const planner::StrategyRegistry& registry, const topology::SystemSpec& spec, const workloads::Graph& graph,
-         EvaluatorKind evaluator, double coalesce = 0);
+         EvaluatorKind evaluator, double coalesce = 0, double max_work = 0);
+  EvaluatorKind evaluator() const noexcept { return evaluator_; }
   /// Lowers and times `candidate`; a candidate whose closed form reaches `prune_at` (s) is not timed
   /// by the flow evaluator (Price::pruned).
   Price price(const Candidate& candidate, double prune_at = std::numeric_limits<double>::infinity()) const;
   /// The flow evaluator's makespans (s) of `candidate` (one the lowering accepts) with its timed
   /// tasks jittered by `relative` (program/jitter.hpp), under seeds seed + 1 ... seed + count: a
   /// contended plan's time is a distribution, not a number (docs/model.md "Chaotic plans"). Empty
-  /// with the closed form (it has no contention to be chaotic) or when the lowering refuses.
+  /// with the closed form (it has no contention to be chaotic) or when the lowering refuses; fewer
+  /// than `count` when an evaluation passes the work limit (those before it).
   std::vector<double> resample(const Candidate& candidate, int count, double relative, std::uint64_t seed) const;
 
  private:
@@ -93,6 +101,7 @@ class Pricer {
   const workloads::Graph& graph_;
   EvaluatorKind evaluator_;
   double coalesce_;
+  double max_work_;
   topology::TopologyGraph topology_;  // the platform as given (configured platforms get their own)
 };
 

@@ -170,10 +170,10 @@ class Walk {
     std::vector<LogRow> rows;
     std::size_t chosen = 0;
     for (std::size_t i = 0; i < static_cast<std::size_t>(plan.finalists); ++i) {
+      if (pricer_.evaluator() != EvaluatorKind::flow) return;  // the closed form: nothing to resample
       Finalist& f = finalists_[i];
       const std::vector<double> more =
           pricer_.resample(f.candidate, plan.samples - 1, o_.jitter, o_.seed * 1'000'003ULL);
-      if (more.empty()) return;  // the closed form: nothing to resample
       f.price.samples = {f.price.predicted_s};
       f.price.samples.insert(f.price.samples.end(), more.begin(), more.end());
       double sum = 0;
