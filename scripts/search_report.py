@@ -109,7 +109,8 @@ def main():
     w(f"**{len(pairs)} pairs planned and replayed, {len(skipped)} refused, {len(failed)} failed.**\n")
     if pairs:
         errors = [abs(p["simulated"] / p["predicted"] - 1) for p in pairs]
-        walls = sorted(p["wall"] for p in pairs)
+        # Every search timed, including those whose replay failed (the search itself finished).
+        walls = sorted(float(open(f).read()) for f in glob.glob(os.path.join(work, "*.wall")))
         compared = [p for p in pairs if p["best_paper"] is not None]
         same = sum(1 for p in compared if same_plan_as_best(p))
         not_worse = sum(1 for p in compared
@@ -125,7 +126,7 @@ def main():
         w(f"| prediction within 5 % of its simulation | {within} of {len(pairs)} (max {max(errors) * 100:.4f} %) |")
         w(f"| simulation within the resampled range (pairs resampled) | {in_range} of {len(resampled)} |")
         w(f"| search wall time, s: min / median / max | {walls[0]:.1f} / {statistics.median(walls):.1f} / {walls[-1]:.1f} |")
-        w(f"| search within 60 s | {sum(1 for x in walls if x <= 60)} of {len(pairs)} |")
+        w(f"| search within 60 s (every search timed, replayed or not) | {sum(1 for x in walls if x <= 60)} of {len(walls)} |")
         edges = (10, 20, 30, 40, 50, 60)
         counts = [sum(1 for x in walls if lo < x <= hi) for lo, hi in zip((0,) + edges, edges)]
         w("| search wall time, pairs per bin | " + ", ".join(f"{lo}-{hi} s: {c}" for lo, hi, c in zip((0,) + edges, edges, counts)) +

@@ -154,4 +154,22 @@ TEST(DeepaElimination, StopsEarlyAndEnumeratesWhatIsLeft) {
   for (auto& c : g.node_cost) c.assign(10, 1.0);
   for (auto& edge : g.edges) edge.xfer = table(10, 10, std::vector<double>(100, 0));
   EXPECT_THROW(eliminate_and_search(g, 1000), InputError);
+  // The same refusal from the structure alone (10^4 configurations left), before any table; 10^4
+  // is within a limit of 10^4, and a chain of the same sizes reduces to one edge (10^2).
+  std::string full, structural;
+  try {
+    eliminate_and_search(g, 1000);
+  } catch (const InputError& x) {
+    full = x.what();
+  }
+  try {
+    check_enumeration({10, 10, 10, 10}, e, 1000);
+  } catch (const InputError& x) {
+    structural = x.what();
+  }
+  EXPECT_FALSE(full.empty());
+  EXPECT_EQ(structural, full);
+  EXPECT_NO_THROW(check_enumeration({10, 10, 10, 10}, e, 10'000));
+  EXPECT_NO_THROW(check_enumeration({10, 10, 10, 10}, chain(4), 100));
+  EXPECT_THROW(check_enumeration({10, 10, 10, 10}, chain(4), 99), InputError);
 }

@@ -9,6 +9,7 @@
 #include "sim/common/error.hpp"
 #include "sim/devices/shard_compute.hpp"
 #include "sim/geometry/layer_geometry.hpp"
+#include "sim/planners/deepa/elimination.hpp"
 
 namespace partsim::deepa {
 
@@ -219,6 +220,13 @@ CostModel::CostModel(const topology::SystemSpec& spec, const workloads::Graph& g
     for (std::size_t slot = 0; slot < producers.size(); ++slot) edges_.push_back({producers[slot], v, slot});
   }
   table_owner_ = table_owners();
+  {  // A graph whose eliminations leave too much to enumerate is refused before any table (eq. 1-3).
+    std::vector<int> sizes;
+    for (const auto& configs : configs_) sizes.push_back(static_cast<int>(configs.size()));
+    std::vector<std::pair<int, int>> edges;
+    for (const Edge& e : edges_) edges.emplace_back(static_cast<int>(e.from), static_cast<int>(e.to));
+    check_enumeration(sizes, edges);
+  }
   if (const double work = xfer_work(); options_.xfer_limit > 0 && work > options_.xfer_limit) {
     std::size_t most = 0;
     for (const auto& configs : configs_) most = std::max(most, configs.size());

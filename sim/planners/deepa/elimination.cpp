@@ -29,7 +29,10 @@ struct NodeElimination {
 
 class Eliminator {
  public:
-  explicit Eliminator(const CostGraph& g) : g_(g), work_(g.node_cost.size()), alive_(g.node_cost.size(), true) {
+  // `structural`: the tables are left empty and nothing is enumerated (check_enumeration): the
+  // eliminations depend on the degrees alone, never on a cost.
+  explicit Eliminator(const CostGraph& g, bool structural = false)
+      : g_(g), structural_(structural), work_(g.node_cost.size()), alive_(g.node_cost.size(), true) {
     for (const auto& e : g.edges) {
       const int n = static_cast<int>(g.node_cost.size());
       if (e.from < 0 || e.from >= n || e.to < 0 || e.to >= n || e.from == e.to)
@@ -42,6 +45,20 @@ class Eliminator {
   }
 
   SearchResult run(std::uint64_t max_enumerated) {
+    SearchResult r = eliminate(max_enumerated);
+    // Undo the node eliminations in reverse order (§4): each takes eq. 2's argmin.
+    for (auto it = eliminated_.rbegin(); it != eliminated_.rend(); ++it)
+      r.choice[static_cast<std::size_t>(it->w)] =
+          best_configuration(*it, r.choice[static_cast<std::size_t>(it->u)], r.choice[static_cast<std::size_t>(it->v)]);
+    r.cost = global_cost(g_, r.choice);
+    return r;
+  }
+
+  /// The eliminations and the size check of the final graph, without tables (structural mode).
+  void run_structure(std::uint64_t max_enumerated) { eliminate(max_enumerated); }
+
+ private:
+  SearchResult eliminate(std::uint64_t max_enumerated) {
     SearchResult r;
     for (bool changed = true; changed;) {
       changed = false;
@@ -57,15 +74,9 @@ class Eliminator {
         }
     }
     enumerate_final(r, max_enumerated);
-    // Undo the node eliminations in reverse order (§4): each takes eq. 2's argmin.
-    for (auto it = eliminated_.rbegin(); it != eliminated_.rend(); ++it)
-      r.choice[static_cast<std::size_t>(it->w)] =
-          best_configuration(*it, r.choice[static_cast<std::size_t>(it->u)], r.choice[static_cast<std::size_t>(it->v)]);
-    r.cost = global_cost(g_, r.choice);
     return r;
   }
 
- private:
   int size(int v) const { return static_cast<int>(g_.node_cost[static_cast<std::size_t>(v)].size()); }
   double node(int v, int c) const { return g_.node_cost[static_cast<std::size_t>(v)][static_cast<std::size_t>(c)]; }
   int add_table(CostTable t) {
@@ -101,11 +112,11 @@ class Eliminator {
     const CostTable& t1 = tables_[static_cast<std::size_t>(work_[e1].table)];
     const CostTable& t2 = tables_[static_cast<std::size_t>(work_[e2].table)];
     const int ku = size(u), kw = size(wi), kv = size(v);
-    CostTable merged{ku, kv, std::vector<double>(static_cast<std::size_t>(ku) * static_cast<std::size_t>(kv))};
+    CostTable merged{ku, kv, std::vector<double>(structural_ ? 0 : static_cast<std::size_t>(ku) * static_cast<std::size_t>(kv))};
     // Min-plus product, row by row: for each c_u, sweep c_w outermost so that t2's rows are read
     // contiguously and the inner loop is a vectorisable min. The argmin is not stored: undoing the
     // elimination recomputes it for the one (c_u, c_v) chosen (best_configuration()).
-    for (int cu = 0; cu < ku; ++cu) {
+    for (int cu = 0; cu < (structural_ ? 0 : ku); ++cu) {
       double* best = &merged.cost[static_cast<std::size_t>(cu) * static_cast<std::size_t>(kv)];
       std::fill(best, best + kv, std::numeric_limits<double>::infinity());
       for (int cw = 0; cw < kw; ++cw) {
@@ -135,7 +146,7 @@ class Eliminator {
       const CostTable& a = tables_[static_cast<std::size_t>(work_[pos->second].table)];
       const CostTable& b = tables_[static_cast<std::size_t>(work_[*it].table)];
       CostTable sum{a.rows, a.cols, a.cost};
-      for (std::size_t i = 0; i < sum.cost.size(); ++i) sum.cost[i] += b.cost[i];
+      for (std::size_t i = 0; i < sum.cost.size() && !structural_; ++i) sum.cost[i] += b.cost[i];
       const Edge e1 = pos->second, e2 = *it;
       boost::remove_edge(e1, work_);
       boost::remove_edge(e2, work_);
@@ -154,7 +165,7 @@ class Eliminator {
       ++r.nodes_left;
       if (boost::in_degree(v, work_) + boost::out_degree(v, work_) == 0) {
         const int vi = static_cast<int>(v);
-        for (int c = 1; c < size(vi); ++c)
+        for (int c = 1; c < size(vi) && !structural_; ++c)
           if (node(vi, c) < node(vi, r.choice[v])) r.choice[v] = c;
         r.enumerated += static_cast<std::uint64_t>(size(vi));
         continue;
@@ -187,6 +198,7 @@ class Eliminator {
                        " global configurations to enumerate (limit " + std::to_string(max_enumerated) +
                        "; lower max_workers or restrict dims)");
     r.enumerated += static_cast<std::uint64_t>(space);
+    if (structural_) return;
     std::vector<int> current(order.size(), 0), best_choice(order.size(), 0);
     double best = std::numeric_limits<double>::infinity();
     // Odometer over the final graph's configurations; cost recomputed per assignment (space is small).
@@ -215,6 +227,7 @@ class Eliminator {
   }
 
   const CostGraph& g_;
+  const bool structural_;
   WorkGraph work_;
   std::vector<bool> alive_;
   std::vector<CostTable> tables_;
@@ -227,6 +240,18 @@ SearchResult eliminate_and_search(const CostGraph& graph, std::uint64_t max_enum
   for (std::size_t v = 0; v < graph.node_cost.size(); ++v)
     if (graph.node_cost[v].empty()) throw Error("deepa: cost graph node " + std::to_string(v) + " has no configuration");
   return Eliminator(graph).run(max_enumerated);
+}
+
+void check_enumeration(const std::vector<int>& sizes, const std::vector<std::pair<int, int>>& edges,
+                       std::uint64_t max_enumerated) {
+  CostGraph structure;
+  for (int k : sizes) {
+    if (k < 1) throw Error("deepa: cost graph node with no configuration");
+    structure.node_cost.emplace_back(static_cast<std::size_t>(k), 0.0);
+  }
+  for (const auto& [from, to] : edges)
+    structure.edges.push_back({from, to, {sizes.at(static_cast<std::size_t>(from)), sizes.at(static_cast<std::size_t>(to)), {}}});
+  Eliminator(structure, true).run_structure(max_enumerated);
 }
 
 double global_cost(const CostGraph& graph, const std::vector<int>& choice) {

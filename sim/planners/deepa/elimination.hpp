@@ -17,6 +17,7 @@
 // global configurations is an InputError (the graph did not reduce; the message says how far).
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace partsim::deepa {
@@ -53,6 +54,13 @@ struct SearchResult {
 /// The §4 search. Throws InputError when the final graph has more than `max_enumerated`
 /// global configurations.
 SearchResult eliminate_and_search(const CostGraph& graph, std::uint64_t max_enumerated = 100'000'000);
+
+/// The size check of eliminate_and_search (the same InputError past `max_enumerated`) from the
+/// graph's structure alone: `sizes` K_v per node, `edges` (from, to). The eliminations depend on the
+/// degrees, not on the costs, so a graph that will not reduce is refused before its cost tables
+/// are computed (on 256 devices, bert_large's took two minutes before this refusal).
+void check_enumeration(const std::vector<int>& sizes, const std::vector<std::pair<int, int>>& edges,
+                       std::uint64_t max_enumerated = 100'000'000);
 
 /// Eq. 1 for a given global configuration.
 double global_cost(const CostGraph& graph, const std::vector<int>& choice);
