@@ -135,7 +135,8 @@ class Walk {
   };
   Resampling resampling() const {
     Resampling r{std::min<int>(o_.finalists, static_cast<int>(finalists_.size())), o_.samples, 0};
-    if (r.finalists == 0 || r.samples <= 1) return {};
+    // The closed form has no contention to be chaotic: nothing to resample.
+    if (r.finalists == 0 || r.samples <= 1 || pricer_.evaluator() != EvaluatorKind::flow) return {};
     auto cost = [&](int k, int samples) {
       double s = 0;
       for (int i = 0; i < k; ++i) s += finalists_[static_cast<std::size_t>(i)].pricing_s;
@@ -170,7 +171,6 @@ class Walk {
     std::vector<LogRow> rows;
     std::size_t chosen = 0;
     for (std::size_t i = 0; i < static_cast<std::size_t>(plan.finalists); ++i) {
-      if (pricer_.evaluator() != EvaluatorKind::flow) return;  // the closed form: nothing to resample
       Finalist& f = finalists_[i];
       const std::vector<double> more =
           pricer_.resample(f.candidate, plan.samples - 1, o_.jitter, o_.seed * 1'000'003ULL);
