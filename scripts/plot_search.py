@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The `search` strategy's log as a figure (issue 44): every candidate it priced against the wall
-time, the best so far as a line, the seeds (every registered strategy's plan) marked by strategy.
+time, the best so far as a line, the seeds (every registered strategy's plan) marked by strategy,
+and the finalists at the end with the mean of their resampled evaluations (the best line then steps
+to the chosen one's mean: docs/model.md "Chaotic plans, and the resampling").
 
 Reads the log simplan writes beside a search plan (PLAN.search.csv for -o PLAN.json; columns in
 sim/planners/search/search_log.hpp). Candidates over memory or refused by the lowering are drawn
@@ -59,12 +61,16 @@ def plot(data, args):
     for ax, log in zip(axes[0], data):
         rows = log["rows"]
         usable = [r for r in rows if r["usable"]]
-        walk = [r for r in usable if r["move"] != "seed"]
+        walk = [r for r in usable if r["move"] not in ("seed", "resample")]
         ax.scatter([r[key] for r in walk], [r["predicted_s"] * 1e3 for r in walk], s=6, color="0.65",
                    label="candidates of the walk")
         for origin in sorted({r["origin"] for r in usable if r["move"] == "seed"}):
             seeds = [r for r in usable if r["move"] == "seed" and r["origin"] == origin]
             ax.scatter([r[key] for r in seeds], [r["predicted_s"] * 1e3 for r in seeds], s=28, marker="D", label=f"seed: {origin}")
+        finalists = [r for r in usable if r["move"] == "resample"]
+        if finalists:
+            ax.scatter([r[key] for r in finalists], [r["predicted_s"] * 1e3 for r in finalists], s=36, marker="*",
+                       color="tab:purple", label="finalists: mean of their resampled evaluations")
         best = [r for r in rows if r["best_s"] > 0]
         ax.step([r[key] for r in best], [r["best_s"] * 1e3 for r in best], where="post", color="black", label="best so far")
         bad = [r for r in rows if not r["usable"]]
