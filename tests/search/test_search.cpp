@@ -123,6 +123,29 @@ TEST(Search, ACandidateOverTheEvaluationLimitIsRefusedNotTimed) {
   EXPECT_TRUE(capped.resample(f.data_parallel(), 3, 1e-3, 1).empty());
 }
 
+TEST(Search, TheOtherSchedulesOfASeedOverTheEvaluationLimitAreNotPriced) {
+  Fixture f;
+  // Data parallel synchronises gradients over the network (flows: over a limit of 1 re-solve); all
+  // on device 0 moves nothing (no re-solve at all).
+  const Pricer capped(f.registry, f.spec, f.graph, EvaluatorKind::flow, 0, 1);
+  Candidate dp_in_order = f.data_parallel();
+  dp_in_order.plan.schedule = schedule_variants()[1];
+  const plan::Sharding device0 = plan::mesh_sharding({0}, {});
+  const Candidate one_device{fixtures::plan_of(f.graph, std::vector<plan::Sharding>(f.graph.size(), device0)), "", "one"};
+  SearchOptions o;
+  o.budget_s = 0;
+  o.candidates = 0;
+  o.patience = 1;
+  o.kinds = {};  // an empty menu: the walk has nothing to try
+  const SearchResult r =
+      run_search({f.data_parallel(), dp_in_order, one_device}, capped, f.graph, 4, plan::Mode::training, o);
+  ASSERT_GE(r.log.size(), 3u);
+  EXPECT_EQ(r.log[0].note.rfind("refused: not timed", 0), 0u) << r.log[0].note;
+  EXPECT_EQ(r.log[1].note, "not priced: another schedule of this strategy's plan was over the evaluation limit");
+  EXPECT_TRUE(r.log[2].usable);
+  EXPECT_EQ(r.best.origin, "one");
+}
+
 TEST(Search, TheSameSeedGivesTheSamePlan) {
   Fixture f;
   SearchOptions o;

@@ -82,6 +82,7 @@ Price Pricer::price(const Candidate& candidate, double prune_at) const {
         std::snprintf(why, sizeof why, "not timed: its flow evaluation passed %.3g re-solves (about %.0f s, the "
                       "search's limit for one evaluation)", e.limit(), e.limit() / kWorkPerSecond);
         price.refused = why;
+        price.over_work_limit = true;
       }
     }
   });

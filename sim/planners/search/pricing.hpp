@@ -47,6 +47,7 @@ struct Price {
   bool fits = true;                // memory within every device's capacity
   std::optional<plan::MemoryUse> memory;
   std::string refused;             // why the lowering refused it ("" when priced)
+  bool over_work_limit = false;    // refused because its flow evaluation passed the work limit
   std::vector<program::LayerPassSpan> spans;  // per layer and pass, with the evaluator's times
   /// Its closed form already reached the price it had to beat (Pricer::price's `prune_at`), so it
   /// was not timed further: predicted_s is the closed form, a lower bound of the flow evaluator's

@@ -78,6 +78,14 @@ class Walk {
         log(std::move(row));
         continue;
       }
+      // The seeds of one strategy differ only in the gradient schedule: when one was over the
+      // evaluation's work limit, so are the others (and pricing them would take as long).
+      if (std::find(too_slow_.begin(), too_slow_.end(), seed.origin) != too_slow_.end()) {
+        LogRow row = new_row(seed, "seed");
+        row.note = "not priced: another schedule of this strategy's plan was over the evaluation limit";
+        log(std::move(row));
+        continue;
+      }
       consider(seed, "seed");
     }
     if (!has_best_) start_from_layouts();
@@ -123,17 +131,19 @@ class Walk {
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   // Whether the time budget is spent. Seeds (and, without a usable seed, the one-layout plans) are
   // still priced past it until one is usable: the search always returns a plan if any fits.
-  bool spent() const { return o_.budget_s > 0 && elapsed() + resampling().reserve_s >= o_.budget_s; }
+  bool spent() const { return o_.budget_s > 0 && elapsed() + resampling(half_budget()).reserve_s >= o_.budget_s; }
+  double half_budget() const { return o_.budget_s > 0 ? o_.budget_s / 2 : std::numeric_limits<double>::infinity(); }
 
   // How many finalists, and how many evaluations of each, the resampling takes, and the time it is
-  // expected to need (each evaluation as long as the finalist's pricing took). Within half the
-  // budget: fewer finalists first, then fewer samples; none when one more evaluation is over it.
+  // expected to need (each evaluation as long as the finalist's pricing took). Within `limit` (s;
+  // half the budget, and at the end no more than what is left of it): fewer finalists first, then
+  // fewer samples; none when one more evaluation is over it.
   struct Resampling {
     int finalists = 0;
     int samples = 1;
     double reserve_s = 0;
   };
-  Resampling resampling() const {
+  Resampling resampling(double limit) const {
     Resampling r{std::min<int>(o_.finalists, static_cast<int>(finalists_.size())), o_.samples, 0};
     // The closed form has no contention to be chaotic: nothing to resample.
     if (r.finalists == 0 || r.samples <= 1 || pricer_.evaluator() != EvaluatorKind::flow) return {};
@@ -142,7 +152,6 @@ class Walk {
       for (int i = 0; i < k; ++i) s += finalists_[static_cast<std::size_t>(i)].pricing_s;
       return s * (samples - 1);
     };
-    const double limit = o_.budget_s > 0 ? o_.budget_s / 2 : std::numeric_limits<double>::infinity();
     while (r.finalists > 1 && cost(r.finalists, r.samples) > limit) --r.finalists;
     while (r.samples > 2 && cost(r.finalists, r.samples) > limit) --r.samples;
     if (cost(r.finalists, r.samples) > limit) return {};
@@ -166,7 +175,8 @@ class Walk {
 
   // Resamples the finalists (file comment) and makes the one with the lowest mean the result.
   void resample() {
-    const Resampling plan = resampling();
+    const Resampling plan =
+        resampling(o_.budget_s > 0 ? std::min(half_budget(), std::max(0.0, o_.budget_s - elapsed())) : half_budget());
     if (plan.finalists == 0) return;
     std::vector<LogRow> rows;
     std::size_t chosen = 0;
@@ -248,6 +258,7 @@ class Walk {
     if (price.memory && price.refused.empty() && (!least_memory_ || price.memory->per_device_bytes < least_memory_->per_device_bytes))
       least_memory_ = price.memory;
     if (!price.refused.empty() && refusal_.empty()) refusal_ = price.refused;
+    if (seed && price.over_work_limit) too_slow_.push_back(c.origin);
     LogRow row = new_row(c, move);
     row.predicted_s = price.predicted_s;
     row.closed_s = price.closed_s;
@@ -361,6 +372,7 @@ class Walk {
   bool has_best_ = false;
   std::optional<plan::MemoryUse> least_memory_;  // the candidate that needed the least memory
   std::string refusal_;                          // the first reason the lowering gave
+  std::vector<std::string> too_slow_;            // seed strategies whose plan was over the work limit
   SearchResult result_;
   struct Finalist {
     Candidate candidate;
