@@ -79,8 +79,8 @@ Price Pricer::price(const Candidate& candidate, double prune_at) const {
         price.spans = program::layer_pass_spans(program, flow);
       } catch (const program::WorkLimitExceeded& e) {
         char why[160];
-        std::snprintf(why, sizeof why, "not timed: its flow evaluation passed %.3g re-solves (about %.0f s, the "
-                      "search's limit for one evaluation)", e.limit(), e.limit() / kWorkPerSecond);
+        std::snprintf(why, sizeof why, "not timed: its flow evaluation passed %.3g re-solves (the search's limit for "
+                      "one evaluation: budget_s / 4 at %.3g re-solves a second)", e.limit(), kWorkPerSecond);
         price.refused = why;
         price.over_work_limit = true;
       }
