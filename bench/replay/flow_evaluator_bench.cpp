@@ -2,11 +2,15 @@
 // replay it reproduces. Plans a workload (training), lowers the plan, and evaluates the Program with
 // the closed form, the flow evaluator and the replay on the same resolved routes; prints the tasks,
 // the three makespans, the flow evaluator's relative error against the replay and each evaluator's
-// wall time.
+// wall time. Diagnostics (docs/model.md "Chaotic plans, and the resampling"): --jitter perturbs the
+// compute times of both evaluations (program/jitter.hpp), --divergences and --tasks-csv show where
+// the two evaluations part, task by task.
 //
 // Usage: flow_evaluator_bench [--config FILE] [--set KEY=VALUE ...] [--workload NAME] [--batch B] [--strategy S]
 //                             [--option NAME=VALUE ...] [--granularity chip|core] [--coalesce R] [--exact-work N] [--plan FILE]
 //                             [--gradient-sync-order concurrent|in_order] [--gradient-bucket SIZE]
+//                             [--lone-transfers timed|simgrid] [--jitter J --jitter-seed K] [--no-replay]
+//                             [--divergences N] [--tasks-csv FILE]
 //        flow_evaluator_bench --help
 
 #include <CLI/CLI.hpp>
@@ -148,7 +152,10 @@ int body(int argc, char** argv) {
   app.add_option("--tasks-csv", tasks_csv, "write every task's start and finish under both evaluators to this CSV "
                                            "(task,kind,label,bytes,links,after,flow_start,flow_finish,replay_start,replay_finish)");
   cli::parse(app, argc, argv);
-  std::printf("%s, %s granularity\n", o.describe().c_str(), granularity.c_str());
+  if (plan_file.empty())
+    std::printf("%s, %s granularity\n", o.describe().c_str(), granularity.c_str());
+  else
+    std::printf("plan %s on %s, %s granularity\n", plan_file.c_str(), o.config.c_str(), granularity.c_str());
 
   const topology::SystemSpec spec = topology::load_system(o.config, o.overrides);
   plan::Plan plan;
