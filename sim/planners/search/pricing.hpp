@@ -70,7 +70,8 @@ class Pricer {
   /// plans cheap to evaluate exactly are (flow_evaluator.hpp: coalescing can err either way).
   static constexpr double kExactWork = 5e6;
 
-  /// The flow evaluator's re-solves per second of wall time on this machine, about (kExactWork).
+  /// The flow evaluator's re-solves per second of wall time on this machine (the 256-chip plans; the
+  /// 1,024-chip pods' large components run at 2-3 M): converts the budget into the work limit.
   static constexpr double kWorkPerSecond = 5e6;
 
   /// `coalesce`: the flow evaluator's (sim/program/flow_evaluator.hpp; 0: exact, as the replay).
