@@ -12,11 +12,13 @@
 // Contract: deterministic; a candidate the lowering refuses (InputError) is priced as refused with
 // the reason, never thrown. The registry, spec and graph must outlive the Pricer.
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/plan/plan.hpp"
@@ -56,6 +58,12 @@ struct Price {
   /// When the search resampled it (search.hpp): every evaluation, the exact one first, and
   /// predicted_s is their mean. Empty otherwise.
   std::vector<double> samples;
+  /// The least and greatest of `samples` (both predicted_s when there are none).
+  std::pair<double, double> sample_range() const {
+    if (samples.empty()) return {predicted_s, predicted_s};
+    const auto [lo, hi] = std::minmax_element(samples.begin(), samples.end());
+    return {*lo, *hi};
+  }
   bool usable() const { return refused.empty() && fits && !pruned; }
 };
 

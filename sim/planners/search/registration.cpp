@@ -113,13 +113,13 @@ plan::Plan make_search_plan(const planner::StrategyRegistry& registry, const pla
                            {"elapsed_s", seeding_s + r.elapsed_s}};
   if (!refusals.empty()) family["refused"] = nlohmann::json(refusals);
   if (!r.best_price.samples.empty()) {
-    const auto [lo, hi] = std::minmax_element(r.best_price.samples.begin(), r.best_price.samples.end());
+    const auto [lo, hi] = r.best_price.sample_range();
     family["resampled"] = {{"finalists", r.resampled},
                            {"samples", r.samples},
                            {"jitter", o.jitter},
                            {"exact_s", r.best_price.samples.front()},
-                           {"min_s", *lo},
-                           {"max_s", *hi}};
+                           {"min_s", lo},
+                           {"max_s", hi}};
   }
   if (!r.best.lowered_by.empty()) {
     family["lowered_by"] = r.best.lowered_by;

@@ -195,10 +195,10 @@ class Walk {
       row.predicted_s = f.price.predicted_s;
       row.closed_s = f.price.closed_s;
       row.usable = true;
-      const auto [lo, hi] = std::minmax_element(f.price.samples.begin(), f.price.samples.end());
+      const auto [lo, hi] = f.price.sample_range();
       char note[160];
       std::snprintf(note, sizeof note, "mean of %zu evaluations (exact %.6g s, min %.6g s, max %.6g s)",
-                    f.price.samples.size(), exact, *lo, *hi);
+                    f.price.samples.size(), exact, lo, hi);
       row.note = note;
       rows.push_back(std::move(row));
     }
