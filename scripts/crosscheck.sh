@@ -36,6 +36,8 @@
 #                                  matrix can be run in several sittings; refused if simplan or simrun
 #                                  is not the build that began it (--version). Default 0: start afresh
 #   PARTSIM_JOBS                   runs at a time (default 2); PARTSIM_GRANULARITY chip | core (default chip)
+#   PARTSIM_SKIP_BUILD=1           use BUILD_DIR/bin/simplan and simrun as they are (a copy, while the build
+#                                  directory is rebuilt during a run of hours)
 # A strategy that refuses a platform or workload (simplan exits 2) is skipped with simplan's message
 # (deepa refuses where its eq. 1 precomputation would pass its option xfer_limit, one to two minutes:
 # from the 128-chip platforms up for the larger CNNs).

@@ -4,7 +4,8 @@
 # report. The sourcing script sets `set -euo pipefail` itself.
 #
 #   source "$(dirname "$0")/reproduce_common.sh"
-#   build_targets "$build" simplan simrun      # configures BUILD_DIR if needed; PARTSIM_JOBS jobs (default 2)
+#   build_targets "$build" simplan simrun      # configures BUILD_DIR if needed; PARTSIM_JOBS jobs (default 2);
+#                                              # PARTSIM_SKIP_BUILD=1: use BUILD_DIR/bin as it is
 #   work=$(mktemp -d); remove_on_exit "$work"
 #   write_output docs/reproductions/x.md report_function ARGS...   # stdout of the command, moved in place on success
 
@@ -18,10 +19,18 @@ trap _reproduce_on_exit EXIT
 remove_on_exit() { _reproduce_cleanup+=("$@"); }
 
 # build_targets BUILD_DIR TARGET...: configure BUILD_DIR (Release) when it has no CMakeCache.txt, then
-# build only TARGETs with at most PARTSIM_JOBS (default 2) jobs.
+# build only TARGETs with at most PARTSIM_JOBS (default 2) jobs. PARTSIM_SKIP_BUILD=1 builds nothing and
+# uses BUILD_DIR/bin/TARGET as they are (a copy of the programs, for a run of hours while the build
+# directory is rebuilt); a missing one is an error.
 build_targets() {
-  local build=$1
+  local build=$1 target
   shift
+  if [ "${PARTSIM_SKIP_BUILD:-0}" = 1 ]; then
+    for target in "$@"; do
+      [ -x "$build/bin/$target" ] || { echo "$(basename "$0"): $build/bin/$target is missing (build it, or unset PARTSIM_SKIP_BUILD)" >&2; exit 2; }
+    done
+    return 0
+  fi
   [ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$build" -j"${PARTSIM_JOBS:-2}" --target "$@" >/dev/null
 }

@@ -21,12 +21,9 @@ set -euo pipefail
 # shellcheck source=scripts/reproduce_common.sh
 source "$(dirname "$0")/reproduce_common.sh"
 build=${1:-build}
-if [ "${PARTSIM_SKIP_BUILD:-0}" != 1 ]; then build_targets "$build" simplan simrun; fi
+build_targets "$build" simplan simrun
 simplan="$build/bin/simplan"
 simrun="$build/bin/simrun"
-for tool in "$simplan" "$simrun"; do
-  [ -x "$tool" ] || { echo "reproduce_megatron.sh: $tool is missing (build it, or unset PARTSIM_SKIP_BUILD)" >&2; exit 2; }
-done
 replay_max_gpus=${REPLAY_MAX_GPUS:-1024}
 replay_timeout=${REPLAY_TIMEOUT:-300}
 if [ -n "${MEGATRON_WORK:-}" ]; then  # keep the runs' files there (to rerun the report alone)

@@ -23,7 +23,7 @@ set -euo pipefail
 . "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 source "$(dirname "$0")/reproduce_common.sh"
 build=${1:-build}
-if [ "${PARTSIM_SKIP_BUILD:-0}" != 1 ]; then build_targets "$build" simplan simrun; fi
+build_targets "$build" simplan simrun
 export simplan="$build/bin/simplan" simrun="$build/bin/simrun"
 export batch=${PARTSIM_SEARCH_BATCH:-512}
 export extra=${PARTSIM_SEARCH_OPTIONS:-}
