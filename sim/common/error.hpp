@@ -46,6 +46,14 @@ class ParseError : public InputError {
   std::string message_;
 };
 
+/// A planner refused up front because the work its options call for passes a limit (deepa's
+/// xfer_limit): the same planner with a narrower option set may plan, which a caller holding it to
+/// a time budget (the search's seeds) tries next.
+class WorkLimitError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 /// A name looked up in a registry (strategy, workload, preset, collective) was not found.
 /// what() lists the valid names.
 class UnknownNameError : public InputError {

@@ -236,7 +236,7 @@ CostModel::CostModel(const topology::SystemSpec& spec, const workloads::Graph& g
                   "link-load updates, over option xfer_limit=%.3g (one to two minutes of CPU; the work grows as K^2 x W x "
                   "N with the devices): lower --option max_workers (e.g. %d), restrict --option dims, or raise xfer_limit (0: no limit)",
                   spec.name.c_str(), devices, most, work, options_.xfer_limit, std::max(1, devices / 4));
-    throw InputError(buf);
+    throw WorkLimitError(buf);
   }
   loads_ = std::make_unique<LinkLoads>(topology_);
   for (std::size_t v = 0; v < graph.size(); ++v) {

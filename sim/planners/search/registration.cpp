@@ -84,9 +84,9 @@ plan::Plan make_search_plan(const planner::StrategyRegistry& registry, const pla
   o.kinds = menu_kinds(o);
   o.search_schedule = in.mode == plan::Mode::training && !in.schedule;
   const auto t0 = std::chrono::steady_clock::now();
-  std::map<std::string, std::string> refusals;
+  std::map<std::string, std::string> refusals, narrowed;
   // A seed planner may take half the budget (the walk needs the rest).
-  const std::vector<Candidate> seeds = plan_seeds(registry, in, o.families, refusals, o.budget_s / 2);
+  const std::vector<Candidate> seeds = plan_seeds(registry, in, o.families, refusals, o.budget_s / 2, &narrowed);
   if (seeds.empty())
     throw InputError("strategy search: no strategy of the allowed families (" + nlohmann::json(o.families).dump() +
                      ") plans this platform and workload: " + nlohmann::json(refusals).dump());
@@ -112,6 +112,7 @@ plan::Plan make_search_plan(const planner::StrategyRegistry& registry, const pla
                            {"seeding_s", seeding_s},
                            {"elapsed_s", seeding_s + r.elapsed_s}};
   if (!refusals.empty()) family["refused"] = nlohmann::json(refusals);
+  if (!narrowed.empty()) family["narrowed"] = nlohmann::json(narrowed);
   if (!r.best_price.samples.empty()) {
     const auto [lo, hi] = r.best_price.sample_range();
     family["resampled"] = {{"finalists", r.resampled},
@@ -168,17 +169,24 @@ std::string family_of(const std::string& strategy) {
 
 // A seed planner that bounds its own work up front gets the bound `seconds` allow: DeePa's
 // xfer_limit counts the link-load updates its eq. 1 precomputation would make (3-7 ns of CPU each,
-// docs/model.md "DeePa"); at 5 ns each. A plan over it is refused at once, and listed as refused.
-std::vector<std::string> seed_options(const std::string& strategy, double seconds) {
-  if (strategy != "deepa" || seconds <= 0) return {};
-  char limit[64];
-  std::snprintf(limit, sizeof limit, "xfer_limit=%.6g", seconds / 5e-9);
-  return {limit};
+// docs/model.md "DeePa"); at 5 ns each. Over it, the planner is tried again on a narrower space
+// within a quarter of that: DeePa with dims=n,c (degrees over images and channels only, its own
+// option), 10-60x less work on 128-256 chips (tpu_v3_128 vgg16: 1.56e10 -> 2.0e8 updates, 47 s ->
+// 1 s) and the same plans where measured (docs/model.md "The `search` strategy", seeds). A rung
+// over its bound is refused at once (WorkLimitError), and the next one tried.
+std::vector<SeedRung> seed_option_ladder(const std::string& strategy, double seconds) {
+  if (strategy != "deepa" || seconds <= 0) return {{}};
+  auto limit = [](double s) {
+    char text[64];
+    std::snprintf(text, sizeof text, "xfer_limit=%.6g", s / 5e-9);
+    return std::string(text);
+  };
+  return {{{limit(seconds)}, ""}, {{limit(seconds / 4), "dims=n,c"}, "dims=n,c"}};
 }
 
 std::vector<Candidate> plan_seeds(const planner::StrategyRegistry& registry, const planner::PlanInputs& in,
                                   const std::vector<std::string>& families, std::map<std::string, std::string>& refusals,
-                                  double seed_seconds) {
+                                  double seed_seconds, std::map<std::string, std::string>* narrowed) {
   std::vector<plan::ScheduleDirectives> schedules;
   if (in.schedule) schedules = {*in.schedule};
   else if (in.mode == plan::Mode::training) schedules = {schedule_variants()[0], schedule_variants()[1]};  // the walk tries the third
@@ -188,13 +196,27 @@ std::vector<Candidate> plan_seeds(const planner::StrategyRegistry& registry, con
     const std::string family = family_of(info.name);
     if (!family.empty() && std::find(families.begin(), families.end(), family) == families.end()) continue;
     plan::Plan p;
-    try {
-      // Stochastic seeds get the search's seed; deterministic ones refuse any.
-      const planner::PlanInputs seed_inputs{in.spec, in.graph, in.workload_name, in.mode, seed_options(info.name, seed_seconds),
-                                            info.stochastic ? in.seed : std::nullopt};
-      p = registry.make_plan(info.name, seed_inputs);
-    } catch (const Error& e) {  // a refusal (InputError), or a strategy that cannot run here (mcm_rl without its plugin)
-      refusals[info.name] = e.what();
+    bool planned = false;
+    std::string over;  // the refusals of the rungs over their work bound, in order
+    for (const SeedRung& rung : seed_option_ladder(info.name, seed_seconds)) {
+      try {
+        // Stochastic seeds get the search's seed; deterministic ones refuse any.
+        const planner::PlanInputs seed_inputs{in.spec, in.graph, in.workload_name, in.mode, rung.options,
+                                              info.stochastic ? in.seed : std::nullopt};
+        p = registry.make_plan(info.name, seed_inputs);
+      } catch (const WorkLimitError& e) {  // over this rung's bound: the next, narrower rung
+        over += (over.empty() ? "" : "; then with " + rung.narrowing + ": ") + e.what();
+        continue;
+      } catch (const Error& e) {  // a refusal (InputError), or a strategy that cannot run here (mcm_rl without its plugin)
+        over += (over.empty() ? "" : "; then with " + rung.narrowing + ": ") + e.what();
+        break;
+      }
+      planned = true;
+      if (!rung.narrowing.empty() && narrowed) (*narrowed)[info.name] = rung.narrowing + " (the full space: " + over + ")";
+      break;
+    }
+    if (!planned) {
+      refusals[info.name] = over;
       continue;
     }
     if (info.lower) {

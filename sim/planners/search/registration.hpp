@@ -29,9 +29,21 @@ std::string family_of(const std::string& strategy);
 /// lowering with two gradient schedules (concurrent, and in_order with 25 MB buckets: the
 /// cross-check's) or the user's `in.schedule`, a plan with a lowering of its own once. A strategy that refuses goes into `refusals` with its message.
 /// `seed_seconds` (0: none): a seed planner that bounds its own work up front (deepa's xfer_limit)
-/// is held to about that many seconds.
+/// is held to about that many seconds; over it, to a quarter of that on a narrower space (deepa
+/// dims=n,c), and a seed planned so goes into `narrowed` (if given) with the narrowing and the full
+/// space's refusal.
 std::vector<Candidate> plan_seeds(const planner::StrategyRegistry& registry, const planner::PlanInputs& in,
                                   const std::vector<std::string>& families, std::map<std::string, std::string>& refusals,
-                                  double seed_seconds = 0);
+                                  double seed_seconds = 0, std::map<std::string, std::string>* narrowed = nullptr);
+
+/// One way to plan a seed: the strategy's options (besides its defaults), and the narrowing they
+/// make of its space ("" for the full space).
+struct SeedRung {
+  std::vector<std::string> options;
+  std::string narrowing;
+};
+/// The option sets a seed strategy is tried with, in order, when held to `seconds` (0: its
+/// defaults alone): the first that plans is the seed.
+std::vector<SeedRung> seed_option_ladder(const std::string& strategy, double seconds);
 
 }  // namespace partsim::search
