@@ -100,7 +100,10 @@ def main():
       "are shown as >= their closed form (a lower bound); seeds not priced (budget spent) are left out. "
       "*predicted* is the mean of the chosen plan's resampled evaluations and *range* their least and greatest "
       "(docs/model.md \"Chaotic plans, and the resampling\"; empty where the budget left no time to resample); "
-      "*same plan*: the search chose the best strategy's own plan (their times differ only by the draw).\n")
+      "*same plan*: the search chose the best strategy's own plan (their times differ only by the draw). "
+      "A seed refused or narrowed to fit its share of the budget (deepa's eq. 1 tables: the plan's `refused`, "
+      "or `narrowed` to dims=n,c) is not the strategy planned alone: docs/crosscheck.md's search column "
+      "compares the search with every strategy planned alone and replayed.\n")
     w("Built from: " + version + ".\n")
     covered = sorted({os.path.basename(f).split("__")[0] for f in glob.glob(os.path.join(work, "*__*"))})
     shipped = sorted(os.path.basename(f)[:-5] for f in glob.glob(os.path.join(os.path.dirname(REPO_CONFIGS), "configs", "*.yaml")))
