@@ -197,7 +197,7 @@ std::vector<Candidate> plan_seeds(const planner::StrategyRegistry& registry, con
     if (!family.empty() && std::find(families.begin(), families.end(), family) == families.end()) continue;
     plan::Plan p;
     bool planned = false;
-    std::string over;  // the refusals of the rungs over their work bound, in order
+    std::string over;  // what each rung tried refused, in order
     for (const SeedRung& rung : seed_option_ladder(info.name, seed_seconds)) {
       try {
         // Stochastic seeds get the search's seed; deterministic ones refuse any.
