@@ -199,16 +199,17 @@ std::vector<Candidate> plan_seeds(const planner::StrategyRegistry& registry, con
     bool planned = false;
     std::string over;  // what each rung tried refused, in order
     for (const SeedRung& rung : seed_option_ladder(info.name, seed_seconds)) {
+      const auto refused = [&](const Error& e) { over += (over.empty() ? "" : "; then with " + rung.narrowing + ": ") + e.what(); };
       try {
         // Stochastic seeds get the search's seed; deterministic ones refuse any.
         const planner::PlanInputs seed_inputs{in.spec, in.graph, in.workload_name, in.mode, rung.options,
                                               info.stochastic ? in.seed : std::nullopt};
         p = registry.make_plan(info.name, seed_inputs);
       } catch (const WorkLimitError& e) {  // over this rung's bound: the next, narrower rung
-        over += (over.empty() ? "" : "; then with " + rung.narrowing + ": ") + e.what();
+        refused(e);
         continue;
       } catch (const Error& e) {  // a refusal (InputError), or a strategy that cannot run here (mcm_rl without its plugin)
-        over += (over.empty() ? "" : "; then with " + rung.narrowing + ": ") + e.what();
+        refused(e);
         break;
       }
       planned = true;
