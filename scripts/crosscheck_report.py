@@ -17,6 +17,7 @@ import glob
 import json
 import math
 import os
+import statistics
 import sys
 from collections import defaultdict
 
@@ -383,6 +384,7 @@ def search_column(search, papers):
           "best paper [ms] | best paper | gain over best |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
     not_worse = within = alone = 0
+    gains_dp, gains_best, worst = [], [], None
     for r in sorted(search, key=lambda r: (r["config"], r["model"])):
         others = [o for o in papers if (o["config"], o["model"]) == (r["config"], r["model"])]
         dp = [o["simulated"] for o in others if o["strategy"] == "dp" and o["variant"] == "planned"]
@@ -391,6 +393,10 @@ def search_column(search, papers):
         within += abs(err) <= 0.05
         alone += best is None
         not_worse += best is not None and r["simulated"] <= best["simulated"]
+        gains_dp += [dp[0] / r["simulated"]] if dp else []
+        gains_best += [best["simulated"] / r["simulated"]] if best else []
+        if worst is None or abs(err) > abs(worst[0]):
+            worst = (err, r)
         dp_cells = f"{1e3 * dp[0]:.3f} | {dp[0] / r['simulated']:.3f}x" if dp else " | "
         best_cells = (f"{1e3 * best['simulated']:.3f} | {best['strategy']} | {best['simulated'] / r['simulated']:.3f}x"
                       if best else " |  | ")
@@ -398,7 +404,14 @@ def search_column(search, papers):
               f"{100 * err:+.2f} % | {dp_cells} | {best_cells} |")
     print(f"\nsearch is at most the best paper strategy's simulated time in {not_worse} of {len(search) - alone} pairs"
           + (f" ({alone} where no other strategy replayed left out)" if alone else "") + ", and")
-    print(f"its prediction within 5 % of its simulated time in {within} of {len(search)}.\n")
+    print(f"its prediction within 5 % of its simulated time in {within} of {len(search)} (largest "
+          f"{100 * worst[0]:+.2f} %, {worst[1]['config']} {worst[1]['model']}).")
+    for name, gains in (("dp", gains_dp), ("the best paper strategy", gains_best)):
+        if gains:
+            pairs = f"{len(gains)} pair" + ("" if len(gains) == 1 else "s")
+            print(f"Gain over {name}: geometric mean {statistics.geometric_mean(gains):.3f}x over {pairs} "
+                  f"(from {min(gains):.3f}x to {max(gains):.3f}x).")
+    print()
 
 
 def timed_out(why):
