@@ -126,8 +126,13 @@ TEST(Search, ACandidateOverTheEvaluationLimitIsRefusedNotTimed) {
 TEST(Search, TheOtherSchedulesOfASeedOverTheEvaluationLimitAreNotPriced) {
   Fixture f;
   // Data parallel synchronises gradients over the network (flows: over a limit of 1 re-solve); all
-  // on device 0 moves nothing (no re-solve at all).
-  const Pricer capped(f.registry, f.spec, f.graph, EvaluatorKind::flow, 0, 1);
+  // on device 0 moves nothing (no re-solve at all). A network fast enough that data parallel's closed
+  // form is the lower, so that it is timed first (seeds go in the order of their closed forms).
+  const topology::SystemSpec fast = test::platform_from_yaml(
+      "system:\n  name: star\n  precision: bf16\n  device_types:\n"
+      "    dev: {kind: roofline, peak: 1TFLOP/s, memory: 16GiB, memory_bandwidth: 1000GB/s, network_bandwidth: 1PB/s}\n"
+      "  devices:\n    - {type: dev, count: 4}\n  star:\n    latency: 0s\n");
+  const Pricer capped(f.registry, fast, f.graph, EvaluatorKind::flow, 0, 1);
   Candidate dp_in_order = f.data_parallel();
   dp_in_order.plan.schedule = schedule_variants()[1];
   const plan::Sharding device0 = plan::mesh_sharding({0}, {});
@@ -137,12 +142,38 @@ TEST(Search, TheOtherSchedulesOfASeedOverTheEvaluationLimitAreNotPriced) {
   o.candidates = 0;
   o.patience = 1;
   o.kinds = {};  // an empty menu: the walk has nothing to try
+  ASSERT_LT(capped.price(f.data_parallel(), 0).closed_s, capped.price(one_device, 0).closed_s);
   const SearchResult r =
-      run_search({f.data_parallel(), dp_in_order, one_device}, capped, f.graph, 4, plan::Mode::training, o);
+      run_search({one_device, f.data_parallel(), dp_in_order}, capped, f.graph, 4, plan::Mode::training, o);
   ASSERT_GE(r.log.size(), 3u);
+  EXPECT_EQ(r.log[0].origin, "hand");
   EXPECT_EQ(r.log[0].note.rfind("refused: not timed", 0), 0u) << r.log[0].note;
   EXPECT_EQ(r.log[1].note, "not priced: another schedule of this strategy's plan was over the evaluation limit");
   EXPECT_TRUE(r.log[2].usable);
+  EXPECT_EQ(r.best.origin, "one");
+}
+
+TEST(Search, SeedsArePricedInTheOrderOfTheirClosedFormsAndThoseThatCannotWinAreNotTimed) {
+  Fixture f;
+  const plan::Sharding device0 = plan::mesh_sharding({0}, {});
+  const Candidate one_device{fixtures::plan_of(f.graph, std::vector<plan::Sharding>(f.graph.size(), device0)), "", "one"};
+  const Price one = f.pricer.price(one_device);  // moves nothing: its flow time is its closed form
+  const Price dp = f.pricer.price(f.data_parallel(), 0);  // the closed form only
+  // The fc layers' weights make data parallel's all-reduces dearer than the compute it saves: its
+  // closed form (a lower bound of its flow time) is already over the one device's time.
+  ASSERT_GT(dp.closed_s, one.predicted_s);
+  SearchOptions o;
+  o.budget_s = 0;
+  o.candidates = 0;
+  o.patience = 1;
+  o.kinds = {};
+  const SearchResult r = run_search({f.data_parallel(), one_device}, f.pricer, f.graph, 4, plan::Mode::training, o);
+  ASSERT_GE(r.log.size(), 2u);
+  EXPECT_EQ(r.log[0].origin, "one");  // registered second, priced first
+  EXPECT_EQ(r.log[0].predicted_s, one.predicted_s);
+  EXPECT_EQ(r.log[1].origin, "hand");
+  EXPECT_EQ(r.log[1].note, "pruned: its closed form (predicted_s) cannot win");
+  EXPECT_EQ(r.log[1].predicted_s, dp.closed_s);
   EXPECT_EQ(r.best.origin, "one");
 }
 
