@@ -35,6 +35,11 @@
 #                                  this PARTSIM_CROSSCHECK_TIMEOUT or a larger one), so the full
 #                                  matrix can be run in several sittings; refused if simplan or simrun
 #                                  is not the build that began it (--version). Default 0: start afresh
+#   PARTSIM_CROSSCHECK_REDO        strategy names: with PARTSIM_CROSSCHECK_RESUME=1 and a build other than
+#                                  the one that began the run (after a change to those strategies
+#                                  alone), their runs are removed and made again by this build, and
+#                                  only they are run; the other strategies' runs are kept as they are.
+#                                  VERSIONS and the report's header name the build of each
 #   PARTSIM_JOBS                   runs at a time (default 2); PARTSIM_GRANULARITY chip | core (default chip)
 #   PARTSIM_SKIP_BUILD=1           use BUILD_DIR/bin/simplan and simrun as they are (a copy, while the build
 #                                  directory is rebuilt during a run of hours)
@@ -65,11 +70,28 @@ configs=(${PARTSIM_CROSSCHECK_CONFIGS:-$(for f in configs/*.yaml; do basename "$
 trusted_capable=" $(awk '/^[a-z]/ {s = $1} /--option compute=/ {print s}' <<<"$listing" | tr '\n' ' ') "
 export work="$build/crosscheck"
 versions="$("$simplan" --version) / $("$simrun" --version)"
+redo=(${PARTSIM_CROSSCHECK_REDO:-})
+for s in "${redo[@]}"; do
+  grep -q "^$s\b" <<<"$listing" || { echo "PARTSIM_CROSSCHECK_REDO: '$s' is not a strategy of simplan --list-strategies" >&2; exit 2; }
+done
 if [ "${PARTSIM_CROSSCHECK_RESUME:-0}" = 1 ] && [ -f "$work/VERSIONS" ]; then
-  if [ "$(cat "$work/VERSIONS")" != "$versions" ]; then
-    echo "crosscheck.sh: $work was begun by $(cat "$work/VERSIONS"), this build is $versions: resume with that build, or run afresh (PARTSIM_CROSSCHECK_RESUME=0)" >&2
-    exit 2
+  began=$(head -n 1 "$work/VERSIONS")
+  if [ "$began" != "$versions" ]; then
+    if [ "${#redo[@]}" = 0 ]; then
+      echo "crosscheck.sh: $work was begun by $began, this build is $versions: resume with that build, redo the changed strategies with this one (PARTSIM_CROSSCHECK_REDO), or run afresh (PARTSIM_CROSSCHECK_RESUME=0)" >&2
+      exit 2
+    fi
+    strategies=("${redo[@]}")  # this build makes only the runs of the strategies it redoes
   fi
+  # VERSIONS: the build that began the run, then "STRATEGY: build" for each strategy redone since.
+  for s in "${redo[@]}"; do
+    made_by=$(sed -n "s|^$s: ||p" "$work/VERSIONS")
+    if [ "${made_by:-$began}" != "$versions" ]; then
+      rm -f "$work/"*"__${s}__"*
+      sed -i "\|^$s: |d" "$work/VERSIONS"
+      echo "$s: $versions" >>"$work/VERSIONS"
+    fi
+  done
   # Failed runs are tried again, except those that ran out of time at this limit or a larger one:
   # the same limit would only spend the same time again.
   for f in "$work"/*.failed; do

@@ -538,7 +538,9 @@ def main():
     coverage(work)
     versions = os.path.join(work, "VERSIONS")
     if os.path.exists(versions):
-        print(f"Built from: {open(versions).read().strip()}.\n")
+        began, *redone = open(versions).read().strip().splitlines()
+        print(f"Built from: {began}." + "".join(f" {line.split(': ', 1)[0]}'s runs redone with "
+                                               f"{line.split(': ', 1)[1]}." for line in redone) + "\n")
     too_big = len(over_memory(skipped))
     print(f"**{len(runs)} runs replayed, {too_big} over memory (refused), {len(skipped) - too_big} not accepted "
           f"otherwise, {len(failed)} failed.**\n")

@@ -114,6 +114,12 @@ class CrosscheckReport(unittest.TestCase):
         # The papers' rankings do not list search.
         self.assertIn("| torus | vgg16 | a < c < b < d | **no** |", out)
 
+    def test_the_header_names_the_build_of_each_strategy_redone(self):
+        with open(os.path.join(self.work, "VERSIONS"), "w") as f:
+            f.write("simplan 0.1.0 (git aaa) / simrun 0.1.0 (git aaa)\nsearch: simplan 0.1.0 (git bbb) / simrun 0.1.0 (git bbb)\n")
+        self.assertIn("Built from: simplan 0.1.0 (git aaa) / simrun 0.1.0 (git aaa). search's runs redone with "
+                      "simplan 0.1.0 (git bbb) / simrun 0.1.0 (git bbb).", self.report())
+
     def test_a_timeout_is_said_as_one(self):
         self.assertIn("torus e gnmt (planned): `simrun did not finish within PARTSIM_CROSSCHECK_TIMEOUT (timeout, exit 124)`",
                       self.report())
