@@ -94,8 +94,13 @@ if [ "${PARTSIM_CROSSCHECK_RESUME:-0}" = 1 ] && [ -f "$work/VERSIONS" ]; then
   done
   # Failed runs are tried again, except those that ran out of time at this limit or a larger one:
   # the same limit would only spend the same time again.
+  # Only those this call will run again: the others (other strategies, platforms or workloads than
+  # this call's) stay listed as failed.
   for f in "$work"/*.failed; do
     [ -e "$f" ] || continue
+    IFS=' ' read -r f_config f_strategy f_model _ <<<"$(basename "$f" .failed | sed 's/__/ /g')"
+    [[ " ${configs[*]} " == *" $f_config "* && " ${strategies[*]} " == *" $f_strategy "* &&
+       " ${models[*]} " == *" $f_model "* ]] || continue
     limit=$(sed -n 's/.*did not finish within \([0-9]*\) s (timeout).*/\1/p' "$f")
     if [ -n "$limit" ] && [ "$limit" -ge "$timeout_s" ]; then continue; fi
     # Likewise a run that needed more memory than this limit allows.
