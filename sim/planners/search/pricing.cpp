@@ -50,7 +50,7 @@ std::string Pricer::lower(const Candidate& candidate, const UseProgram& use) con
   return "";
 }
 
-Price Pricer::price(const Candidate& candidate, double prune_at) const {
+Price Pricer::price(const Candidate& candidate, double prune_at, double max_work) const {
   Price price;
   const std::string refused = lower(candidate, [&](const program::Program& program, const topology::TopologyGraph& topology,
                                        const topology::SystemSpec& spec) {
@@ -72,7 +72,7 @@ Price Pricer::price(const Candidate& candidate, double prune_at) const {
       price.spans = program::layer_pass_spans(program, closed);
     } else {
       program::FlowEvaluator evaluator(routes, topology, coalesce_, kExactWork);
-      evaluator.set_work_limit(max_work_);
+      evaluator.set_work_limit(max_work > 0 ? max_work : max_work_);
       try {
         const program::Evaluation flow = evaluator.evaluate(program);
         price.predicted_s = flow.makespan_s;

@@ -90,8 +90,12 @@ class Pricer {
          EvaluatorKind evaluator, double coalesce = 0, double max_work = 0);
   EvaluatorKind evaluator() const noexcept { return evaluator_; }
   /// Lowers and times `candidate`; a candidate whose closed form reaches `prune_at` (s) is not timed
-  /// by the flow evaluator (Price::pruned).
-  Price price(const Candidate& candidate, double prune_at = std::numeric_limits<double>::infinity()) const;
+  /// by the flow evaluator (Price::pruned). `max_work` > 0: this evaluation's work limit instead of
+  /// the Pricer's (the search's first pass over the seeds uses a smaller one).
+  Price price(const Candidate& candidate, double prune_at = std::numeric_limits<double>::infinity(),
+              double max_work = 0) const;
+  /// The work limit of one evaluation (re-solves; 0: none).
+  double max_work() const noexcept { return max_work_; }
   /// The flow evaluator's makespans (s) of `candidate` (one the lowering accepts) with its timed
   /// tasks jittered by `relative` (program/jitter.hpp), under seeds seed + 1 ... seed + count: a
   /// contended plan's time is a distribution, not a number (docs/model.md "Chaotic plans"). Empty
