@@ -158,13 +158,10 @@ class Walk {
     return consider(seed, "seed", work_limit);
   }
 
-  // The order the seeds are priced in: by their closed form (a lower bound of their flow time:
-  // contention only delays), the cheapest first, seeds the lowering refuses last, registration order
-  // among equals. The most promising seed is timed first, so the budget is not spent on seeds over
-  // the evaluation limit before it (on the 1,024-chip board-bandwidth pod the owt and hypar plans take
-  // about 20 s each to reach it, and accpar's plan, 4.5x faster than dp's in the replay, was never
-  // priced), and the seeds that cannot beat it are pruned without being timed (prune_at). Costs one
-  // more lowering of each seed.
+  // The order the seeds are priced in within each pass: by their closed form (a lower bound of their
+  // flow time: contention only delays), the cheapest first, seeds the lowering refuses last,
+  // registration order among equals; so the seeds that cannot beat an earlier one are pruned without
+  // being timed (prune_at). Costs one more lowering of each seed.
   std::vector<std::size_t> seeds_by_closed_form() const {
     std::vector<double> bound(seeds_.size());
     for (std::size_t i = 0; i < seeds_.size(); ++i) {
