@@ -35,6 +35,13 @@
 #                                  this PARTSIM_CROSSCHECK_TIMEOUT or a larger one), so the full
 #                                  matrix can be run in several sittings; refused if simplan or simrun
 #                                  is not the build that began it (--version). Default 0: start afresh
+#   PARTSIM_CROSSCHECK_RECORDS     the runs as records, one JSON line each (default
+#                                  docs/data/crosscheck_runs.jsonl): written with the report; with
+#                                  PARTSIM_CROSSCHECK_RESUME=1 also read first, and the runs it holds
+#                                  that this build would make the same (same build, or one whose
+#                                  sources differ only in docs, tests and report scripts) are not
+#                                  made again, so that sittings on different machines add up to the
+#                                  full matrix (scripts/crosscheck_records.py)
 #   PARTSIM_CROSSCHECK_REDO        strategy names: with PARTSIM_CROSSCHECK_RESUME=1 and a build other than
 #                                  the one that began the run (after a change to those strategies
 #                                  alone), their runs are removed and made again by this build, and
@@ -74,7 +81,11 @@ redo=(${PARTSIM_CROSSCHECK_REDO:-})
 for s in "${redo[@]}"; do
   grep -q "^$s\b" <<<"$listing" || { echo "PARTSIM_CROSSCHECK_REDO: '$s' is not a strategy of simplan --list-strategies" >&2; exit 2; }
 done
-if [ "${PARTSIM_CROSSCHECK_RESUME:-0}" = 1 ] && [ -f "$work/VERSIONS" ]; then
+export records=${PARTSIM_CROSSCHECK_RECORDS:-docs/data/crosscheck_runs.jsonl}
+resume=${PARTSIM_CROSSCHECK_RESUME:-0}
+# What makes two runs comparable besides the build: the records keep them.
+export PARTSIM_CROSSCHECK_SETTINGS="{\"batch\": $batch, \"granularity\": \"$granularity\", \"sync\": \"$sync\"}"
+if [ "$resume" = 1 ] && [ -f "$work/VERSIONS" ]; then
   began=$(head -n 1 "$work/VERSIONS")
   if [ "$began" != "$versions" ]; then
     if [ "${#redo[@]}" = 0 ]; then
@@ -92,6 +103,14 @@ if [ "${PARTSIM_CROSSCHECK_RESUME:-0}" = 1 ] && [ -f "$work/VERSIONS" ]; then
       echo "$s: $versions" >>"$work/VERSIONS"
     fi
   done
+else
+  rm -rf "$work"
+  mkdir -p "$work"
+  echo "$versions" >"$work/VERSIONS"
+fi
+if [ "$resume" = 1 ]; then
+  PARTSIM_CROSSCHECK_VERSIONS="$versions" PARTSIM_CROSSCHECK_REDO="${redo[*]}" \
+    python3 scripts/crosscheck_records.py import "$records" "$work"
   # Failed runs are tried again, except those that ran out of time at this limit or a larger one:
   # the same limit would only spend the same time again.
   # Only those this call will run again: the others (other strategies, platforms or workloads than
@@ -107,11 +126,9 @@ if [ "${PARTSIM_CROSSCHECK_RESUME:-0}" = 1 ] && [ -f "$work/VERSIONS" ]; then
     limit=$(sed -n 's/.*(over the memory limit of \([0-9]*\) GB).*/\1/p' "$f")
     if [ -n "$limit" ] && [ -n "$memory_gb" ] && [ "$limit" -ge "$memory_gb" ]; then continue; fi
     rm -f "$f"
+    # A recorded failure tried again is this build's run now.
+    if [ -f "$work/RECORDED" ]; then sed -i "/^$(basename "$f" .failed)\t/d" "$work/RECORDED"; fi
   done
-else
-  rm -rf "$work"
-  mkdir -p "$work"
-  echo "$versions" >"$work/VERSIONS"
 fi
 
 # run CONFIG STRATEGY MODEL VARIANT: VARIANT "planned" (the defaults) or "trusted" (compute=device).
@@ -123,7 +140,7 @@ run() {
   local config=$1 strategy=$2 model=$3 variant=$4
   local name="${config}__${strategy}__${model}__${variant}" options=() rc=0
   if [ -f "$work/$name.results.json" ] || [ -f "$work/$name.skipped" ] || [ -f "$work/$name.same_as" ] ||
-     [ -f "$work/$name.failed" ]; then
+     [ -f "$work/$name.failed" ] || [ -f "$work/$name.record.json" ]; then
     echo "kept   $name"  # PARTSIM_CROSSCHECK_RESUME=1: done in an earlier sitting
     return 0
   fi
@@ -208,4 +225,5 @@ for phase in planned trusted; do
 done
 # Which subset this was, and the command for the full matrix, go into the report's header.
 export PARTSIM_CROSSCHECK_SUBSET="models: ${models[*]}; platforms: ${configs[*]}; strategies: ${strategies[*]}; batch $batch; trusted option: $trusted; gradient sync: $sync"
+python3 scripts/crosscheck_records.py export "$work" "$records"
 write_output docs/crosscheck.md python3 scripts/crosscheck_report.py "$work" "$granularity"

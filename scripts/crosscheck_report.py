@@ -21,6 +21,7 @@ import statistics
 import sys
 from collections import defaultdict
 
+import crosscheck_records
 import script_help  # scripts/ is on sys.path: the script's own folder
 
 script_help.answer_help(__doc__)
@@ -51,62 +52,19 @@ def ranking(values):
     return [k for k, _ in sorted(values.items(), key=lambda kv: (kv[1], kv[0]))]
 
 
-def warning_terms(log_path):
-    """The terms simplan warned about (sim/planners/prediction_check.cpp), in a short form."""
-    terms = []
-    if not os.path.exists(log_path):
-        return terms
-    for line in open(log_path, errors="replace"):
-        if not line.startswith("simplan: warning: "):
-            continue
-        text = line[len("simplan: warning: "):]
-        if text.startswith("link latency:"):
-            terms.append("latency")
-        elif text.startswith("contention:"):
-            terms.append("contention")
-        elif "of compute" in text:
-            terms.append("compute")
-        elif "external memory" in text:
-            terms.append("memory")
-        else:
-            terms.append("other")
-    return terms
-
-
-def hot_links(results, count=3):
-    """The links busiest in the replay: (label, busy fraction, utilization), busiest first."""
-    links = sorted(results.get("links", []), key=lambda l: (-l["busy_fraction"], l["id"]))
-    return [(l["link"] + (f" ({l['axis']})" if l.get("axis") and l["axis"] not in l["link"] else ""),
-             l["busy_fraction"], l["utilization"]) for l in links[:count]]
-
-
 def links_text(links):
     return ", ".join(f"{name} {100 * busy:.0f} % busy ({100 * util:.0f} % used)" for name, busy, util in links)
 
 
 def load(work):
+    """The replayed, refused and failed runs of WORK_DIR (scripts/crosscheck_records.py reads them)."""
     runs, skipped, failed = [], [], []
-    for path in sorted(glob.glob(os.path.join(work, "*.plan.json"))):
-        name = os.path.basename(path)[: -len(".plan.json")]
-        config, strategy, model, variant = name.split("__")
-        base = os.path.join(work, name)
-        replay = base
-        if os.path.exists(base + ".same_as"):
-            replay = os.path.join(work, open(base + ".same_as").read().strip())
-        if not os.path.exists(replay + ".results.json"):
-            continue
-        plan = json.load(open(path))
-        r = json.load(open(replay + ".results.json"))
-        runs.append(dict(config=config, strategy=strategy, model=model, variant=variant,
-                         predicted=plan["predicted"]["iteration_s"], closed=r["closed_form_iteration_s"],
-                         simulated=r["simulated_iteration_s"], utilization=r["utilization"],
-                         links=hot_links(r), warnings=warning_terms(base + ".log"),
-                         shared=replay != base))
-    for kind, out in (("skipped", skipped), ("failed", failed)):
-        for path in sorted(glob.glob(os.path.join(work, f"*.{kind}"))):
-            config, strategy, model, variant = os.path.basename(path)[: -len(kind) - 1].split("__")
-            out.append(dict(config=config, strategy=strategy, model=model, variant=variant,
-                            why=open(path, errors="replace").read().strip()))
+    for record in crosscheck_records.read_work(work):
+        if record["status"] == "replayed":
+            record["links"] = [tuple(l) for l in record["links"]]
+            runs.append(record)
+        else:
+            (skipped if record["status"] == "skipped" else failed).append(record)
     return runs, skipped, failed
 
 
@@ -481,7 +439,7 @@ def not_run(skipped, failed):
 def coverage(work):
     """What the work directory holds, from its files (a matrix run in several sittings holds more than the
     last sitting asked for), and which shipped platforms (configs/*.yaml) it has no run of yet."""
-    names = {os.path.basename(p).split(".")[0] for ext in ("results.json", "same_as", "skipped", "failed")
+    names = {os.path.basename(p).split(".")[0] for ext in crosscheck_records.STATUS_EXTENSIONS
              for p in glob.glob(os.path.join(work, f"*__*__*__*.{ext}"))}
     fields = [n.split("__") for n in names if n.count("__") == 3]
     if not fields:
@@ -537,7 +495,16 @@ def main():
         print("`PARTSIM_CROSSCHECK_SYNC=concurrent`).\n")
     coverage(work)
     versions = os.path.join(work, "VERSIONS")
-    if os.path.exists(versions):
+    if os.path.exists(os.path.join(work, "RECORDED")):
+        # Runs kept from the records of earlier sittings (crosscheck_records.py import): each run's build.
+        build_of = crosscheck_records.builds(work)
+        count = defaultdict(int)
+        for r in runs + skipped + failed:
+            count[build_of(r["name"])] += 1
+        print("Built from (runs per build; builds whose sources differ only in files that cannot change a run, "
+              "docs/data/crosscheck_runs.jsonl's earlier sittings among them): " +
+              "; ".join(f"{b}: {n}" for b, n in sorted(count.items())) + ".\n")
+    elif os.path.exists(versions):
         began, *redone = open(versions).read().strip().splitlines()
         print(f"Built from: {began}." + "".join(f" {line.split(': ', 1)[0]}'s runs redone with "
                                                f"{line.split(': ', 1)[1]}." for line in redone) + "\n")
