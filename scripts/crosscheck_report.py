@@ -493,6 +493,8 @@ def main():
     else:
         print("Every layer's gradient all-reduce starts as soon as its gradient exists (simplan's default,")
         print("`PARTSIM_CROSSCHECK_SYNC=concurrent`).\n")
+    print("Every run's numbers, one JSON line each, are in `docs/data/crosscheck_runs.jsonl`")
+    print("(`scripts/crosscheck_records.py`: the file sittings on other machines resume from).\n")
     coverage(work)
     versions = os.path.join(work, "VERSIONS")
     if os.path.exists(os.path.join(work, "RECORDED")):
