@@ -83,8 +83,11 @@ for s in "${redo[@]}"; do
 done
 export records=${PARTSIM_CROSSCHECK_RECORDS:-docs/data/crosscheck_runs.jsonl}
 resume=${PARTSIM_CROSSCHECK_RESUME:-0}
-# What makes two runs comparable besides the build: the records keep them.
-export PARTSIM_CROSSCHECK_SETTINGS="{\"batch\": $batch, \"granularity\": \"$granularity\", \"sync\": \"$sync\"}"
+# What makes two runs comparable besides the build: the records keep them. recipe: the arguments run()
+# gives simplan and simrun; bump it with any change to them, so that records made otherwise are made again
+# (scripts/crosscheck_records.py counts this file among those that cannot change a run).
+recipe=1
+export PARTSIM_CROSSCHECK_SETTINGS="{\"batch\": $batch, \"granularity\": \"$granularity\", \"sync\": \"$sync\", \"recipe\": $recipe}"
 if [ "$resume" = 1 ] && [ -f "$work/VERSIONS" ]; then
   began=$(head -n 1 "$work/VERSIONS")
   if [ "$began" != "$versions" ]; then
@@ -93,6 +96,15 @@ if [ "$resume" = 1 ] && [ -f "$work/VERSIONS" ]; then
       exit 2
     fi
     strategies=("${redo[@]}")  # this build makes only the runs of the strategies it redoes
+  else
+    # The build that began the run does not add runs of a strategy another build has redone since.
+    while IFS= read -r line; do
+      s=${line%%: *}
+      if [ "${line#*: }" != "$versions" ] && [[ " ${strategies[*]} " == *" $s "* ]] && [[ " ${redo[*]} " != *" $s "* ]]; then
+        echo "crosscheck.sh: $s's runs were redone by ${line#*: }: this build leaves them" >&2
+        strategies=($(printf '%s\n' "${strategies[@]}" | grep -vx "$s"))
+      fi
+    done < <(tail -n +2 "$work/VERSIONS")
   fi
   # VERSIONS: the build that began the run, then "STRATEGY: build" for each strategy redone since.
   for s in "${redo[@]}"; do
@@ -221,7 +233,7 @@ for phase in planned trusted; do
       [ "$phase" = planned ] && [ "$trusted" = only ] && [ "$capable" = 1 ] && continue
       for model in "${models[@]}"; do echo "$config $s $model $phase"; done
     done
-  done | xargs -P "$jobs" -L 1 bash -c 'run "$@"' run
+  done | xargs -r -P "$jobs" -L 1 bash -c 'run "$@"' run
 done
 # Which subset this was, and the command for the full matrix, go into the report's header.
 export PARTSIM_CROSSCHECK_SUBSET="models: ${models[*]}; platforms: ${configs[*]}; strategies: ${strategies[*]}; batch $batch; trusted option: $trusted; gradient sync: $sync"

@@ -5,7 +5,7 @@
 
 A record: name (CONFIG__STRATEGY__MODEL__VARIANT), config, strategy, model, variant, status
 (replayed | skipped | failed), build (simplan's and simrun's --version), settings (batch,
-granularity, gradient sync); a replayed run adds predicted, closed and simulated (seconds),
+granularity, gradient sync, and the recipe number of crosscheck.sh's arguments to simplan and simrun); a replayed run adds predicted, closed and simulated (seconds),
 utilization, links (the three busiest: label, busy fraction, utilization), warnings (the terms
 simplan warned about) and shared (a trusted plan sharing its planned run's replay); the others
 add why (one line).
@@ -19,8 +19,8 @@ built them, as with a work directory), PARTSIM_CROSSCHECK_SETTINGS (JSON of this
 
 A record is kept when its settings are this call's and its build is this build, or a build whose
 sources differ from this build's only in files that cannot change a run (docs, tests, benchmarks,
-the report scripts: INERT below; both clean commits of this repository, git diff), or when its
-strategy is not being redone. A replayed record becomes WORK_DIR/NAME.record.json, a refusal or
+the report scripts, crosscheck.sh whose arguments the recipe stands for: INERT below; both clean
+commits of this repository, git diff), or when its strategy is not being redone. A replayed record becomes WORK_DIR/NAME.record.json, a refusal or
 failure NAME.skipped / NAME.failed as crosscheck.sh writes them (a failure is tried again under
 crosscheck.sh's rule: unless it ran out of time or memory at this call's limits or larger ones);
 WORK_DIR/RECORDED lists each kept name with its build. A run this work directory already has is
@@ -39,8 +39,10 @@ import script_help  # scripts/ is on sys.path: the script's own folder
 script_help.answer_help(__doc__)
 STATUS_EXTENSIONS = ("results.json", "record.json", "same_as", "skipped", "failed")
 # Files whose change cannot change a run's plan or replay (fnmatch patterns, "*" crossing "/").
+# scripts/crosscheck.sh's own arguments to simplan and simrun are its settings' recipe number, recorded.
 INERT = ("docs/*", "tests/*", "bench/*", "fuzz/*", ".ci/*", "*.md", "scripts/*.py", "scripts/demo.sh",
-         "scripts/test.sh", "scripts/fuzz.sh", ".gitignore")
+         "scripts/test.sh", "scripts/fuzz.sh", "scripts/crosscheck.sh", "scripts/reproduce_common.sh",
+         ".gitignore")
 
 
 def warning_terms(log_path):

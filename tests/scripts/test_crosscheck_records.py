@@ -1,6 +1,6 @@
 """scripts/crosscheck_records.py: the cross-check's runs written as records and read back on another
 machine, keeping only what this build would make the same. The builds are commits of a git
-repository made here: one commit changes only docs/, the next a source file.
+repository made here: two commits change only docs/ and crosscheck.sh, the next a source file.
 
 Run by ctest (tests/scripts/CMakeLists.txt):
     PARTSIM_SOURCE_DIR=. /usr/bin/python3 -m unittest tests/scripts/test_crosscheck_records.py
@@ -16,7 +16,7 @@ import unittest
 SOURCE = os.environ.get("PARTSIM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 RECORDS = os.path.join(SOURCE, "scripts", "crosscheck_records.py")
 REPORT = os.path.join(SOURCE, "scripts", "crosscheck_report.py")
-SETTINGS = {"batch": 512, "granularity": "chip", "sync": "in_order"}
+SETTINGS = {"batch": 512, "granularity": "chip", "sync": "in_order", "recipe": 1}
 
 
 def read(path):
@@ -47,7 +47,8 @@ class CrosscheckRecords(unittest.TestCase):
         os.makedirs(self.repo)
         self.git("init", "-q")
         self.first = self.commit("sim/model.cpp", "int a;\n")
-        self.docs_only = self.commit("docs/model.md", "why\n")     # cannot change a run
+        self.commit("docs/model.md", "why\n")                      # cannot change a run
+        self.docs_only = self.commit("scripts/crosscheck.sh", "recipe=1\n")  # its arguments: the recipe
         self.source = self.commit("sim/model.cpp", "int b;\n")     # can
         # A work directory as crosscheck.sh leaves it, begun by the first build.
         self.work = os.path.join(self.tmp, "work")
