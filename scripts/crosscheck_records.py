@@ -7,8 +7,8 @@ A record: name (CONFIG__STRATEGY__MODEL__VARIANT), config, strategy, model, vari
 (replayed | skipped | failed), build (simplan's and simrun's --version), settings (batch,
 granularity, gradient sync, and the recipe number of crosscheck.sh's arguments to simplan and simrun); a replayed run adds predicted, closed and simulated (seconds),
 utilization, links (the three busiest: label, busy fraction, utilization), warnings (the terms
-simplan warned about) and shared (a trusted plan sharing its planned run's replay); the others
-add why (one line).
+simplan warned about), shared (a trusted plan sharing its planned run's replay) and, where the plan
+says how long its strategy took (search), elapsed_s; the others add why (one line).
 
 Usage:
   crosscheck_records.py export WORK_DIR OUT.jsonl   every run in WORK_DIR as a record
@@ -38,6 +38,10 @@ import script_help  # scripts/ is on sys.path: the script's own folder
 
 script_help.answer_help(__doc__)
 STATUS_EXTENSIONS = ("results.json", "record.json", "same_as", "skipped", "failed")
+# What a replayed record holds besides its name, build and settings (elapsed_s only where the plan says
+# how long its strategy took: search's family.elapsed_s).
+REPLAYED_FIELDS = ("status", "predicted", "closed", "simulated", "utilization", "links", "warnings", "shared",
+                   "elapsed_s")
 # Files whose change cannot change a run's plan or replay (fnmatch patterns, "*" crossing "/").
 # scripts/crosscheck.sh's own arguments to simplan and simrun are its settings' recipe number, recorded.
 INERT = ("docs/*", "tests/*", "bench/*", "fuzz/*", ".ci/*", "*.md", "scripts/*.py", "scripts/demo.sh",
@@ -104,8 +108,7 @@ def read_work(work, settings=None):
                       build=build_of(name), settings=settings or {})
         if os.path.exists(base + ".record.json"):
             kept = json.load(open(base + ".record.json"))
-            record.update({k: kept[k] for k in ("status", "predicted", "closed", "simulated", "utilization",
-                                                 "links", "warnings", "shared")})
+            record.update({k: kept[k] for k in REPLAYED_FIELDS if k in kept})
         elif os.path.exists(base + ".plan.json") and (os.path.exists(base + ".results.json") or
                                                        os.path.exists(base + ".same_as")):
             replay = base
@@ -126,6 +129,8 @@ def read_work(work, settings=None):
                           closed=r["closed_form_iteration_s"], simulated=r["simulated_iteration_s"],
                           utilization=r["utilization"], links=[list(l) for l in links],
                           warnings=warning_terms(base + ".log"), shared=replay != base)
+            if "elapsed_s" in plan.get("family", {}):
+                record["elapsed_s"] = plan["family"]["elapsed_s"]
         else:
             for status in ("skipped", "failed"):
                 if os.path.exists(f"{base}.{status}"):
@@ -184,8 +189,7 @@ def materialize(record, work):
     base = os.path.join(work, record["name"])
     if record["status"] == "replayed":
         with open(base + ".record.json", "w") as f:
-            json.dump({k: record[k] for k in ("status", "predicted", "closed", "simulated", "utilization",
-                                              "links", "warnings", "shared")}, f)
+            json.dump({k: record[k] for k in REPLAYED_FIELDS if k in record}, f)
     else:
         with open(f"{base}.{record['status']}", "w") as f:
             f.write(record["why"] + "\n")

@@ -337,10 +337,12 @@ def search_column(search, papers):
     print("prices its candidates with partsim's lowering and the flow evaluator (the replay's network model),")
     print("so it is kept out of the papers' statistics above and shown here: its error (simulated / predicted")
     print("- 1), and *gain* = the other's simulated time / search's (above 1: search is faster). *best paper*")
-    print("is the fastest of the other strategies in the replay, planned or trusted.\n")
-    print("| platform | workload | search predicted [ms] | search simulated [ms] | error | dp [ms] | gain over dp | "
-          "best paper [ms] | best paper | gain over best |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
+    print("is the fastest of the other strategies in the replay, planned or trusted. *took* is the search's")
+    print("own clock (the plan's `family.elapsed_s`: its seeds and its walk; the process adds the loading of")
+    print("the workload and the writing of the plan), while another run of the matrix shared the machine.\n")
+    print("| platform | workload | search predicted [ms] | search simulated [ms] | error | took [s] | dp [ms] | "
+          "gain over dp | best paper [ms] | best paper | gain over best |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
     not_worse = within = alone = 0
     gains_dp, gains_best, worst = [], [], None
     for r in sorted(search, key=lambda r: (r["config"], r["model"])):
@@ -358,8 +360,9 @@ def search_column(search, papers):
         dp_cells = f"{1e3 * dp[0]:.3f} | {dp[0] / r['simulated']:.3f}x" if dp else " | "
         best_cells = (f"{1e3 * best['simulated']:.3f} | {best['strategy']} | {best['simulated'] / r['simulated']:.3f}x"
                       if best else " |  | ")
+        took = f"{r['elapsed_s']:.1f}" if "elapsed_s" in r else ""
         print(f"| {r['config']} | {r['model']} | {1e3 * r['predicted']:.3f} | {1e3 * r['simulated']:.3f} | "
-              f"{100 * err:+.2f} % | {dp_cells} | {best_cells} |")
+              f"{100 * err:+.2f} % | {took} | {dp_cells} | {best_cells} |")
     print(f"\nsearch is at most the best paper strategy's simulated time in {not_worse} of {len(search) - alone} pairs"
           + (f" ({alone} where no other strategy replayed left out)" if alone else "") + ", and")
     print(f"its prediction within 5 % of its simulated time in {within} of {len(search)} (largest "
@@ -369,6 +372,12 @@ def search_column(search, papers):
             pairs = f"{len(gains)} pair" + ("" if len(gains) == 1 else "s")
             print(f"Gain over {name}: geometric mean {statistics.geometric_mean(gains):.3f}x over {pairs} "
                   f"(from {min(gains):.3f}x to {max(gains):.3f}x).")
+    took = sorted(r["elapsed_s"] for r in search if "elapsed_s" in r)
+    if took:
+        bins = [sum(lo <= t < lo + 10 for t in took) for lo in range(0, 50, 10)] + [sum(50 <= t <= 60 for t in took)]
+        print(f"The search took {took[0]:.1f} / {statistics.median(took):.1f} / {took[-1]:.1f} s (least / median / "
+              f"greatest), within 60 s in {sum(t <= 60 for t in took)} of {len(took)}; per 10 s from 0 to 60 s: "
+              f"{', '.join(map(str, bins))}, over 60 s: {sum(t > 60 for t in took)}.")
     print()
 
 

@@ -57,7 +57,8 @@ class CrosscheckRecords(unittest.TestCase):
             f.write(version(self.first) + "\n")
         base = os.path.join(self.work, "torus__dp__vgg16__planned")
         with open(base + ".plan.json", "w") as f:
-            json.dump({"predicted": {"iteration_s": 1.0}}, f)
+            # family.elapsed_s as search's plans say how long the search took (kept in the record).
+            json.dump({"predicted": {"iteration_s": 1.0}, "family": {"elapsed_s": 38.5}}, f)
         with open(base + ".results.json", "w") as f:
             json.dump({"closed_form_iteration_s": 1.1, "simulated_iteration_s": 1.25, "utilization": 0.5,
                        "links": [{"id": 0, "link": "l0", "busy_fraction": 0.2, "utilization": 0.1},
@@ -98,7 +99,7 @@ class CrosscheckRecords(unittest.TestCase):
         dp = records["torus__dp__vgg16__planned"]
         self.assertEqual((dp["status"], dp["predicted"], dp["closed"], dp["simulated"]), ("replayed", 1.0, 1.1, 1.25))
         self.assertEqual(dp["links"][0], ["l1", 0.9, 0.7])  # the busiest first
-        self.assertEqual(dp["warnings"], ["contention"])
+        self.assertEqual((dp["warnings"], dp["elapsed_s"]), (["contention"], 38.5))
         self.assertEqual((dp["build"], dp["settings"]), (version(self.first), SETTINGS))
         self.assertEqual(records["torus__owt__vgg16__planned"]["why"],
                          "simrun exit 124: did not finish within 1800 s (timeout)")

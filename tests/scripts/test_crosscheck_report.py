@@ -33,11 +33,13 @@ RUNS = {
 
 
 class CrosscheckReport(unittest.TestCase):
-    def write_run(self, name, predicted, closed, simulated, warning=None):
-        """NAME.plan.json, NAME.results.json and NAME.log as crosscheck.sh leaves them (the fields the report reads)."""
+    def write_run(self, name, predicted, closed, simulated, warning=None, elapsed=None):
+        """NAME.plan.json, NAME.results.json and NAME.log as crosscheck.sh leaves them (the fields the report
+        reads; elapsed: the search's family.elapsed_s)."""
         base = os.path.join(self.work, name)
         with open(base + ".plan.json", "w") as f:
-            json.dump({"predicted": {"iteration_s": predicted}, "layers": []}, f)
+            json.dump({"predicted": {"iteration_s": predicted}, "layers": []} |
+                      ({"family": {"elapsed_s": elapsed}} if elapsed is not None else {}), f)
         with open(base + ".results.json", "w") as f:
             json.dump({"closed_form_iteration_s": closed, "simulated_iteration_s": simulated,
                        "utilization": 0.5, "links": []}, f)
@@ -97,14 +99,18 @@ class CrosscheckReport(unittest.TestCase):
         # vgg16: search simulated 1.20 s (predicted 1.20): no dp, the best paper strategy is d at
         # 1.34 s (gain 1.34 / 1.20 = 1.117x). resnet50: dp 0.912 s in the replay (before y 1.00 and
         # x 1.02), search 0.96 s predicted 1.00 (error -4.00 %, within 5 %; gain 0.912 / 0.96 = 0.950x).
-        self.write_run("torus__search__vgg16__planned", 1.20, 1.20, 1.20)
+        # The searches took 35.0, 45.5 and 62.0 s by their own clock.
+        self.write_run("torus__search__vgg16__planned", 1.20, 1.20, 1.20, elapsed=35.0)
         self.write_run("torus__dp__resnet50__planned", 0.912, 0.912, 0.912)
-        self.write_run("torus__search__resnet50__planned", 1.00, 0.96, 0.96)
+        self.write_run("torus__search__resnet50__planned", 1.00, 0.96, 0.96, elapsed=45.5)
         # alexnet: search alone (no other strategy replayed): not counted either way.
-        self.write_run("torus__search__alexnet__planned", 0.50, 0.50, 0.50)
+        self.write_run("torus__search__alexnet__planned", 0.50, 0.50, 0.50, elapsed=62.0)
         out = self.report()
-        self.assertIn("| torus | vgg16 | 1200.000 | 1200.000 | +0.00 % |  |  | 1340.000 | d | 1.117x |", out)
-        self.assertIn("| torus | resnet50 | 1000.000 | 960.000 | -4.00 % | 912.000 | 0.950x | 912.000 | dp | 0.950x |", out)
+        self.assertIn("| torus | vgg16 | 1200.000 | 1200.000 | +0.00 % | 35.0 |  |  | 1340.000 | d | 1.117x |", out)
+        self.assertIn("| torus | resnet50 | 1000.000 | 960.000 | -4.00 % | 45.5 | 912.000 | 0.950x | 912.000 | dp | 0.950x |",
+                      out)
+        self.assertIn("The search took 35.0 / 45.5 / 62.0 s (least / median / greatest), within 60 s in 2 of 3; "
+                      "per 10 s from 0 to 60 s: 0, 0, 0, 1, 1, 0, over 60 s: 1.", out)
         self.assertIn("search is at most the best paper strategy's simulated time in 1 of 2 pairs (1 where no other "
                       "strategy replayed left out), and", out)
         self.assertIn("its prediction within 5 % of its simulated time in 3 of 3 (largest -4.00 %, torus resnet50).", out)
