@@ -78,21 +78,27 @@ def hot_links(results, count=3):
              l["busy_fraction"], l["utilization"]) for l in links[:count]]
 
 
-def builds(work):
-    """name -> build for the runs imported from records (WORK_DIR/RECORDED), and a function giving the
-    build of any other run from WORK_DIR/VERSIONS (the build that began it, or a strategy's redo)."""
-    recorded = {}
+def recorded(work):
+    """name -> build of the runs imported from records (WORK_DIR/RECORDED)."""
+    kept = {}
     path = os.path.join(work, "RECORDED")
     if os.path.exists(path):
         for line in open(path):
             name, _, build = line.rstrip("\n").partition("\t")
-            recorded[name] = build
+            kept[name] = build
+    return kept
+
+
+def builds(work):
+    """A function giving the build of a run of WORK_DIR: its record's (RECORDED), or from
+    WORK_DIR/VERSIONS the build that began the run or redid its strategy."""
+    kept = recorded(work)
     began, redone = "", {}
     path = os.path.join(work, "VERSIONS")
     if os.path.exists(path):
         began, *lines = open(path).read().strip().splitlines()
         redone = dict(line.split(": ", 1) for line in lines)
-    return lambda name: recorded.get(name) or redone.get(name.split("__")[1], began)
+    return lambda name: kept.get(name) or redone.get(name.split("__")[1], began)
 
 
 def read_work(work, settings=None):

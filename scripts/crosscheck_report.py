@@ -472,7 +472,13 @@ def coverage(work):
             print(f" no run yet on {', '.join(missing)};", end="")
         if partly:
             print(f" part of the planned runs on {', '.join(partly)};", end="")
-        print(" `PARTSIM_CROSSCHECK_RESUME=1 scripts/crosscheck.sh` adds what is missing.", end="")
+        # Strategies redone by another build: resuming keeps the others' runs only when it redoes them too.
+        versions = os.path.join(work, "VERSIONS")
+        redone = [line.split(": ", 1)[0] for line in open(versions).read().strip().splitlines()[1:]] \
+            if os.path.exists(versions) else []
+        quoted = " ".join(redone) if len(redone) == 1 else '"' + " ".join(redone) + '"'
+        redo = f" PARTSIM_CROSSCHECK_REDO={quoted}" if redone else ""
+        print(f" `PARTSIM_CROSSCHECK_RESUME=1{redo} scripts/crosscheck.sh` adds what is missing.", end="")
     subset = os.environ.get("PARTSIM_CROSSCHECK_SUBSET", "")
     if subset:
         print(f" The last sitting asked for: {subset}.", end="")
@@ -506,19 +512,22 @@ def main():
     print("(`scripts/crosscheck_records.py`: the file sittings on other machines resume from).\n")
     coverage(work)
     versions = os.path.join(work, "VERSIONS")
-    if os.path.exists(os.path.join(work, "RECORDED")):
-        # Runs kept from the records of earlier sittings (crosscheck_records.py import): each run's build.
-        build_of = crosscheck_records.builds(work)
-        count = defaultdict(int)
-        for r in runs + skipped + failed:
-            count[build_of(r["name"])] += 1
-        print("Built from (runs per build; builds whose sources differ only in files that cannot change a run, "
-              "docs/data/crosscheck_runs.jsonl's earlier sittings among them): " +
-              "; ".join(f"{b}: {n}" for b, n in sorted(count.items())) + ".\n")
-    elif os.path.exists(versions):
+    if os.path.exists(versions):
         began, *redone = open(versions).read().strip().splitlines()
         print(f"Built from: {began}." + "".join(f" {line.split(': ', 1)[0]}'s runs redone with "
-                                               f"{line.split(': ', 1)[1]}." for line in redone) + "\n")
+                                               f"{line.split(': ', 1)[1]}." for line in redone), end="")
+    # Runs kept from the records of earlier sittings (crosscheck_records.py import): each one's build.
+    recorded = crosscheck_records.recorded(work)
+    present = {r["name"] for r in runs + skipped + failed}
+    count = defaultdict(int)
+    for name, build in recorded.items():
+        count[build] += name in present
+    if sum(count.values()):
+        print(f" Kept from the records of earlier sittings (`docs/data/crosscheck_runs.jsonl`: the same "
+              f"settings, and builds whose sources differ from this one only in files that cannot change a run, "
+              f"or strategies not redone): " + "; ".join(f"{n} runs by {b}" for b, n in sorted(count.items()) if n)
+              + ".", end="")
+    print("\n")
     too_big = len(over_memory(skipped))
     print(f"**{len(runs)} runs replayed, {too_big} over memory (refused), {len(skipped) - too_big} not accepted "
           f"otherwise, {len(failed)} failed.**\n")

@@ -123,8 +123,12 @@ class CrosscheckReport(unittest.TestCase):
     def test_the_header_names_the_build_of_each_strategy_redone(self):
         with open(os.path.join(self.work, "VERSIONS"), "w") as f:
             f.write("simplan 0.1.0 (git aaa) / simrun 0.1.0 (git aaa)\nsearch: simplan 0.1.0 (git bbb) / simrun 0.1.0 (git bbb)\n")
+        out = self.report()
         self.assertIn("Built from: simplan 0.1.0 (git aaa) / simrun 0.1.0 (git aaa). search's runs redone with "
-                      "simplan 0.1.0 (git bbb) / simrun 0.1.0 (git bbb).", self.report())
+                      "simplan 0.1.0 (git bbb) / simrun 0.1.0 (git bbb).", out)
+        # Resuming keeps the other strategies' runs only when it redoes search too: the hint says so.
+        self.assertIn("`PARTSIM_CROSSCHECK_RESUME=1 PARTSIM_CROSSCHECK_REDO=search scripts/crosscheck.sh` adds what is "
+                      "missing.", out)
 
     def test_a_timeout_is_said_as_one(self):
         self.assertIn("torus e gnmt (planned): `simrun did not finish within PARTSIM_CROSSCHECK_TIMEOUT (timeout, exit 124)`",
