@@ -175,6 +175,8 @@ run() {
     timeout "$timeout_s" "$simplan" --config "configs/$config.yaml" --workload "$model" --batch "$batch" \
       --strategy "$strategy" "${options[@]}" -o "$work/$name.plan.json" >"$work/$name.log" 2>&1 || rc=$?
   fi
+  # Stopped by a signal (the sitting interrupted: Ctrl-C, kill): no result either way, made on resume.
+  if [ "$rc" = 130 ] || [ "$rc" = 143 ]; then echo "stopped $name"; return 0; fi
   if [ "$rc" = 2 ]; then
     grep -m1 ': error: ' "$work/$name.log" >"$work/$name.skipped" || tail -n 1 "$work/$name.log" >"$work/$name.skipped"
     echo "skip   $name: $(cat "$work/$name.skipped")"
@@ -211,6 +213,8 @@ EOF
     --granularity "$granularity" --reproducible --out "$work/$name.results.json" >>"$work/$name.log" 2>&1 || rc=$?
   if [ "$rc" = 0 ]; then
     echo "ok     $name"
+  elif [ "$rc" = 130 ] || [ "$rc" = 143 ]; then
+    echo "stopped $name"
   elif [ "$rc" = 124 ]; then
     echo "simrun exit 124: did not finish within ${timeout_s} s (timeout)" >"$work/$name.failed"
     echo "FAILED $name: $(cat "$work/$name.failed")"
