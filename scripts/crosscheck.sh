@@ -119,6 +119,9 @@ else
   rm -rf "$work"
   mkdir -p "$work"
   echo "$versions" >"$work/VERSIONS"
+  # Redone strategies on a fresh directory (resuming from records): said as on a resumed one, so that
+  # the report's resume hint redoes them too (the other strategies' records may be another build's).
+  for s in "${redo[@]}"; do echo "$s: $versions" >>"$work/VERSIONS"; done
 fi
 if [ "$resume" = 1 ]; then
   PARTSIM_CROSSCHECK_VERSIONS="$versions" PARTSIM_CROSSCHECK_REDO="${redo[*]}" \
