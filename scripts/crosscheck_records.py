@@ -5,8 +5,8 @@
 
 A record: name (CONFIG__STRATEGY__MODEL__VARIANT), config, strategy, model, variant, status
 (replayed | skipped | failed), build (simplan's and simrun's --version), settings (batch,
-granularity, gradient sync, and the recipe number of crosscheck.sh's arguments to simplan and simrun); a replayed run adds predicted, closed and simulated (seconds),
-utilization, links (the three busiest: label, busy fraction, utilization), warnings (the terms
+granularity, gradient sync, and the recipe number of crosscheck.sh's arguments to simplan and
+simrun); a replayed run adds predicted, closed and simulated (seconds), utilization, links (the three busiest: label, busy fraction, utilization), warnings (the terms
 simplan warned about), shared (a trusted plan sharing its planned run's replay) and, where the plan
 says how long its strategy took (search), elapsed_s; the others add why (one line).
 
@@ -20,8 +20,8 @@ built them, as with a work directory), PARTSIM_CROSSCHECK_SETTINGS (JSON of this
 A record is kept when its settings are this call's and its build is this build, or a build whose
 sources differ from this build's only in files that cannot change a run (docs, tests, benchmarks,
 the report scripts, crosscheck.sh whose arguments the recipe stands for: INERT below; both clean
-commits of this repository, git diff), or when its strategy is not being redone. A replayed record becomes WORK_DIR/NAME.record.json, a refusal or
-failure NAME.skipped / NAME.failed as crosscheck.sh writes them (a failure is tried again under
+commits of this repository, git diff), or when its strategy is not being redone. A replayed
+record becomes WORK_DIR/NAME.record.json, a refusal or failure NAME.skipped / NAME.failed as crosscheck.sh writes them (a failure is tried again under
 crosscheck.sh's rule: unless it ran out of time or memory at this call's limits or larger ones);
 WORK_DIR/RECORDED lists each kept name with its build. A run this work directory already has is
 not imported over.
@@ -89,15 +89,26 @@ def recorded(work):
     return kept
 
 
+def run_names(work):
+    """The names of the runs WORK_DIR holds (made, kept from records, refused or failed)."""
+    return {os.path.basename(p).split(".")[0] for ext in STATUS_EXTENSIONS
+            for p in glob.glob(os.path.join(work, f"*__*__*__*.{ext}"))}
+
+
+def versions(work):
+    """WORK_DIR/VERSIONS: the build that began the run ("" if none), and strategy -> build that redid it."""
+    path = os.path.join(work, "VERSIONS")
+    if not os.path.exists(path):
+        return "", {}
+    began, *lines = open(path).read().strip().splitlines()
+    return began, dict(line.split(": ", 1) for line in lines)
+
+
 def builds(work):
     """A function giving the build of a run of WORK_DIR: its record's (RECORDED), or from
     WORK_DIR/VERSIONS the build that began the run or redid its strategy."""
     kept = recorded(work)
-    began, redone = "", {}
-    path = os.path.join(work, "VERSIONS")
-    if os.path.exists(path):
-        began, *lines = open(path).read().strip().splitlines()
-        redone = dict(line.split(": ", 1) for line in lines)
+    began, redone = versions(work)
     return lambda name: kept.get(name) or redone.get(name.split("__")[1], began)
 
 
@@ -105,9 +116,7 @@ def read_work(work, settings=None):
     """Every run in WORK_DIR as a record, sorted by name."""
     build_of = builds(work)
     records = []
-    names = sorted({os.path.basename(p).split(".")[0] for ext in STATUS_EXTENSIONS
-                    for p in glob.glob(os.path.join(work, f"*__*__*__*.{ext}"))})
-    for name in names:
+    for name in sorted(run_names(work)):
         config, strategy, model, variant = name.split("__")
         base = os.path.join(work, name)
         record = dict(name=name, config=config, strategy=strategy, model=model, variant=variant,
@@ -208,8 +217,7 @@ def import_records(source, work):
     if not os.path.exists(source):
         print(f"crosscheck_records: no records at {source}: nothing to keep")
         return
-    have = {os.path.basename(p).split(".")[0] for ext in STATUS_EXTENSIONS
-            for p in glob.glob(os.path.join(work, f"*__*__*__*.{ext}"))}
+    have = run_names(work)
     kept, dropped, same_source = 0, {}, {}
     with open(os.path.join(work, "RECORDED"), "a") as listing:
         for number, line in enumerate(open(source), 1):

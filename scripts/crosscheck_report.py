@@ -448,8 +448,7 @@ def not_run(skipped, failed):
 def coverage(work):
     """What the work directory holds, from its files (a matrix run in several sittings holds more than the
     last sitting asked for), and which shipped platforms (configs/*.yaml) it has no run of yet."""
-    names = {os.path.basename(p).split(".")[0] for ext in crosscheck_records.STATUS_EXTENSIONS
-             for p in glob.glob(os.path.join(work, f"*__*__*__*.{ext}"))}
+    names = crosscheck_records.run_names(work)
     fields = [n.split("__") for n in names if n.count("__") == 3]
     if not fields:
         return
@@ -473,9 +472,7 @@ def coverage(work):
         if partly:
             print(f" part of the planned runs on {', '.join(partly)};", end="")
         # Strategies redone by another build: resuming keeps the others' runs only when it redoes them too.
-        versions = os.path.join(work, "VERSIONS")
-        redone = [line.split(": ", 1)[0] for line in open(versions).read().strip().splitlines()[1:]] \
-            if os.path.exists(versions) else []
+        redone = list(crosscheck_records.versions(work)[1])
         quoted = " ".join(redone) if len(redone) == 1 else '"' + " ".join(redone) + '"'
         redo = f" PARTSIM_CROSSCHECK_REDO={quoted}" if redone else ""
         print(f" `PARTSIM_CROSSCHECK_RESUME=1{redo} scripts/crosscheck.sh` adds what is missing.", end="")
@@ -511,11 +508,9 @@ def main():
     print("Every run's numbers, one JSON line each, are in `docs/data/crosscheck_runs.jsonl`")
     print("(`scripts/crosscheck_records.py`: the file sittings on other machines resume from).\n")
     coverage(work)
-    versions = os.path.join(work, "VERSIONS")
-    if os.path.exists(versions):
-        began, *redone = open(versions).read().strip().splitlines()
-        print(f"Built from: {began}." + "".join(f" {line.split(': ', 1)[0]}'s runs redone with "
-                                               f"{line.split(': ', 1)[1]}." for line in redone), end="")
+    began, redone = crosscheck_records.versions(work)
+    if began:
+        print(f"Built from: {began}." + "".join(f" {s}'s runs redone with {b}." for s, b in redone.items()), end="")
     # Runs kept from the records of earlier sittings (crosscheck_records.py import): each one's build.
     recorded = crosscheck_records.recorded(work)
     present = {r["name"] for r in runs + skipped + failed}
