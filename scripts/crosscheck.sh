@@ -128,13 +128,16 @@ if [ "$resume" = 1 ]; then
     python3 scripts/crosscheck_records.py import "$records" "$work"
   # Failed runs are tried again, except those that ran out of time at this limit or a larger one:
   # the same limit would only spend the same time again.
-  # Only those this call will run again: the others (other strategies, platforms or workloads than
-  # this call's) stay listed as failed.
+  # Only those this call will run again: the others (other strategies, platforms, workloads or views
+  # than this call's; PARTSIM_CROSSCHECK_TRUSTED=off runs no trusted view, =only no planned view of
+  # the strategies with the option) stay listed as failed.
   for f in "$work"/*.failed; do
     [ -e "$f" ] || continue
-    IFS=' ' read -r f_config f_strategy f_model _ <<<"$(basename "$f" .failed | sed 's/__/ /g')"
+    IFS=' ' read -r f_config f_strategy f_model f_variant <<<"$(basename "$f" .failed | sed 's/__/ /g')"
     [[ " ${configs[*]} " == *" $f_config "* && " ${strategies[*]} " == *" $f_strategy "* &&
        " ${models[*]} " == *" $f_model "* ]] || continue
+    [ "$f_variant" = trusted ] && [ "$trusted" = off ] && continue
+    [ "$f_variant" = planned ] && [ "$trusted" = only ] && [[ "$trusted_capable" == *" $f_strategy "* ]] && continue
     limit=$(sed -n 's/.*did not finish within \([0-9]*\) s (timeout).*/\1/p' "$f")
     if [ -n "$limit" ] && [ "$limit" -ge "$timeout_s" ]; then continue; fi
     # Likewise a run that needed more memory than this limit allows.
