@@ -75,6 +75,16 @@ strategies=(${PARTSIM_CROSSCHECK_STRATEGIES:-$(awk '/^[a-z]/ {print $1}' <<<"$li
 configs=(${PARTSIM_CROSSCHECK_CONFIGS:-$(for f in configs/*.yaml; do basename "$f" .yaml; done)})
 # Strategies with a trusted-model option: those declaring compute=peak|device.
 trusted_capable=" $(awk '/^[a-z]/ {s = $1} /--option compute=/ {print s}' <<<"$listing" | tr '\n' ' ') "
+# Whether this call runs STRATEGY's VIEW (planned or trusted): the trusted view only for those
+# strategies, none with PARTSIM_CROSSCHECK_TRUSTED=off, and =only leaves out their planned view.
+runs_view() {
+  local capable=0
+  [[ "$trusted_capable" == *" $1 "* ]] && capable=1
+  case "$2" in
+    trusted) [ "$trusted" != off ] && [ "$capable" = 1 ] ;;
+    planned) ! { [ "$trusted" = only ] && [ "$capable" = 1 ]; } ;;
+  esac
+}
 export work="$build/crosscheck"
 versions="$("$simplan" --version) / $("$simrun" --version)"
 redo=(${PARTSIM_CROSSCHECK_REDO:-})
@@ -136,8 +146,7 @@ if [ "$resume" = 1 ]; then
     IFS=' ' read -r f_config f_strategy f_model f_variant <<<"$(basename "$f" .failed | sed 's/__/ /g')"
     [[ " ${configs[*]} " == *" $f_config "* && " ${strategies[*]} " == *" $f_strategy "* &&
        " ${models[*]} " == *" $f_model "* ]] || continue
-    [ "$f_variant" = trusted ] && [ "$trusted" = off ] && continue
-    [ "$f_variant" = planned ] && [ "$trusted" = only ] && [[ "$trusted_capable" == *" $f_strategy "* ]] && continue
+    runs_view "$f_strategy" "$f_variant" || continue
     limit=$(sed -n 's/.*did not finish within \([0-9]*\) s (timeout).*/\1/p' "$f")
     if [ -n "$limit" ] && [ "$limit" -ge "$timeout_s" ]; then continue; fi
     # Likewise a run that needed more memory than this limit allows.
@@ -237,10 +246,7 @@ for phase in planned trusted; do
   [ "$phase" = trusted ] && [ "$trusted" = off ] && continue
   for config in "${configs[@]}"; do
     for s in "${strategies[@]}"; do
-      capable=0
-      [[ "$trusted_capable" == *" $s "* ]] && capable=1
-      [ "$phase" = trusted ] && [ "$capable" = 0 ] && continue
-      [ "$phase" = planned ] && [ "$trusted" = only ] && [ "$capable" = 1 ] && continue
+      runs_view "$s" "$phase" || continue
       for model in "${models[@]}"; do echo "$config $s $model $phase"; done
     done
   done | xargs -r -P "$jobs" -L 1 bash -c 'run "$@"' run
