@@ -14,8 +14,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,6 +24,7 @@
 #include "sim/plan/plan.hpp"
 #include "sim/planners/registry.hpp"
 #include "sim/program/evaluation.hpp"
+#include "sim/program/platform_binding.hpp"
 #include "sim/program/program.hpp"
 #include "topology/system_spec.hpp"
 #include "topology/topology_graph.hpp"
@@ -67,6 +68,36 @@ struct Price {
   bool usable() const { return refused.empty() && fits && !pruned; }
 };
 
+/// A candidate lowered once: its Program bound to the platform's routes, its closed form and its
+/// memory, so that the search can order the seeds by their closed forms and then time them
+/// without lowering each again (a 1,024-chip seed of 3.7 M tasks takes about 3 s to lower and 1 s
+/// to bind). Not copyable (the routes refer to the Program); Pricer::lower makes one.
+class LoweredCandidate {
+ public:
+  const Candidate& candidate() const noexcept { return candidate_; }
+  /// Why the lowering refused it ("" when it lowered); the rest is empty then.
+  const std::string& refused() const noexcept { return refused_; }
+  double closed_s() const noexcept { return closed_s_; }  // the closed form's makespan (s)
+  std::size_t task_count() const noexcept { return program_.size(); }
+
+  LoweredCandidate(const LoweredCandidate&) = delete;
+  LoweredCandidate& operator=(const LoweredCandidate&) = delete;
+
+ private:
+  friend class Pricer;
+  explicit LoweredCandidate(Candidate candidate) : candidate_(std::move(candidate)) {}
+  Candidate candidate_;
+  std::string refused_;
+  std::optional<topology::SystemSpec> configured_;             // a plan that configures devices (MARS)
+  std::optional<topology::TopologyGraph> configured_topology_;
+  const topology::TopologyGraph* topology_ = nullptr;          // the platform it runs on
+  program::Program program_;
+  std::optional<program::TransferRoutes> routes_;
+  double closed_s_ = 0;
+  std::vector<program::LayerPassSpan> closed_spans_;
+  std::optional<plan::MemoryUse> memory_;
+};
+
 class Pricer {
  public:
   /// A candidate whose Program would hold more tasks is refused without being timed: a layer that
@@ -89,11 +120,19 @@ class Pricer {
   Pricer(const planner::StrategyRegistry& registry, const topology::SystemSpec& spec, const workloads::Graph& graph,
          EvaluatorKind evaluator, double coalesce = 0, double max_work = 0);
   EvaluatorKind evaluator() const noexcept { return evaluator_; }
-  /// Lowers and times `candidate`; a candidate whose closed form reaches `prune_at` (s) is not timed
-  /// by the flow evaluator (Price::pruned). `max_work` > 0: this evaluation's work limit instead of
-  /// the Pricer's (the search's first pass over the seeds uses a smaller one).
-  Price price(const Candidate& candidate, double prune_at = std::numeric_limits<double>::infinity(),
+  /// Lowers `candidate` on its platform (as configured, for a plan that configures devices), binds
+  /// it to the routes and takes its closed form and memory; a refusal is recorded, never thrown.
+  std::unique_ptr<const LoweredCandidate> lower(const Candidate& candidate) const;
+  /// Times a lowered candidate; one whose closed form reaches `prune_at` (s) is not timed by the
+  /// flow evaluator (Price::pruned). `max_work` > 0: this evaluation's work limit instead of the
+  /// Pricer's (the search's seeds get their own: search.cpp price_seeds).
+  Price price(const LoweredCandidate& lowered, double prune_at = std::numeric_limits<double>::infinity(),
               double max_work = 0) const;
+  /// Lowers and times `candidate` (the two above).
+  Price price(const Candidate& candidate, double prune_at = std::numeric_limits<double>::infinity(),
+              double max_work = 0) const {
+    return price(*lower(candidate), prune_at, max_work);
+  }
   /// The work limit of one evaluation (re-solves; 0: none).
   double max_work() const noexcept { return max_work_; }
   /// The flow evaluator's makespans (s) of `candidate` (one the lowering accepts) with its timed
@@ -104,12 +143,6 @@ class Pricer {
   std::vector<double> resample(const Candidate& candidate, int count, double relative, std::uint64_t seed) const;
 
  private:
-  // Lowers `candidate` on its platform (as configured, for a plan that configures devices) and
-  // hands the Program to `use`; returns the lowering's refusal ("" when it lowered).
-  using UseProgram = std::function<void(const program::Program&, const topology::TopologyGraph&,
-                                        const topology::SystemSpec&)>;
-  std::string lower(const Candidate& candidate, const UseProgram& use) const;
-
   const planner::StrategyRegistry& registry_;
   const topology::SystemSpec& spec_;
   const workloads::Graph& graph_;

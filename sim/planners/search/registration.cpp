@@ -94,7 +94,8 @@ plan::Plan make_search_plan(const planner::StrategyRegistry& registry, const pla
   SearchOptions walk = o;
   // What the seeds left of the budget (at least a moment: 0 would mean no limit).
   if (walk.budget_s > 0) walk.budget_s = std::max(1e-9, walk.budget_s - seeding_s);
-  // One evaluation may take about a quarter of the budget (in flow re-solves, so deterministic).
+  // One evaluation may take about a quarter of the budget (in flow re-solves, so deterministic); a
+  // seed's up to twice that (search.cpp seed_work_limit).
   const double max_work = o.budget_s > 0 ? o.budget_s / 4 * Pricer::kWorkPerSecond : 0;
   const Pricer pricer(registry, in.spec, in.graph, o.evaluator, o.coalesce, max_work);
   const SearchResult r = run_search(seeds, pricer, in.graph, in.spec.device_count(), in.mode, walk, in.progress);

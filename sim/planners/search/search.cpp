@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <limits>
 #include <cmath>
+#include <limits>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <unordered_set>
@@ -114,37 +115,56 @@ class Walk {
 
  private:
   // The seeds, in two passes. First each with a tenth of the evaluation's work limit, in the order
-  // of their closed forms (seeds_by_closed_form); those over it wait, with the other schedules of
-  // their strategy, for the second pass, which prices them with the whole limit in the same order.
-  // So every seed cheap to evaluate is priced before the budget goes to dear ones, and among the dear
-  // ones the most promising first: on the 1,024-chip board-bandwidth pod dp's plan (inception_v3: 193
-  // ms, evaluated in 0.1 s) and accpar's (vgg16: 249 ms against dp's 1,111, evaluated in about 10 s)
-  // must both be priced, and owt's takes about 20 s to reach the limit. Costs at most a tenth of the
-  // limit per dear strategy; without a limit (budget 0) one pass.
+  // of their closed forms (lower_seeds); those over it wait, with the other schedules of their
+  // strategy, for the second pass, which prices them in the same order with their own limit
+  // (seed_work_limit). So every seed cheap to evaluate is priced before the budget goes to dear
+  // ones, and among the dear ones the most promising first: on the 1,024-chip board-bandwidth pod
+  // dp's plan (inception_v3: 193 ms, evaluated in 0.1 s) and accpar's (vgg16: 249 ms against dp's
+  // 1,111, evaluated in about 7 s) must both be priced, and owt's takes about 20 s to reach the
+  // limit. Costs at most a tenth of the limit per dear strategy; without a limit (budget 0) one pass.
+  // Each seed is lowered once, for both passes (lowered_), and let go once priced.
   void price_seeds() {
     const double first_limit = pricer_.max_work() / 10;
     std::vector<std::size_t> waiting;
     std::vector<std::string> waiting_origins;
-    for (const std::size_t i : seeds_by_closed_form()) {
-      const Candidate& seed = seeds_[i];
-      const bool waits = std::find(waiting_origins.begin(), waiting_origins.end(), seed.origin) != waiting_origins.end();
+    for (const std::size_t i : lower_seeds()) {
+      const bool waits =
+          std::find(waiting_origins.begin(), waiting_origins.end(), seeds_[i].origin) != waiting_origins.end();
       if (first_limit > 0 && waits) {
         waiting.push_back(i);
-      } else if (!price_seed(seed, first_limit)) {
+      } else if (!price_seed(i, first_limit, first_limit > 0)) {
         waiting.push_back(i);
-        waiting_origins.push_back(seed.origin);
+        waiting_origins.push_back(seeds_[i].origin);
       }
     }
-    for (const std::size_t i : waiting) price_seed(seeds_[i], 0);
+    for (const std::size_t i : waiting) price_seed(i, seed_work_limit(i), false);
+    lowered_.clear();
   }
 
-  // Prices one seed with `work_limit` (0: the Pricer's), or logs why it is not priced. False when it
-  // passed `work_limit` > 0 (not logged: the second pass prices it).
-  bool price_seed(const Candidate& seed, double work_limit) {
+  // A seed's work limit in the second pass: a walk candidate's (the Pricer's), times the room its
+  // closed form (a lower bound of its time) leaves under the best price so far, between 1 and 2 (2
+  // before any seed is usable). A seed far under the best may win by a wide margin and is worth up
+  // to twice the time; one whose bound is near the best seldom wins, and is refused as soon as a
+  // walk candidate would be. On the board-bandwidth pod's vgg16, hypar's seed (closed form 63.6 ms
+  // against accpar's 248.3 ms priced) needs 86 M re-solves (34 s) and wins at 226.9 ms, over the 50 M
+  // of the default budget's limit; owt's resnet50 and inception_v3 seeds there (closed forms 197 and
+  // 183 ms against dp's 207 and 193 ms) would take 90-95 s and are refused at 53 M, as before.
+  double seed_work_limit(std::size_t i) const {
+    constexpr double kMostRoom = 2;
+    const double closed_s = lowered_[i] ? lowered_[i]->closed_s() : 0;
+    const double room = has_best_ && closed_s > 0 ? result_.best_price.predicted_s / closed_s : kMostRoom;
+    return pricer_.max_work() * std::clamp(room, 1.0, kMostRoom);
+  }
+
+  // Prices seed `i` with `work_limit` (0: the Pricer's), or logs why it is not priced. In the first
+  // pass (`first_pass`) false when it passed `work_limit` (not logged: the second pass prices it).
+  bool price_seed(std::size_t i, double work_limit, bool first_pass) {
+    const Candidate& seed = seeds_[i];
     if (spent() && has_best_) {  // the budget is spent: the other seeds are not priced
       LogRow row = new_row(seed, "seed");
       row.note = "not priced: the budget was spent";
       log(std::move(row));
+      lowered_[i].reset();
       return true;
     }
     // The seeds of one strategy differ only in the gradient schedule: when one was over the
@@ -153,20 +173,24 @@ class Walk {
       LogRow row = new_row(seed, "seed");
       row.note = "not priced: another schedule of this strategy's plan was over the evaluation limit";
       log(std::move(row));
+      lowered_[i].reset();
       return true;
     }
-    return consider(seed, "seed", work_limit);
+    const bool priced = consider(seed, "seed", work_limit, first_pass, lowered_[i].get());
+    if (priced) lowered_[i].reset();
+    return priced;
   }
 
-  // The order the seeds are priced in within each pass: by their closed form (a lower bound of their
-  // flow time: contention only delays), the cheapest first, seeds the lowering refuses last,
-  // registration order among equals; so the seeds that cannot beat an earlier one are pruned without
-  // being timed (prune_at). Costs one more lowering of each seed.
-  std::vector<std::size_t> seeds_by_closed_form() const {
+  // Lowers every seed once (lowered_) and returns the order they are priced in within each pass: by
+  // their closed form (a lower bound of their flow time: contention only delays), the cheapest
+  // first, seeds the lowering refuses last, registration order among equals; so the seeds that
+  // cannot beat an earlier one are pruned without being timed (prune_at).
+  std::vector<std::size_t> lower_seeds() {
+    lowered_.clear();
     std::vector<double> bound(seeds_.size());
     for (std::size_t i = 0; i < seeds_.size(); ++i) {
-      const Price closed = pricer_.price(seeds_[i], 0);  // prune_at 0: the closed form only
-      bound[i] = closed.refused.empty() ? closed.closed_s : std::numeric_limits<double>::infinity();
+      lowered_.push_back(pricer_.lower(seeds_[i]));
+      bound[i] = lowered_[i]->refused().empty() ? lowered_[i]->closed_s() : std::numeric_limits<double>::infinity();
     }
     std::vector<std::size_t> order(seeds_.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -326,10 +350,11 @@ class Walk {
   }
 
   // Prices a candidate not priced before, logs it, and keeps it as the best, the best the walk can
-  // change and the walk's current one where it is.
-  // `work_limit` > 0: the evaluation's work limit instead of the Pricer's; a candidate over it is
-  // neither logged nor remembered, and false is returned (price_seeds' first pass).
-  bool consider(const Candidate& c, const std::string& move, double work_limit = 0) {
+  // change and the walk's current one where it is. `work_limit` > 0: the evaluation's work limit
+  // instead of the Pricer's. `first_pass`: a candidate over it is neither logged nor remembered, and
+  // false is returned (price_seeds). `lowered`: `c` already lowered (the seeds).
+  bool consider(const Candidate& c, const std::string& move, double work_limit = 0, bool first_pass = false,
+                const LoweredCandidate* lowered = nullptr) {
     const bool seed = move == "seed";
     if (c.lowered_by.empty() && !memo_.insert(key_of(c.plan)).second) {
       ++misses_;
@@ -337,9 +362,10 @@ class Walk {
     }
     misses_ = 0;
     const auto priced_at = Clock::now();
-    const Price price = pricer_.price(c, prune_at(c, seed), work_limit);
+    const Price price = lowered ? pricer_.price(*lowered, prune_at(c, seed), work_limit)
+                                : pricer_.price(c, prune_at(c, seed), work_limit);
     const double pricing_s = std::chrono::duration<double>(Clock::now() - priced_at).count();
-    if (work_limit > 0 && price.over_work_limit) {
+    if (first_pass && price.over_work_limit) {
       if (c.lowered_by.empty()) memo_.erase(key_of(c.plan));
       return false;
     }
@@ -463,6 +489,7 @@ class Walk {
   std::optional<plan::MemoryUse> least_memory_;  // the candidate that needed the least memory
   std::string refusal_;                          // the first reason the lowering gave
   std::vector<std::string> too_slow_;            // seed strategies whose plan was over the work limit
+  std::vector<std::unique_ptr<const LoweredCandidate>> lowered_;  // per seed, until it is priced
   SearchResult result_;
   struct Finalist {
     Candidate candidate;

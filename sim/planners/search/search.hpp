@@ -16,10 +16,11 @@
 // (T = temperature, relative). Candidates over memory or refused by the lowering are never accepted.
 // A candidate whose closed form (a lower bound of its flow time) is already at the current price x
 // (1 + 5 T) is not timed further and rejected (the walk would accept it with probability < 0.7 %);
-// a seed is, when it cannot beat the best seed (pricing.hpp Price::pruned). Seeds are priced in two
-// passes (first each with a tenth of the evaluation's work limit, then those over it with all of it),
-// each in the order of their closed forms, while the budget lasts, and past it until one is usable
-// (without one, the one-layout plans likewise).
+// a seed is, when it cannot beat the best seed (pricing.hpp Price::pruned). Seeds are lowered once
+// and priced in two passes (first each with a tenth of the evaluation's work limit, then those over
+// it with 1-2x the limit, by the room their closed form leaves under the best price), each in the
+// order of their closed forms, while the budget lasts, and past it until one is usable (without
+// one, the one-layout plans likewise); a seed's evaluation is not interrupted at the budget.
 // After `patience` candidates without a new best the walk restarts from the best candidate it can
 // change (one on the shared lowering). Priced candidates
 // are remembered (by their shardings and schedule), so a candidate is priced once; `candidates`
