@@ -25,8 +25,8 @@ Pricer::Pricer(const planner::StrategyRegistry& registry, const topology::System
       topology_(spec, topology::Granularity::chip) {}
 
 std::unique_ptr<const LoweredCandidate> Pricer::lower(const Candidate& candidate) const {
-  std::unique_ptr<LoweredCandidate> l(new LoweredCandidate(candidate));
-  const plan::Plan& p = l->candidate_.plan;
+  std::unique_ptr<LoweredCandidate> l(new LoweredCandidate());
+  const plan::Plan& p = candidate.plan;  // read while lowering only (the Program keeps its own labels)
   const topology::SystemSpec* spec = &spec_;
   l->topology_ = &topology_;
   try {

@@ -74,19 +74,16 @@ struct Price {
 /// to bind). Not copyable (the routes refer to the Program); Pricer::lower makes one.
 class LoweredCandidate {
  public:
-  const Candidate& candidate() const noexcept { return candidate_; }
   /// Why the lowering refused it ("" when it lowered); the rest is empty then.
   const std::string& refused() const noexcept { return refused_; }
   double closed_s() const noexcept { return closed_s_; }  // the closed form's makespan (s)
-  std::size_t task_count() const noexcept { return program_.size(); }
 
   LoweredCandidate(const LoweredCandidate&) = delete;
   LoweredCandidate& operator=(const LoweredCandidate&) = delete;
 
  private:
   friend class Pricer;
-  explicit LoweredCandidate(Candidate candidate) : candidate_(std::move(candidate)) {}
-  Candidate candidate_;
+  LoweredCandidate() = default;
   std::string refused_;
   std::optional<topology::SystemSpec> configured_;             // a plan that configures devices (MARS)
   std::optional<topology::TopologyGraph> configured_topology_;

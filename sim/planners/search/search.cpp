@@ -151,7 +151,7 @@ class Walk {
   // 183 ms against dp's 207 and 193 ms) would take 90-95 s and are refused at 53 M, as before.
   double seed_work_limit(std::size_t i) const {
     constexpr double kMostRoom = 2;
-    const double closed_s = lowered_[i] ? lowered_[i]->closed_s() : 0;
+    const double closed_s = lowered_[i]->closed_s();
     const double room = has_best_ && closed_s > 0 ? result_.best_price.predicted_s / closed_s : kMostRoom;
     return pricer_.max_work() * std::clamp(room, 1.0, kMostRoom);
   }
