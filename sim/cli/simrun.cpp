@@ -510,7 +510,7 @@ int body(int argc, char** argv) {
   app.add_option("--lone-transfers", o.lone_transfers,
                  "timed or simgrid: a transfer sharing no link is timed as SimGrid times a lone flow until another "
                  "meets it (timed: the default; the same rates, faster), or runs in SimGrid's network model from its "
-                 "start (simgrid: the default with --simgrid-cfg)");
+                 "start (simgrid: the default with a --simgrid-cfg setting other than network/optim or cpu/optim)");
   cli::add_platform_options(app, o.platform);
   cli::add_quiet_flag(app, o.quiet);
   cli::parse(app, argc, argv);

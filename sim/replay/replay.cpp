@@ -103,17 +103,31 @@ void check_simgrid_settings(const std::vector<std::string>& settings) {
   refuse_link_tracing();
 }
 
+namespace {
+
+// Settings that change how SimGrid solves the sharing, never the rates it gives: with only these,
+// a lone flow still gets bytes / its slowest link, so lone transfers may still be timed.
+bool changes_only_the_solver(const std::string& setting) {
+  const std::string key = setting.substr(0, setting.find(':'));
+  return key == "network/optim" || key == "cpu/optim";
+}
+
+}  // namespace
+
 LoneTransfers choose_lone_transfers(const std::string& option, const std::vector<std::string>& simgrid_config) {
+  const bool rates_as_partsims =
+      std::all_of(simgrid_config.begin(), simgrid_config.end(), changes_only_the_solver);
   if (option == "simgrid") return LoneTransfers::simgrid;
   if (option == "timed") {
-    if (!simgrid_config.empty())
-      throw InputError("--lone-transfers timed: not with --simgrid-cfg (a setting may change what a lone flow gets, "
-                       "so every transfer runs in SimGrid's network model); drop one of the two");
+    if (!rates_as_partsims)
+      throw InputError("--lone-transfers timed: not with a --simgrid-cfg setting other than network/optim or "
+                       "cpu/optim (it may change what a lone flow gets, so every transfer runs in SimGrid's network "
+                       "model); drop one of the two");
     return LoneTransfers::timed;
   }
   if (!option.empty())
     throw InputError("--lone-transfers '" + option + "': allowed values timed, simgrid");
-  return simgrid_config.empty() ? LoneTransfers::timed : LoneTransfers::simgrid;
+  return rates_as_partsims ? LoneTransfers::timed : LoneTransfers::simgrid;
 }
 
 std::string simgrid_link_name(const topology::TopologyGraph& graph, int link_id) {

@@ -70,9 +70,10 @@ enum class LinkLatency { in_links, by_caller };
 enum class LoneTransfers { timed, simgrid };
 
 /// simrun's --lone-transfers: "timed" or "simgrid"; "" chooses timed with partsim's own SimGrid
-/// settings and simgrid when `simgrid_config` has any (a setting such as LV08's bandwidth factor
-/// changes what a lone flow gets). Throws InputError, naming the allowed values, for anything else
-/// and for "timed" with `simgrid_config`.
+/// settings or with settings of the solver alone (network/optim, cpu/optim: the same rates), and
+/// simgrid when `simgrid_config` has any other (a setting such as LV08's bandwidth factor changes
+/// what a lone flow gets). Throws InputError, naming the allowed values, for anything else and for
+/// "timed" with such a setting.
 LoneTransfers choose_lone_transfers(const std::string& option, const std::vector<std::string>& simgrid_config);
 
 /// Checks extra SimGrid settings ("key:value", --simgrid-cfg) before anything is planned or built:

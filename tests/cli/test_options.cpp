@@ -80,7 +80,8 @@ TEST(Options, SimgridSettingsAreCheckedBeforePlanning) {
             0)
       << out;
   // With a setting every transfer runs in SimGrid's network model: timing lone ones is refused.
-  expect_refused({base + "network/optim:Full --lone-transfers timed", "--lone-transfers timed: not with --simgrid-cfg"});
+  expect_refused({base + "network/model:LV08 --lone-transfers timed",
+                  "--lone-transfers timed: not with a --simgrid-cfg setting other than network/optim or cpu/optim"});
   expect_refused({"simrun --config " + kConfig + " --collective all_reduce --bytes 1MB --lone-transfers fast",
                   "--lone-transfers 'fast': allowed values timed, simgrid"});
 }

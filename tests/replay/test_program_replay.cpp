@@ -222,8 +222,15 @@ TEST(ProgramReplay, LoneTransfersTimedNeedPartsimsOwnSimGridSettings) {
   // A --simgrid-cfg setting may change what a lone flow gets (LV08's bandwidth factor 0.97, say):
   // with one, every transfer runs in SimGrid's network model, and asking for timed is refused.
   const auto g = ring4();
-  EXPECT_THROW(replay::SimGridEvaluator(g, {"network/optim:Full"}, replay::LoneTransfers::timed), InputError);
-  EXPECT_EQ(replay::choose_lone_transfers("", {"network/optim:Full"}), replay::LoneTransfers::simgrid);
+  EXPECT_THROW(replay::SimGridEvaluator(g, {"network/model:LV08"}, replay::LoneTransfers::timed), InputError);
+  EXPECT_EQ(replay::choose_lone_transfers("", {"network/model:LV08"}), replay::LoneTransfers::simgrid);
+  EXPECT_EQ(replay::choose_lone_transfers("", {"network/optim:Full", "network/model:LV08"}),
+            replay::LoneTransfers::simgrid);
+  EXPECT_THROW(replay::choose_lone_transfers("timed", {"network/optim:Full", "network/model:LV08"}), InputError);
+  // How SimGrid solves the sharing (network/optim, cpu/optim) gives a lone flow the same rate: timed.
+  EXPECT_EQ(replay::choose_lone_transfers("", {"network/optim:Full"}), replay::LoneTransfers::timed);
+  EXPECT_EQ(replay::choose_lone_transfers("timed", {"network/optim:Lazy", "cpu/optim:TI"}),
+            replay::LoneTransfers::timed);
   EXPECT_EQ(replay::choose_lone_transfers("", {}), replay::LoneTransfers::timed);
   EXPECT_EQ(replay::choose_lone_transfers("simgrid", {}), replay::LoneTransfers::simgrid);
   EXPECT_THROW(replay::choose_lone_transfers("fast", {}), InputError);
