@@ -310,7 +310,8 @@ def every_run(runs):
     print("## Every run\n")
     print("*closed vs pred.* is the planner-vs-program part of the error (what the model leaves out),")
     print("*sim. vs closed* the contention part; *warnings* are the terms simplan said the prediction")
-    print("misses (sim/planners/prediction_check.hpp). A trusted run marked * shares the planned run's replay.\n")
+    print("misses (sim/planners/prediction_check.hpp). A run marked * shares the replay of another run with the same shardings and\n"
+          "schedule, hence the same Program (a trusted run: its planned run's).\n")
     print("| platform | strategy | workload | view | predicted [ms] | closed [ms] | simulated [ms] | error | "
           "closed vs pred. | sim. vs closed | utilization | busiest link | warnings |")
     print("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
@@ -518,9 +519,10 @@ def main():
     for name, build in recorded.items():
         count[build] += name in present
     if sum(count.values()):
-        print(f" Kept from the records of earlier sittings (`docs/data/crosscheck_runs.jsonl`: the same "
-              f"settings, and builds whose sources differ from this one only in files that cannot change a run, "
-              f"or strategies not redone): " + "; ".join(f"{n} runs by {b}" for b, n in sorted(count.items()) if n)
+        print(f" With a build of their own (`docs/data/crosscheck_runs.jsonl`, each record's `build`: runs kept "
+              f"from the records of earlier sittings, with the same settings and builds whose sources differ from "
+              f"this one only in files that cannot change a run, or strategies not redone; and runs made again "
+              f"here with a later build): " + "; ".join(f"{n} runs by {b}" for b, n in sorted(count.items()) if n)
               + ".", end="")
     print("\n")
     too_big = len(over_memory(skipped))

@@ -115,10 +115,11 @@ class CrosscheckRecords(unittest.TestCase):
         report = lambda w: subprocess.run([sys.executable, REPORT, w, "chip"], capture_output=True,
                                           text=True).stdout
         self.assertIn("| torus | dp | vgg16 | as planned | 1000.000 | 1100.000 | 1250.000 | +25.0 % |", report(work))
-        self.assertIn(f"Built from: {version(self.docs_only)}. Kept from the records of earlier sittings "
-                      f"(`docs/data/crosscheck_runs.jsonl`: the same settings, and builds whose sources differ from "
-                      f"this one only in files that cannot change a run, or strategies not redone): "
-                      f"3 runs by {version(self.first)}.", report(work))
+        self.assertIn(f"Built from: {version(self.docs_only)}. With a build of their own "
+                      f"(`docs/data/crosscheck_runs.jsonl`, each record's `build`: runs kept from the records of "
+                      f"earlier sittings, with the same settings and builds whose sources differ from this one only "
+                      f"in files that cannot change a run, or strategies not redone; and runs made again here with a "
+                      f"later build): 3 runs by {version(self.first)}.", report(work))
 
     def test_a_build_with_other_sources_keeps_nothing_unless_it_redoes_another_strategy(self):
         _, out = self.import_into_new_work(version(self.source))
