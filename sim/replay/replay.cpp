@@ -66,6 +66,13 @@ void check_model_choice(const std::string& setting, const std::string& key, cons
   throw InputError("--simgrid-cfg '" + setting + "': bad value for SimGrid key '" + key + "' (allowed: " + join(it->second) + ")");
 }
 
+// Settings that change how SimGrid solves the sharing, never the rates it gives: with only these,
+// a lone flow still gets bytes / its slowest link, so lone transfers may still be timed.
+bool changes_only_the_solver(const std::string& setting) {
+  const std::string key = setting.substr(0, setting.find(':'));
+  return key == "network/optim" || key == "cpu/optim";
+}
+
 }  // namespace
 
 void check_simgrid_settings(const std::vector<std::string>& settings) {
@@ -103,21 +110,10 @@ void check_simgrid_settings(const std::vector<std::string>& settings) {
   refuse_link_tracing();
 }
 
-namespace {
-
-// Settings that change how SimGrid solves the sharing, never the rates it gives: with only these,
-// a lone flow still gets bytes / its slowest link, so lone transfers may still be timed.
-bool changes_only_the_solver(const std::string& setting) {
-  const std::string key = setting.substr(0, setting.find(':'));
-  return key == "network/optim" || key == "cpu/optim";
-}
-
-}  // namespace
-
 LoneTransfers choose_lone_transfers(const std::string& option, const std::vector<std::string>& simgrid_config) {
+  if (option == "simgrid") return LoneTransfers::simgrid;
   const bool rates_as_partsims =
       std::all_of(simgrid_config.begin(), simgrid_config.end(), changes_only_the_solver);
-  if (option == "simgrid") return LoneTransfers::simgrid;
   if (option == "timed") {
     if (!rates_as_partsims)
       throw InputError("--lone-transfers timed: not with a --simgrid-cfg setting other than network/optim or "
