@@ -34,6 +34,30 @@ std::string dsm_plan(const std::string& config = "torus_8pf") {
   return file;
 }
 
+// A plan of `workload` at batch 256 on torus_8pf by `strategy`, in the tests' temporary folder.
+std::string torus_plan(const std::string& strategy, const std::string& workload) {
+  const std::string file = testing::TempDir() + "simrun_plan_" + strategy + "_" + workload + ".json";
+  std::string out;
+  EXPECT_EQ(run_command(kBin + "simplan --config " + kConfigs + "torus_8pf.yaml --workload " + workload +
+                            " --batch 256 --strategy " + strategy + " -q -o " + file,
+                        &out),
+            0)
+      << out;
+  return file;
+}
+
+// The results.json of a quiet, reproducible replay of `plan` on torus_8pf with `options`.
+nlohmann::json replay_on_torus(const std::string& plan, const std::string& options) {
+  const std::string results = testing::TempDir() + "simrun_replay.json";
+  std::string out;
+  EXPECT_EQ(run_command(kBin + "simrun --config " + kConfigs + "torus_8pf.yaml --plan " + plan +
+                            " --reproducible -q " + options + " --out " + results,
+                        &out),
+            0)
+      << out;
+  return nlohmann::json::parse(partsim::test::read_text_file(results));
+}
+
 }  // namespace
 
 TEST(SimrunPlan, PlanForAnotherPlatformIsRefusedWithItsName) {
@@ -122,21 +146,10 @@ TEST(SimrunPlan, LoneTransfersTimedGiveSimGridsTimes) {
     std::string strategy, workload, granularity;
   };
   for (const Case& c : {Case{"dp", "resnet50", "chip"}, Case{"dsm", "vgg16", "chip"}, Case{"dsm", "alexnet", "core"}}) {
-    const std::string plan = testing::TempDir() + "simrun_lone_" + c.strategy + "_" + c.workload + ".json";
-    std::string out;
-    ASSERT_EQ(run_command(kBin + "simplan --config " + kConfigs + "torus_8pf.yaml --workload " + c.workload +
-                              " --batch 256 --strategy " + c.strategy + " -q -o " + plan,
-                          &out),
-              0)
-        << out;
-    const std::string base = kBin + "simrun --config " + kConfigs + "torus_8pf.yaml --plan " + plan +
-                             " --granularity " + c.granularity + " --reproducible -q --lone-transfers ";
-    const std::string timed = testing::TempDir() + "simrun_lone_timed.json";
-    const std::string simgrid = testing::TempDir() + "simrun_lone_simgrid.json";
-    ASSERT_EQ(run_command(base + "timed --out " + timed, &out), 0) << out;
-    ASSERT_EQ(run_command(base + "simgrid --out " + simgrid, &out), 0) << out;
-    const auto t = nlohmann::json::parse(partsim::test::read_text_file(timed));
-    const auto s = nlohmann::json::parse(partsim::test::read_text_file(simgrid));
+    const std::string plan = torus_plan(c.strategy, c.workload);
+    const std::string base = "--granularity " + c.granularity + " --lone-transfers ";
+    const auto t = replay_on_torus(plan, base + "timed");
+    const auto s = replay_on_torus(plan, base + "simgrid");
     const std::string what = c.strategy + " " + c.workload + " " + c.granularity;
     // Both paths taken: some transfers met others, some ran alone; with simgrid, none is timed.
     EXPECT_GT(t["simgrid_comms"].get<long long>(), 0) << what;
@@ -168,21 +181,9 @@ TEST(SimrunPlan, FullSolverReplaysToLazysTimes) {
   // dsm's vgg16 moves every transfer in fixed groups (both solvers give the same rates); accpar's
   // alexnet has flows joining and leaving shared links, where the rounding differs.
   for (const Case& c : {Case{"dsm", "vgg16", 1e-9}, Case{"accpar", "alexnet", 1e-2}}) {
-    const std::string plan = testing::TempDir() + "simrun_solver_" + c.strategy + "_" + c.workload + ".json";
-    std::string out;
-    ASSERT_EQ(run_command(kBin + "simplan --config " + kConfigs + "torus_8pf.yaml --workload " + c.workload +
-                              " --batch 256 --strategy " + c.strategy + " -q -o " + plan,
-                          &out),
-              0)
-        << out;
-    const std::string base = kBin + "simrun --config " + kConfigs + "torus_8pf.yaml --plan " + plan +
-                             " --granularity chip --reproducible -q --simgrid-cfg network/optim:";
-    const std::string lazy = testing::TempDir() + "simrun_solver_lazy.json";
-    const std::string full = testing::TempDir() + "simrun_solver_full.json";
-    ASSERT_EQ(run_command(base + "Lazy --out " + lazy, &out), 0) << out;
-    ASSERT_EQ(run_command(base + "Full --out " + full, &out), 0) << out;
-    const auto l = nlohmann::json::parse(partsim::test::read_text_file(lazy));
-    const auto f = nlohmann::json::parse(partsim::test::read_text_file(full));
+    const std::string plan = torus_plan(c.strategy, c.workload);
+    const auto l = replay_on_torus(plan, "--granularity chip --simgrid-cfg network/optim:Lazy");
+    const auto f = replay_on_torus(plan, "--granularity chip --simgrid-cfg network/optim:Full");
     const std::string what = c.strategy + " " + c.workload;
     EXPECT_GT(f["lone_transfers"].get<long long>(), 0) << what;
     EXPECT_GT(f["simgrid_comms"].get<long long>(), 0) << what;
