@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -46,9 +47,16 @@ std::string torus_plan(const std::string& strategy, const std::string& workload)
   return file;
 }
 
-// The results.json of a quiet, reproducible replay of `plan` on torus_8pf with `options`.
+// The results.json of a quiet, reproducible replay of `plan` on torus_8pf with `options`. The file is
+// named after the running test, the plan and the options: ctest runs tests in parallel processes that
+// share the temporary folder, and two replays writing one name read each other's results.
 nlohmann::json replay_on_torus(const std::string& plan, const std::string& options) {
-  const std::string results = testing::TempDir() + "simrun_replay.json";
+  std::string tag = plan.substr(plan.find_last_of('/') + 1) + options;
+  for (char& c : tag) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  const std::string results = testing::TempDir() + "simrun_replay_" +
+                              testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + tag + ".json";
   std::string out;
   EXPECT_EQ(run_command(kBin + "simrun --config " + kConfigs + "torus_8pf.yaml --plan " + plan +
                             " --reproducible -q " + options + " --out " + results,
