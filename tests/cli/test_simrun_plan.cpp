@@ -23,18 +23,6 @@ namespace {
 using partsim::test::kBin;
 const std::string kConfigs = std::string(PARTSIM_TEST_DATA_DIR) + "/platforms/";
 
-// A dsm plan of alexnet at batch 256 on torus_8pf, written once per test process.
-std::string dsm_plan(const std::string& config = "torus_8pf") {
-  const std::string file = testing::TempDir() + "simrun_plan_" + config + ".json";
-  std::string out;
-  EXPECT_EQ(run_command(kBin + "simplan --config " + kConfigs + config +
-                            ".yaml --workload alexnet --batch 256 --strategy dsm -o " + file,
-                        &out),
-            0)
-      << out;
-  return file;
-}
-
 // A plan of `workload` at batch 256 on torus_8pf by `strategy`, in the tests' temporary folder.
 std::string torus_plan(const std::string& strategy, const std::string& workload) {
   const std::string file = testing::TempDir() + "simrun_plan_" + strategy + "_" + workload + ".json";
@@ -69,7 +57,7 @@ nlohmann::json replay_on_torus(const std::string& plan, const std::string& optio
 }  // namespace
 
 TEST(SimrunPlan, PlanForAnotherPlatformIsRefusedWithItsName) {
-  const std::string plan = dsm_plan();
+  const std::string plan = torus_plan("dsm", "alexnet");
   std::string out;
   EXPECT_EQ(run_command(kBin + "simrun --config " + kConfigs + "torus_8pf_asym.yaml --plan " + plan, &out), 2);
   EXPECT_NE(out.find("made for platform 'torus_8pf' but the platform is 'torus_8pf_asym'"), std::string::npos) << out;
@@ -77,7 +65,7 @@ TEST(SimrunPlan, PlanForAnotherPlatformIsRefusedWithItsName) {
 }
 
 TEST(SimrunPlan, ChangedPlatformNeedsAllowConfigChange) {
-  const std::string plan = dsm_plan();
+  const std::string plan = torus_plan("dsm", "alexnet");
   const std::string base = kBin + "simrun --config " + kConfigs + "torus_8pf.yaml --plan " + plan +
                            " --set system.torus.bandwidth=40GB/s";
   std::string out;
@@ -97,13 +85,8 @@ TEST(SimrunPlan, ChangedPlatformNeedsAllowConfigChange) {
 // simulation come from the sharding and the device models alone.
 TEST(SimrunPlan, PredictedTimesDoNotReachTheReplay) {
   for (const std::string strategy : {"dsm", "accpar"}) {
-    const std::string plan = testing::TempDir() + "simrun_x7_" + strategy + ".json";
+    const std::string plan = torus_plan(strategy, "alexnet");
     std::string out;
-    ASSERT_EQ(run_command(kBin + "simplan --config " + kConfigs + "torus_8pf.yaml --workload alexnet --batch 256 "
-                                 "--strategy " + strategy + " -o " + plan,
-                          &out),
-              0)
-        << out;
     auto j = nlohmann::json::parse(partsim::test::read_text_file(plan));
     const std::function<void(nlohmann::json&)> scale = [&](nlohmann::json& v) {
       if (!v.is_object()) return;
@@ -133,7 +116,7 @@ TEST(SimrunPlan, PredictedTimesDoNotReachTheReplay) {
 }
 
 TEST(SimrunPlan, ReproducibleRunsWriteByteIdenticalResults) {
-  const std::string plan = dsm_plan();
+  const std::string plan = torus_plan("dsm", "alexnet");
   const std::string a = testing::TempDir() + "simrun_a.json", b = testing::TempDir() + "simrun_b.json";
   const std::string base = kBin + "simrun --config " + kConfigs + "torus_8pf.yaml --plan " + plan + " --reproducible";
   std::string out;
@@ -202,7 +185,7 @@ TEST(SimrunPlan, FullSolverReplaysToLazysTimes) {
 }
 
 TEST(SimrunPlan, ResultsJsonHasTheDocumentedFieldsAndConsistentTimes) {
-  const std::string plan = dsm_plan();
+  const std::string plan = torus_plan("dsm", "alexnet");
   const std::string results = testing::TempDir() + "simrun_fields.json";
   const std::string csv = testing::TempDir() + "simrun_fields.csv";
   std::string out;
@@ -247,7 +230,7 @@ TEST(SimrunPlan, ResultsJsonHasTheDocumentedFieldsAndConsistentTimes) {
 }
 
 TEST(SimrunPlan, PlanAndCollectiveAreSeparateModes) {
-  const std::string plan = dsm_plan();
+  const std::string plan = torus_plan("dsm", "alexnet");
   std::string out;
   EXPECT_EQ(run_command(kBin + "simrun --config " + kConfigs + "torus_8pf.yaml --plan " + plan +
                             " --collective all_reduce --bytes 1MB",
