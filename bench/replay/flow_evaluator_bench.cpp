@@ -4,12 +4,14 @@
 // the three makespans, the flow evaluator's relative error against the replay and each evaluator's
 // wall time. Diagnostics (docs/model.md "Chaotic plans, and the resampling"): --jitter perturbs the
 // compute times of both evaluations (program/jitter.hpp), --divergences and --tasks-csv show where
-// the two evaluations part, task by task.
+// the two evaluations part, task by task. It also prints the replay lower bound
+// (program/replay_lower_bound.hpp), and with --bound-only stops there: for plans whose evaluation
+// itself takes minutes.
 //
 // Usage: flow_evaluator_bench [--config FILE] [--set KEY=VALUE ...] [--workload NAME] [--batch B] [--strategy S]
 //                             [--option NAME=VALUE ...] [--granularity chip|core] [--coalesce R] [--exact-work N] [--plan FILE]
 //                             [--gradient-sync-order concurrent|in_order] [--gradient-bucket SIZE]
-//                             [--lone-transfers timed|simgrid] [--jitter J --jitter-seed K] [--no-replay]
+//                             [--lone-transfers timed|simgrid] [--jitter J --jitter-seed K] [--no-replay] [--bound-only]
 //                             [--divergences N] [--tasks-csv FILE]
 //        flow_evaluator_bench --help
 
@@ -30,6 +32,7 @@
 #include "sim/planners/check_plan.hpp"
 #include "sim/plan/plan_io.hpp"
 #include "sim/program/closed_form.hpp"
+#include "sim/program/replay_lower_bound.hpp"
 #include "sim/program/flow_evaluator.hpp"
 #include "sim/program/jitter.hpp"
 #include "sim/program/platform_binding.hpp"
@@ -148,6 +151,8 @@ int body(int argc, char** argv) {
   app.add_option("--jitter-seed", jitter_seed, "the seed of --jitter's draws (default 1)");
   bool no_replay = false;
   app.add_flag("--no-replay", no_replay, "stop after the flow evaluator (plans whose SimGrid replay takes hours)");
+  bool bound_only = false;
+  app.add_flag("--bound-only", bound_only, "stop after the replay lower bound (no flow evaluator, no replay)");
   std::string tasks_csv;
   app.add_option("--tasks-csv", tasks_csv, "write every task's start and finish under both evaluators to this CSV "
                                            "(task,kind,label,bytes,links,after,flow_start,flow_finish,replay_start,replay_finish)");
@@ -180,6 +185,15 @@ int body(int argc, char** argv) {
   t0 = std::chrono::steady_clock::now();
   const program::Evaluation closed = program::ClosedFormEvaluator(routes).evaluate(program);
   const double closed_wall = since(t0);
+  t0 = std::chrono::steady_clock::now();
+  const program::ReplayLowerBound bound = program::replay_lower_bound(program, routes, graph);
+  const auto link_name = [&](int link) { return link < 0 ? std::string("none") : graph.link(link).name; };
+  std::printf("replay lower bound: %.9e s in %.3f s wall (closed form %.9e s; with gathers and scatters %.9e s; "
+              "best link window %.9e s on %s; busiest link %.9e s on %s; %zu flows)\n",
+              bound.bound_s(), since(t0), bound.closed_form_s, bound.path_s, bound.link_window_s,
+              link_name(bound.link).c_str(), bound.busiest_link_s, link_name(bound.busiest_link).c_str(), bound.flows);
+  std::fflush(stdout);
+  if (bound_only) return 0;
   t0 = std::chrono::steady_clock::now();
   const program::Evaluation flow = program::FlowEvaluator(routes, graph, coalesce, exact_work).evaluate(program);
   const double flow_wall = since(t0);

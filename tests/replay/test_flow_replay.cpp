@@ -1,5 +1,6 @@
 // The flow-level evaluator (program/flow_evaluator.hpp) against the SimGrid replay on lowered plans of
-// zoo models: the same max-min model, so the makespans agree to SimGrid's numerics (bound 0.5 %).
+// zoo models: the same max-min model, so the makespans agree to SimGrid's numerics (bound 0.5 %); the
+// replay lower bound (program/replay_lower_bound.hpp) is below both.
 // One replay per TEST (one SimGrid simulation per process).
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include "sim/program/closed_form.hpp"
 #include "sim/program/flow_evaluator.hpp"
 #include "sim/program/platform_binding.hpp"
+#include "sim/program/replay_lower_bound.hpp"
 #include "sim/replay/program_replay.hpp"
 #include "topology/system_parser.hpp"
 #include "workloads/workload_file.hpp"
@@ -53,6 +55,12 @@ void expect_agreement(const Case& c) {
   EXPECT_LT(std::fabs(error), 5e-3);
   EXPECT_EQ(flow.activities, replayed.activities);
   EXPECT_GE(flow.makespan_s, closed.makespan_s * (1 - 1e-9));  // sharing never makes a transfer faster
+  // The replay lower bound holds for both, to SimGrid's solver precision (replay_lower_bound.hpp).
+  const program::ReplayLowerBound bound = program::replay_lower_bound(program, routes, graph);
+  std::printf("  lower bound %.9e s (closed form %.9e s, link window %.9e s)\n", bound.bound_s(), bound.closed_form_s,
+              bound.link_window_s);
+  EXPECT_LE(bound.bound_s(), flow.makespan_s * (1 + 1e-12));
+  EXPECT_LE(bound.bound_s(), replayed.makespan_s * (1 + 1e-5));
 }
 
 }  // namespace
