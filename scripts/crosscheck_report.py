@@ -10,7 +10,9 @@ planned). Predicted times come from the plans, closed form, simulated and links 
 
 Usage: scripts/crosscheck_report.py WORK_DIR GRANULARITY
 Environment: PARTSIM_CROSSCHECK_SUBSET, the subset line crosscheck.sh writes into the header;
-PARTSIM_CROSSCHECK_SYNC, the gradient synchronisation the plans used (in_order or concurrent).
+PARTSIM_CROSSCHECK_SYNC, the gradient synchronisation the plans used (in_order or concurrent);
+PARTSIM_CROSSCHECK_BOUNDS, the lower bounds on the replays not made (default
+docs/data/replay_bounds.jsonl, scripts/replay_bounds.sh; a missing file: none).
 """
 import re
 import glob
@@ -29,6 +31,7 @@ VIEWS = ("planned", "trusted")
 VIEW_TITLE = {"planned": "as planned", "trusted": "trusted option"}
 FULL_COMMAND = "PARTSIM_JOBS=1 scripts/crosscheck.sh"
 CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "configs")
+BOUNDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "data", "replay_bounds.jsonl")
 
 
 def pearson(x, y):
@@ -328,9 +331,51 @@ def every_run(runs):
 SEARCH = "search"  # issue 44's strategy: seeded with the papers' plans, priced by the replay's model
 
 
-def search_column(search, papers):
+def load_bounds(runs):
+    """Lower bounds on replays not made (scripts/replay_bounds.sh), per (platform, workload): those of
+    strategies with no replayed run of that pair in the work directory."""
+    path = os.environ.get("PARTSIM_CROSSCHECK_BOUNDS", BOUNDS)
+    if not os.path.exists(path):
+        return {}
+    replayed = {(r["config"], r["strategy"], r["model"]) for r in runs}
+    bounds = defaultdict(list)
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                b = json.loads(line)
+                if (b["config"], b["strategy"], b["model"]) not in replayed:
+                    bounds[(b["config"], b["model"])].append(b)
+    return bounds
+
+
+def bounded_pairs(search, bounds):
+    """Where a paper strategy's replay was not made: whether its lower bound is above the search's
+    simulated time (then the search is at most the best strategy there whatever that replay gives)."""
+    above, not_above = [], []
+    for r in sorted(search, key=lambda r: (r["config"], r["model"])):
+        for b in sorted(bounds.get((r["config"], r["model"]), []), key=lambda b: b["strategy"]):
+            text = (f"{b['config']} {b['model']}: {b['strategy']} at least {1e3 * b['bound_s']:.1f} ms, search "
+                    f"{1e3 * r['simulated']:.1f} ms")
+            (above if b["bound_s"] > r["simulated"] else not_above).append(text)
+    if not above and not not_above:
+        return
+    count = len(above) + len(not_above)
+    print(f"{count} paper strategy run{'s' if count > 1 else ''} on these pairs {'were' if count > 1 else 'was'} not "
+          "replayed (more time or memory than this machine has); `scripts/replay_bounds.sh` bounds each replay from "
+          "below without simulating (`docs/data/replay_bounds.jsonl`; docs/model.md \"The replay lower bound\": no replay of "
+          "the plan can be faster).", end="")
+    if above:
+        print(f" The bound is above the search's simulated time on {len(above)}, so the search is at most the "
+              f"best strategy there whatever that replay would give: {'; '.join(above)}.", end="")
+    if not_above:
+        print(f" It is not on {len(not_above)}, which stay unsettled: {'; '.join(not_above)}.", end="")
+    print()
+
+
+def search_column(search, papers, bounds=None):
     """The `search` strategy beside the papers' strategies per (platform, workload): its prediction
-    error, and its gain over dp and over the best paper strategy in the replay (either view)."""
+    error, and its gain over dp and over the best paper strategy in the replay (either view); where
+    a paper strategy was not replayed, its replay lower bound against the search (`bounds`)."""
     if not search:
         return
     print("## The search strategy\n")
@@ -368,6 +413,7 @@ def search_column(search, papers):
           + (f" ({alone} where no other strategy replayed left out)" if alone else "") + ", and")
     print(f"its prediction within 5 % of its simulated time in {within} of {len(search)} (largest "
           f"{100 * worst[0]:+.2f} %, {worst[1]['config']} {worst[1]['model']}).")
+    bounded_pairs(search, bounds or {})
     for name, gains in (("dp", gains_dp), ("the best paper strategy", gains_best)):
         if gains:
             pairs = f"{len(gains)} pair" + ("" if len(gains) == 1 else "s")
@@ -536,7 +582,7 @@ def main():
     summary(runs)
     where_the_error_comes_from(runs)
     rankings(runs, failed)
-    search_column(search, runs)
+    search_column(search, runs, load_bounds(runs))
     contention(runs)
     every_run(runs + search)
     not_run(skipped, failed)

@@ -59,8 +59,13 @@ class CrosscheckReport(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.work)
 
-    def report(self):
-        r = subprocess.run([sys.executable, REPORT, self.work, "chip"], capture_output=True, text=True)
+    def report(self, bounds=None):
+        """The report; `bounds`: the lower-bound records it reads (none by default, not the repository's)."""
+        path = os.path.join(self.work, "bounds.jsonl")
+        with open(path, "w") as f:
+            f.writelines(json.dumps(b) + "\n" for b in bounds or [])
+        r = subprocess.run([sys.executable, REPORT, self.work, "chip"], capture_output=True, text=True,
+                           env=os.environ | {"PARTSIM_CROSSCHECK_BOUNDS": path})
         self.assertEqual(r.returncode, 0, r.stderr)
         return r.stdout
 
@@ -119,6 +124,23 @@ class CrosscheckReport(unittest.TestCase):
         self.assertIn("Gain over the best paper strategy: geometric mean 1.030x over 2 pairs (from 0.950x to 1.117x).", out)
         # The papers' rankings do not list search.
         self.assertIn("| torus | vgg16 | a < c < b < d | **no** |", out)
+
+    def test_a_replay_not_made_is_set_against_the_search_by_its_lower_bound(self):
+        # vgg16: strategy z not replayed, bound 1.5 s above the search's 1.20 s; resnet50: w bounded at
+        # 0.9 s, below the search's 0.96 s: unsettled. d was replayed on vgg16: its bound is not used.
+        self.write_run("torus__search__vgg16__planned", 1.20, 1.20, 1.20, elapsed=35.0)
+        self.write_run("torus__search__resnet50__planned", 1.00, 0.96, 0.96, elapsed=45.5)
+        out = self.report([{"config": "torus", "strategy": "z", "model": "vgg16", "bound_s": 1.5},
+                           {"config": "torus", "strategy": "w", "model": "resnet50", "bound_s": 0.9},
+                           {"config": "torus", "strategy": "d", "model": "vgg16", "bound_s": 0.1}])
+        self.assertIn("2 paper strategy runs on these pairs were not replayed", out)
+        self.assertIn("The bound is above the search's simulated time on 1, so the search is at most the best "
+                      "strategy there whatever that replay would give: torus vgg16: z at least 1500.0 ms, search "
+                      "1200.0 ms.", out)
+        self.assertIn("It is not on 1, which stay unsettled: torus resnet50: w at least 900.0 ms, search 960.0 ms.", out)
+        self.assertNotIn("d at least", out)
+        # Without bounds, no such paragraph.
+        self.assertNotIn("not replayed (more time", self.report())
 
     def test_the_header_names_the_build_of_each_strategy_redone(self):
         with open(os.path.join(self.work, "VERSIONS"), "w") as f:

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Lower bounds on the replays the cross-check could not make (docs/model.md "The replay lower bound";
+# sim/program/replay_lower_bound.hpp): plans each run as scripts/crosscheck.sh does (simplan, batch
+# PARTSIM_CROSSCHECK_BATCH (512), in-order 25 MB gradient buckets), lowers it at chip granularity and
+# bounds its SimGrid replay from below without simulating it (flow_evaluator_bench --bound-only);
+# writes one JSON line per run to docs/data/replay_bounds.jsonl, which scripts/crosscheck_report.py
+# sets against the search's simulated time. A run takes seconds to a few minutes and, for the
+# largest (owt bert_large on the 1,024-chip pod, 76 M tasks), about 20 GB of memory.
+# Usage: scripts/replay_bounds.sh [BUILD_DIR] [CONFIG:STRATEGY:WORKLOAD ...]
+#   default runs: owt's alexnet, vgg16, gnmt and bert_large on tpu_v3_1024_torus_boardbw, the
+#   cross-check's runs whose replays take more than this machine has (docs/crosscheck.md)
+# Environment: PARTSIM_REPLAY_BOUNDS_OUT  output file (default docs/data/replay_bounds.jsonl)
+. "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
+set -euo pipefail
+source "$(dirname "$0")/reproduce_common.sh"
+build=build
+if [ $# -gt 0 ] && [[ "$1" != *:* ]]; then
+  build=$1
+  shift
+fi
+runs=("$@")
+[ ${#runs[@]} -gt 0 ] || runs=(tpu_v3_1024_torus_boardbw:owt:alexnet tpu_v3_1024_torus_boardbw:owt:vgg16
+  tpu_v3_1024_torus_boardbw:owt:gnmt tpu_v3_1024_torus_boardbw:owt:bert_large)
+for run in "${runs[@]}"; do
+  IFS=: read -r config strategy model <<<"$run"
+  if [ -z "$model" ] || [ ! -f "configs/$config.yaml" ]; then
+    echo "replay_bounds.sh: '$run': expected CONFIG:STRATEGY:WORKLOAD with configs/CONFIG.yaml" >&2
+    exit 2
+  fi
+done
+batch=${PARTSIM_CROSSCHECK_BATCH:-512}
+out=${PARTSIM_REPLAY_BOUNDS_OUT:-docs/data/replay_bounds.jsonl}
+build_targets "$build" simplan flow_evaluator_bench
+work=$(mktemp -d)
+remove_on_exit "$work"
+
+bound_lines() {
+  local run config strategy model started
+  for run in "${runs[@]}"; do
+    IFS=: read -r config strategy model <<<"$run"
+    echo "bounding $config $strategy $model" >&2
+    "$build/bin/simplan" --config "configs/$config.yaml" --workload "$model" --batch "$batch" --strategy "$strategy" \
+      --gradient-sync-order in_order --gradient-bucket 25MB -o "$work/plan.json" >"$work/simplan.log" 2>&1 ||
+      { cat "$work/simplan.log" >&2; exit 2; }
+    started=$(date +%s.%N)
+    "$build/bin/flow_evaluator_bench" --config "configs/$config.yaml" --plan "$work/plan.json" --bound-only \
+      >"$work/bound.log"
+    python3 - "$config" "$strategy" "$model" "$batch" "$work/bound.log" "$started" \
+      "$("$build/bin/simplan" --version)" "$("$build/bin/flow_evaluator_bench" --version)" <<'EOF'
+import json, re, sys, time
+config, strategy, model, batch, log, started, simplan, bench = sys.argv[1:]
+text = open(log).read()
+number = r"([0-9.e+-]+)"
+m = re.search(rf"replay lower bound: {number} s in {number} s wall \(closed form {number} s; with gathers and "
+              rf"scatters {number} s; best link window {number} s on (\S+); busiest link {number} s on (\S+); "
+              rf"(\d+) flows\)", text)
+if not m:
+    sys.exit(f"replay_bounds.sh: no bound in flow_evaluator_bench's output:\n{text}")
+print(json.dumps({"name": f"{config}__{strategy}__{model}__planned", "config": config, "strategy": strategy,
+                  "model": model, "batch": int(batch), "gradient_sync": "in_order, 25 MB buckets",
+                  "bound_s": float(m[1]), "closed_form_s": float(m[3]), "path_s": float(m[4]),
+                  "link_window_s": float(m[5]), "link": m[6], "busiest_link_s": float(m[7]),
+                  "busiest_link": m[8], "flows": int(m[9]), "took_s": round(time.time() - float(started), 1),
+                  "build": f"{simplan} / {bench}"}))
+EOF
+  done
+}
+write_output "$out" bound_lines
