@@ -368,7 +368,8 @@ def bounded_pairs(search, bounds):
         print(f" The bound is above the search's simulated time on {len(above)}, so the search is at most the "
               f"best strategy there whatever that replay would give: {'; '.join(above)}.", end="")
     if not_above:
-        print(f" It is not on {len(not_above)}, which stay unsettled: {'; '.join(not_above)}.", end="")
+        print(f" It is not on {len(not_above)}, which {'stay' if len(not_above) > 1 else 'stays'} unsettled: "
+              f"{'; '.join(not_above)}.", end="")
     print()
 
 

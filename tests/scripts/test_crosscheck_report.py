@@ -137,7 +137,7 @@ class CrosscheckReport(unittest.TestCase):
         self.assertIn("The bound is above the search's simulated time on 1, so the search is at most the best "
                       "strategy there whatever that replay would give: torus vgg16: z at least 1500.0 ms, search "
                       "1200.0 ms.", out)
-        self.assertIn("It is not on 1, which stay unsettled: torus resnet50: w at least 900.0 ms, search 960.0 ms.", out)
+        self.assertIn("It is not on 1, which stays unsettled: torus resnet50: w at least 900.0 ms, search 960.0 ms.", out)
         self.assertNotIn("d at least", out)
         # Without bounds, no such paragraph.
         self.assertNotIn("not replayed (more time", self.report())
