@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/common/error.hpp"
+#include "sim/program/successors.hpp"
 
 namespace partsim::program {
 
@@ -80,24 +81,15 @@ class FlowRun {
         routes_(routes),
         bandwidth_(link_bandwidth),
         pair_latency_(pair_latency),
+        successors_(program.tasks()),
         pending_(program.size()),
         link_flows_(link_bandwidth.size()),
         link_epoch_(link_bandwidth.size(), 0),
         capacity_(link_bandwidth.size(), 0),
         unfixed_(link_bandwidth.size(), 0) {
     result_.tasks.resize(program.size());
-    // Successors as one array indexed by offsets (CSR), and each task's unfinished predecessors.
-    const std::size_t n = program.size();
-    successor_begin_.assign(n + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-      pending_[i] = static_cast<int>(tasks_[i].after.size());
-      for (int p : tasks_[i].after) ++successor_begin_[static_cast<std::size_t>(p) + 1];
-    }
-    for (std::size_t i = 0; i < n; ++i) successor_begin_[i + 1] += successor_begin_[i];
-    successors_.resize(successor_begin_[n]);
-    std::vector<std::size_t> fill(successor_begin_.begin(), successor_begin_.end() - 1);
-    for (std::size_t i = 0; i < n; ++i)
-      for (int p : tasks_[i].after) successors_[fill[static_cast<std::size_t>(p)]++] = static_cast<int>(i);
+    // Each task's unfinished predecessors.
+    for (std::size_t i = 0; i < program.size(); ++i) pending_[i] = static_cast<int>(tasks_[i].after.size());
   }
 
   Evaluation run() {
@@ -259,8 +251,8 @@ class FlowRun {
   void complete(std::size_t i) {
     result_.tasks[i].finish = now_;
     ++done_;
-    for (std::size_t s = successor_begin_[i]; s < successor_begin_[i + 1]; ++s) {
-      const auto succ = static_cast<std::size_t>(successors_[s]);
+    for (const int s : successors_.of(i)) {
+      const auto succ = static_cast<std::size_t>(s);
       if (--pending_[succ] == 0) ready_.push_back(succ);
     }
   }
@@ -373,8 +365,7 @@ class FlowRun {
   const std::vector<double>& bandwidth_;
   const std::vector<double>& pair_latency_;
 
-  std::vector<std::size_t> successor_begin_;
-  std::vector<int> successors_;
+  Successors successors_;
   std::vector<int> pending_;  // unfinished predecessors per task
   std::vector<std::size_t> ready_;
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/common/error.hpp"
+#include "sim/program/successors.hpp"
 
 namespace partsim::program {
 
@@ -127,40 +128,31 @@ ReplayLowerBound replay_lower_bound(const Program& program, const TransferRoutes
     groups.drain([&](std::size_t l, double b, double head) { e = std::max(e, head + b / bandwidth[l]); });
     earliest[i] = e;
   }
-  // Tails with scatters (backward over the successors, CSR; a task's successors have larger
-  // indices, so their tails are final before its own).
-  std::vector<std::size_t> successor_begin(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (const int dep : tasks[i].after) ++successor_begin[static_cast<std::size_t>(dep) + 1];
-  for (std::size_t i = 0; i < n; ++i) successor_begin[i + 1] += successor_begin[i];
-  std::vector<int> successors(successor_begin[n]);
-  {
-    std::vector<std::size_t> fill(successor_begin.begin(), successor_begin.end() - 1);
-    for (std::size_t i = 0; i < n; ++i)
-      for (const int dep : tasks[i].after) successors[fill[static_cast<std::size_t>(dep)]++] = static_cast<int>(i);
-  }
+  // Tails with scatters (backward: a task's successors have larger indices, so their tails are
+  // final before its own). The successor lists are freed before the links' crossings are built.
   std::vector<double> tail(n, 0.0);
-  for (std::size_t i = n; i-- > 0;) {
-    double q = 0;
-    // The smallest latency of all the successor flows: at most that of one link's (weaker, valid).
-    double first_latency = std::numeric_limits<double>::infinity();
-    for (std::size_t k = successor_begin[i]; k < successor_begin[i + 1]; ++k) {
-      const auto s = static_cast<std::size_t>(successors[k]);
-      q = std::max(q, duration[s] + tail[s]);
-      if (is_flow(s)) {
-        groups.add(routes.route(s), bytes[s], tail[s]);
-        first_latency = std::min(first_latency, latency[s]);
+  {
+    const Successors successors(tasks);
+    for (std::size_t i = n; i-- > 0;) {
+      double q = 0;
+      // The smallest latency of all the successor flows: at most that of one link's (weaker, valid).
+      double first_latency = std::numeric_limits<double>::infinity();
+      for (const int successor : successors.of(i)) {
+        const auto s = static_cast<std::size_t>(successor);
+        q = std::max(q, duration[s] + tail[s]);
+        if (is_flow(s)) {
+          groups.add(routes.route(s), bytes[s], tail[s]);
+          first_latency = std::min(first_latency, latency[s]);
+        }
       }
+      groups.drain([&](std::size_t l, double b, double min_tail) {
+        q = std::max(q, first_latency + b / bandwidth[l] + min_tail);
+      });
+      tail[i] = q;
+      bound.path_s = std::max(bound.path_s, earliest[i] + duration[i] + tail[i]);
     }
-    groups.drain([&](std::size_t l, double b, double min_tail) {
-      q = std::max(q, first_latency + b / bandwidth[l] + min_tail);
-    });
-    tail[i] = q;
-    bound.path_s = std::max(bound.path_s, earliest[i] + duration[i] + tail[i]);
   }
   bound.path_s = std::max(bound.path_s, bound.closed_form_s);
-  successors = {};
-  successor_begin = {};
 
   // 3. Each link's crossings, gathered link by link (CSR: counts, offsets, then the flows).
   std::vector<std::size_t> first(links + 1, 0);

@@ -2,19 +2,10 @@
 
 namespace partsim::replay {
 
-ReadyTasks::ReadyTasks(const program::TaskList& tasks) {
+ReadyTasks::ReadyTasks(const program::TaskList& tasks) : successors_(tasks) {
   const std::size_t n = tasks.size();
   waiting_.assign(n, 0);
-  first_successor_.assign(n + 1, 0);
-  for (const auto& task : tasks)
-    for (int dep : task.after) ++first_successor_[static_cast<std::size_t>(dep) + 1];
-  for (std::size_t i = 0; i < n; ++i) first_successor_[i + 1] += first_successor_[i];
-  successors_.resize(first_successor_[n]);
-  std::vector<std::size_t> fill(first_successor_.begin(), first_successor_.end() - 1);
-  for (std::size_t i = 0; i < n; ++i) {
-    waiting_[i] = static_cast<int>(tasks[i].after.size());
-    for (int dep : tasks[i].after) successors_[fill[static_cast<std::size_t>(dep)]++] = static_cast<int>(i);
-  }
+  for (std::size_t i = 0; i < n; ++i) waiting_[i] = static_cast<int>(tasks[i].after.size());
   for (std::size_t i = n; i-- > 0;)
     if (waiting_[i] == 0) ready_.push_back(i);  // reversed, so tasks start in index order
 }
@@ -26,8 +17,8 @@ std::size_t ReadyTasks::pop() {
 }
 
 void ReadyTasks::finished(std::size_t task) {
-  for (std::size_t s = first_successor_[task]; s < first_successor_[task + 1]; ++s)
-    if (--waiting_[static_cast<std::size_t>(successors_[s])] == 0) ready_.push_back(static_cast<std::size_t>(successors_[s]));
+  for (const int s : successors_.of(task))
+    if (--waiting_[static_cast<std::size_t>(s)] == 0) ready_.push_back(static_cast<std::size_t>(s));
 }
 
 bool LinkUse::busy(const std::vector<int>& links) const {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/program/program.hpp"
+#include "sim/program/successors.hpp"
 
 namespace partsim::replay {
 
@@ -25,10 +26,8 @@ class ReadyTasks {
   void finished(std::size_t task);
 
  private:
-  // Successor lists in one flat array (CSR): the Program only stores predecessors.
-  std::vector<int> waiting_;                 // per task: predecessors not yet finished
-  std::vector<std::size_t> first_successor_;  // per task + 1: where its successors start in successors_
-  std::vector<int> successors_;              // task indices are ints (Task::after)
+  program::Successors successors_;
+  std::vector<int> waiting_;  // per task: predecessors not yet finished
   std::vector<std::size_t> ready_;
 };
 
