@@ -108,7 +108,9 @@ ReplayLowerBound replay_lower_bound(const Program& program, const TransferRoutes
   };
 
   ReplayLowerBound bound;
-  // 1. The closed form: tasks are in topological order (Program::add), so one forward pass.
+  // 1. The closed form: tasks are in topological order (Program::add), so one forward pass. Not
+  // ClosedFormEvaluator's: that one sends a transfer's bytes unrounded, and a bound must not be
+  // above the replay by half a byte's time (ReplayLowerBound.LocalAndEmptyTransfersCrossNoLink).
   std::vector<double> earliest(n, 0.0);
   for (std::size_t i = 0; i < n; ++i) {
     for (const int dep : tasks[i].after)
