@@ -332,20 +332,37 @@ SEARCH = "search"  # issue 44's strategy: seeded with the papers' plans, priced 
 
 
 def load_bounds(runs):
-    """Lower bounds on replays not made (scripts/replay_bounds.sh), per (platform, workload): those of
-    strategies with no replayed run of that pair in the work directory."""
+    """Lower bounds on replays (scripts/replay_bounds.sh): per (platform, workload), those of runs not
+    replayed in the work directory; and, for the runs that were, (bound, the replay's time, name)."""
     path = os.environ.get("PARTSIM_CROSSCHECK_BOUNDS", BOUNDS)
     if not os.path.exists(path):
-        return {}
+        return {}, []
     replayed = {(r["config"], r["strategy"], r["model"]) for r in runs}
-    bounds = defaultdict(list)
+    simulated = {r["name"]: r["simulated"] for r in runs}
+    bounds, checks = defaultdict(list), []
     with open(path) as f:
         for line in f:
             if line.strip():
                 b = json.loads(line)
-                if (b["config"], b["strategy"], b["model"]) not in replayed:
+                if b.get("name") in simulated:
+                    checks.append((b["bound_s"], simulated[b["name"]], b["name"]))
+                elif (b["config"], b["strategy"], b["model"]) not in replayed:
                     bounds[(b["config"], b["model"])].append(b)
-    return bounds
+    return bounds, checks
+
+
+def bound_check(checks):
+    """The bounds of replayed runs against their replays: none may be above (SimGrid meets the links'
+    constraints to 1e-5 relative, docs/model.md "The replay lower bound")."""
+    if not checks:
+        return
+    ratios = sorted(bound / simulated for bound, simulated, _ in checks)
+    above = [f"{name} ({bound:.6g} s against {simulated:.6g} s)" for bound, simulated, name in checks
+             if bound > simulated * (1 + 1e-5)]
+    print(f"As a check, the same script bounds {len(checks)} replayed run{'s' if len(checks) > 1 else ''}: the bound is "
+          + (f"**above the replay** on {len(above)}: {'; '.join(above)}" if above else "at most the replay on every one")
+          + f" (bound / simulated from {ratios[0]:.3f} to {ratios[-1]:.3f}, median {statistics.median(ratios):.3f}; "
+          f"0.99 or more on {sum(x >= 0.99 for x in ratios)}, under 0.9 on {sum(x < 0.9 for x in ratios)}).")
 
 
 def bounded_pairs(search, bounds):
@@ -373,10 +390,11 @@ def bounded_pairs(search, bounds):
     print()
 
 
-def search_column(search, papers, bounds=None):
+def search_column(search, papers, bounds=None, checks=()):
     """The `search` strategy beside the papers' strategies per (platform, workload): its prediction
     error, and its gain over dp and over the best paper strategy in the replay (either view); where
-    a paper strategy was not replayed, its replay lower bound against the search (`bounds`)."""
+    a paper strategy was not replayed, its replay lower bound against the search (`bounds`), and the
+    bounds of replayed runs against their replays (`checks`)."""
     if not search:
         return
     print("## The search strategy\n")
@@ -415,6 +433,7 @@ def search_column(search, papers, bounds=None):
     print(f"its prediction within 5 % of its simulated time in {within} of {len(search)} (largest "
           f"{100 * worst[0]:+.2f} %, {worst[1]['config']} {worst[1]['model']}).")
     bounded_pairs(search, bounds or {})
+    bound_check(checks)
     for name, gains in (("dp", gains_dp), ("the best paper strategy", gains_best)):
         if gains:
             pairs = f"{len(gains)} pair" + ("" if len(gains) == 1 else "s")
@@ -583,7 +602,7 @@ def main():
     summary(runs)
     where_the_error_comes_from(runs)
     rankings(runs, failed)
-    search_column(search, runs, load_bounds(runs))
+    search_column(search, runs, *load_bounds(runs))
     contention(runs)
     every_run(runs + search)
     not_run(skipped, failed)

@@ -7,8 +7,12 @@
 # sets against the search's simulated time. A run takes seconds to a few minutes and, for the
 # largest (owt bert_large on the 1,024-chip pod, 76 M tasks), about 20 GB of memory.
 # Usage: scripts/replay_bounds.sh [BUILD_DIR] [CONFIG:STRATEGY:WORKLOAD ...]
-#   default runs: owt's alexnet, vgg16, gnmt and bert_large on tpu_v3_1024_torus_boardbw, the
-#   cross-check's runs whose replays take more than this machine has (docs/crosscheck.md)
+#   default runs (about 9 min on one core): owt's alexnet, vgg16, gnmt and bert_large on
+#   tpu_v3_1024_torus_boardbw, the cross-check's runs whose replays take more than this machine has
+#   (docs/crosscheck.md), and, as a check of the bound, every replayed planned run of accpar, hypar,
+#   owt and dp on torus_8pf, p100_4node, dgx_a100, tpu_v3_128_torus_ici, tpu_v3_128_torus_boardbw
+#   and tpu_v2_256_torus_boardbw in docs/data/crosscheck_runs.jsonl (the report sets those bounds
+#   against their replays)
 # Environment: PARTSIM_REPLAY_BOUNDS_OUT  output file (default docs/data/replay_bounds.jsonl)
 . "$(dirname "$0")/help_option.sh" "$@"  # --help: the comment above
 set -euo pipefail
@@ -19,8 +23,21 @@ if [ $# -gt 0 ] && [[ "$1" != *:* ]]; then
   shift
 fi
 runs=("$@")
-[ ${#runs[@]} -gt 0 ] || runs=(tpu_v3_1024_torus_boardbw:owt:alexnet tpu_v3_1024_torus_boardbw:owt:vgg16
-  tpu_v3_1024_torus_boardbw:owt:gnmt tpu_v3_1024_torus_boardbw:owt:bert_large)
+if [ ${#runs[@]} = 0 ]; then
+  runs=(tpu_v3_1024_torus_boardbw:owt:alexnet tpu_v3_1024_torus_boardbw:owt:vgg16
+    tpu_v3_1024_torus_boardbw:owt:gnmt tpu_v3_1024_torus_boardbw:owt:bert_large)
+  mapfile -t -O ${#runs[@]} runs < <(python3 - <<'EOF'
+import json
+configs = {"torus_8pf", "p100_4node", "dgx_a100", "tpu_v3_128_torus_ici", "tpu_v3_128_torus_boardbw",
+           "tpu_v2_256_torus_boardbw"}
+for line in open("docs/data/crosscheck_runs.jsonl"):
+    r = json.loads(line)
+    if (r["status"] == "replayed" and r["variant"] == "planned" and r["config"] in configs
+            and r["strategy"] in ("accpar", "hypar", "owt", "dp")):
+        print(f"{r['config']}:{r['strategy']}:{r['model']}")
+EOF
+  )
+fi
 for run in "${runs[@]}"; do
   IFS=: read -r config strategy model <<<"$run"
   if [ -z "$model" ] || [ ! -f "configs/$config.yaml" ]; then

@@ -132,13 +132,21 @@ class CrosscheckReport(unittest.TestCase):
         self.write_run("torus__search__resnet50__planned", 1.00, 0.96, 0.96, elapsed=45.5)
         out = self.report([{"config": "torus", "strategy": "z", "model": "vgg16", "bound_s": 1.5},
                            {"config": "torus", "strategy": "w", "model": "resnet50", "bound_s": 0.9},
-                           {"config": "torus", "strategy": "d", "model": "vgg16", "bound_s": 0.1}])
+                           {"name": "torus__d__vgg16__planned", "config": "torus", "strategy": "d",
+                            "model": "vgg16", "bound_s": 0.1}])
         self.assertIn("2 paper strategy runs on these pairs were not replayed", out)
         self.assertIn("The bound is above the search's simulated time on 1, so the search is at most the best "
                       "strategy there whatever that replay would give: torus vgg16: z at least 1500.0 ms, search "
                       "1200.0 ms.", out)
         self.assertIn("It is not on 1, which stays unsettled: torus resnet50: w at least 900.0 ms, search 960.0 ms.", out)
         self.assertNotIn("d at least", out)
+        # d's bound is a check instead: 0.1 s against its replay's 1.34 s.
+        self.assertIn("As a check, the same script bounds 1 replayed run: the bound is at most the replay on every "
+                      "one (bound / simulated from 0.075 to 0.075, median 0.075; 0.99 or more on 0, under 0.9 on 1).", out)
+        # A bound above its replay is flagged: b's replay took 1.35 s.
+        out = self.report([{"name": "torus__b__vgg16__planned", "config": "torus", "strategy": "b", "model": "vgg16",
+                            "bound_s": 1.36}])
+        self.assertIn("the bound is **above the replay** on 1: torus__b__vgg16__planned (1.36 s against 1.35 s)", out)
         # Without bounds, no such paragraph.
         self.assertNotIn("not replayed (more time", self.report())
 
