@@ -23,6 +23,7 @@ import statistics
 import sys
 from collections import defaultdict
 
+import crosscheck_bounds
 import crosscheck_records
 import script_help  # scripts/ is on sys.path: the script's own folder
 
@@ -31,7 +32,6 @@ VIEWS = ("planned", "trusted")
 VIEW_TITLE = {"planned": "as planned", "trusted": "trusted option"}
 FULL_COMMAND = "PARTSIM_JOBS=1 scripts/crosscheck.sh"
 CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "configs")
-BOUNDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "data", "replay_bounds.jsonl")
 
 
 def pearson(x, y):
@@ -331,65 +331,6 @@ def every_run(runs):
 SEARCH = "search"  # issue 44's strategy: seeded with the papers' plans, priced by the replay's model
 
 
-def load_bounds(runs):
-    """Lower bounds on replays (scripts/replay_bounds.sh): per (platform, workload), those of runs not
-    replayed in the work directory; and, for the runs that were, (bound, the replay's time, name)."""
-    path = os.environ.get("PARTSIM_CROSSCHECK_BOUNDS", BOUNDS)
-    if not os.path.exists(path):
-        return {}, []
-    replayed = {(r["config"], r["strategy"], r["model"]) for r in runs}
-    simulated = {r["name"]: r["simulated"] for r in runs}
-    bounds, checks = defaultdict(list), []
-    with open(path) as f:
-        for line in f:
-            if line.strip():
-                b = json.loads(line)
-                if b.get("name") in simulated:
-                    checks.append((b["bound_s"], simulated[b["name"]], b["name"]))
-                elif (b["config"], b["strategy"], b["model"]) not in replayed:
-                    bounds[(b["config"], b["model"])].append(b)
-    return bounds, checks
-
-
-def bound_check(checks):
-    """The bounds of replayed runs against their replays: none may be above (SimGrid meets the links'
-    constraints to 1e-5 relative, docs/model.md "The replay lower bound")."""
-    if not checks:
-        return
-    ratios = sorted(bound / simulated for bound, simulated, _ in checks)
-    above = [f"{name} ({bound:.6g} s against {simulated:.6g} s)" for bound, simulated, name in checks
-             if bound > simulated * (1 + 1e-5)]
-    print(f"As a check, the same script bounds {len(checks)} replayed run{'s' if len(checks) > 1 else ''}: the bound is "
-          + (f"**above the replay** on {len(above)}: {'; '.join(above)}" if above else "at most the replay on every one")
-          + f" (bound / simulated from {ratios[0]:.3f} to {ratios[-1]:.3f}, median {statistics.median(ratios):.3f}; "
-          f"0.99 or more on {sum(x >= 0.99 for x in ratios)}, under 0.9 on {sum(x < 0.9 for x in ratios)}).")
-
-
-def bounded_pairs(search, bounds):
-    """Where a paper strategy's replay was not made: whether its lower bound is above the search's
-    simulated time (then the search is at most the best strategy there whatever that replay gives)."""
-    above, not_above = [], []
-    for r in sorted(search, key=lambda r: (r["config"], r["model"])):
-        for b in sorted(bounds.get((r["config"], r["model"]), []), key=lambda b: b["strategy"]):
-            text = (f"{b['config']} {b['model']}: {b['strategy']} at least {1e3 * b['bound_s']:.1f} ms, search "
-                    f"{1e3 * r['simulated']:.1f} ms")
-            (above if b["bound_s"] > r["simulated"] else not_above).append(text)
-    if not above and not not_above:
-        return
-    count = len(above) + len(not_above)
-    print(f"{count} paper strategy run{'s' if count > 1 else ''} on these pairs {'were' if count > 1 else 'was'} not "
-          "replayed (more time or memory than this machine has); `scripts/replay_bounds.sh` bounds each replay from "
-          "below without simulating (`docs/data/replay_bounds.jsonl`; docs/model.md \"The replay lower bound\": no replay of "
-          "the plan can be faster).", end="")
-    if above:
-        print(f" The bound is above the search's simulated time on {len(above)}, so the search is at most the "
-              f"best strategy there whatever that replay would give: {'; '.join(above)}.", end="")
-    if not_above:
-        print(f" It is not on {len(not_above)}, which {'stay' if len(not_above) > 1 else 'stays'} unsettled: "
-              f"{'; '.join(not_above)}.", end="")
-    print()
-
-
 def search_column(search, papers, bounds=None, checks=()):
     """The `search` strategy beside the papers' strategies per (platform, workload): its prediction
     error, and its gain over dp and over the best paper strategy in the replay (either view); where
@@ -432,8 +373,8 @@ def search_column(search, papers, bounds=None, checks=()):
           + (f" ({alone} where no other strategy replayed left out)" if alone else "") + ", and")
     print(f"its prediction within 5 % of its simulated time in {within} of {len(search)} (largest "
           f"{100 * worst[0]:+.2f} %, {worst[1]['config']} {worst[1]['model']}).")
-    bounded_pairs(search, bounds or {})
-    bound_check(checks)
+    crosscheck_bounds.bounded_pairs(search, bounds or {})
+    crosscheck_bounds.bound_check(checks)
     for name, gains in (("dp", gains_dp), ("the best paper strategy", gains_best)):
         if gains:
             pairs = f"{len(gains)} pair" + ("" if len(gains) == 1 else "s")
@@ -602,7 +543,7 @@ def main():
     summary(runs)
     where_the_error_comes_from(runs)
     rankings(runs, failed)
-    search_column(search, runs, *load_bounds(runs))
+    search_column(search, runs, *crosscheck_bounds.load_bounds(runs))
     contention(runs)
     every_run(runs + search)
     not_run(skipped, failed)
