@@ -98,7 +98,7 @@ void print_divergences(const program::Program& program, const program::TransferR
 }
 
 void write_tasks_csv(const std::string& path, const program::Program& program, const program::TransferRoutes& routes,
-                     const program::Evaluation& flow, const program::Evaluation& replayed) {
+                     const program::Evaluation& flow, const program::Evaluation* replayed) {
   std::FILE* out = std::fopen(path.c_str(), "w");
   if (out == nullptr) throw InputError("--tasks-csv " + path + ": cannot write");
   std::fprintf(out, "task,kind,label,bytes,links,after,flow_start,flow_finish,replay_start,replay_finish\n");
@@ -110,9 +110,14 @@ void write_tasks_csv(const std::string& path, const program::Program& program, c
       for (int l : routes.route(i)) links += (links.empty() ? "" : " ") + std::to_string(l);
     std::string after;
     for (int p : tasks[i].after) after += (after.empty() ? "" : " ") + std::to_string(p);
-    std::fprintf(out, "%zu,%s,\"%s\",%.0f,%s,%s,%.12e,%.12e,%.12e,%.12e\n", i, transfer ? "transfer" : "timed",
+    std::fprintf(out, "%zu,%s,\"%s\",%.0f,%s,%s,%.12e,%.12e,", i, transfer ? "transfer" : "timed",
                  tasks[i].label.str().c_str(), transfer ? tasks[i].bytes : 0.0, links.c_str(), after.c_str(), flow.tasks[i].start,
-                 flow.tasks[i].finish, replayed.tasks[i].start, replayed.tasks[i].finish);
+                 flow.tasks[i].finish);
+    // Without a replay (--no-replay) its two columns stay empty.
+    if (replayed != nullptr)
+      std::fprintf(out, "%.12e,%.12e\n", replayed->tasks[i].start, replayed->tasks[i].finish);
+    else
+      std::fprintf(out, ",\n");
   }
   if (std::fclose(out) != 0) throw InputError("--tasks-csv " + path + ": write failed");
 }
@@ -155,7 +160,8 @@ int body(int argc, char** argv) {
   app.add_flag("--bound-only", bound_only, "stop after the replay lower bound (no flow evaluator, no replay)");
   std::string tasks_csv;
   app.add_option("--tasks-csv", tasks_csv, "write every task's start and finish under both evaluators to this CSV "
-                                           "(task,kind,label,bytes,links,after,flow_start,flow_finish,replay_start,replay_finish)");
+                                           "(task,kind,label,bytes,links,after,flow_start,flow_finish,replay_start,replay_finish; "
+                                           "with --no-replay the replay's columns empty)");
   cli::parse(app, argc, argv);
   if (plan_file.empty())
     std::printf("%s, %s granularity\n", o.describe().c_str(), granularity.c_str());
@@ -200,7 +206,10 @@ int body(int argc, char** argv) {
   std::printf("flow evaluator: %.9e s in %.3f s wall (%zu tasks, closed form %.9e s)\n", flow.makespan_s, flow_wall,
               program.size(), closed.makespan_s);
   std::fflush(stdout);
-  if (no_replay) return 0;
+  if (no_replay) {
+    if (!tasks_csv.empty()) write_tasks_csv(tasks_csv, program, routes, flow, nullptr);
+    return 0;
+  }
   replay::SimGridEvaluator simgrid(graph, {}, replay::choose_lone_transfers(lone, {}));
   t0 = std::chrono::steady_clock::now();
   const program::Evaluation replayed = simgrid.evaluate(program, routes);
@@ -214,7 +223,7 @@ int body(int argc, char** argv) {
   std::printf("flow_err: (flow - simgrid) / simgrid; *_w: wall seconds (routes: resolving them once, shared by the three; "
               "simgrid_w includes the platform's set-up); activities: flow %lld, simgrid %lld\n",
               flow.activities, replayed.activities);
-  if (!tasks_csv.empty()) write_tasks_csv(tasks_csv, program, routes, flow, replayed);
+  if (!tasks_csv.empty()) write_tasks_csv(tasks_csv, program, routes, flow, &replayed);
   if (divergences > 0) print_divergences(program, routes, flow, replayed, divergences);
   return 0;
 }
