@@ -6,13 +6,17 @@
 // compute times of both evaluations (program/jitter.hpp), --divergences and --tasks-csv show where
 // the two evaluations part, task by task. It also prints the replay lower bound
 // (program/replay_lower_bound.hpp), and with --bound-only stops there: for plans whose evaluation
-// itself takes minutes.
+// itself takes minutes. --replay-until S ... replays only up to the last S simulated seconds and
+// bounds the rest from each S (the bound after a replayed prefix: for plans whose whole replay takes
+// hours);
+// --flow-prefix S gives the same bound after the flow evaluator's first S seconds instead (the flow
+// evaluator follows the replay, so this says, in seconds, which S a replayed prefix needs).
 //
 // Usage: flow_evaluator_bench [--config FILE] [--set KEY=VALUE ...] [--workload NAME] [--batch B] [--strategy S]
 //                             [--option NAME=VALUE ...] [--granularity chip|core] [--coalesce R] [--exact-work N] [--plan FILE]
 //                             [--gradient-sync-order concurrent|in_order] [--gradient-bucket SIZE]
-//                             [--lone-transfers timed|simgrid] [--jitter J --jitter-seed K] [--no-replay] [--bound-only]
-//                             [--divergences N] [--tasks-csv FILE]
+//                             [--lone-transfers timed|simgrid] [--simgrid-cfg KEY:VALUE ...] [--jitter J --jitter-seed K] [--no-replay] [--bound-only]
+//                             [--divergences N] [--tasks-csv FILE] [--replay-until S ...] [--flow-prefix S ...]
 //        flow_evaluator_bench --help
 
 #include <CLI/CLI.hpp>
@@ -139,6 +143,10 @@ int body(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1e15));
   app.add_option("--coalesce", coalesce, "the flow evaluator's coalescing of completions, relative (default 0: exact)")
       ->check(CLI::Range(0.0, 1.0));
+  std::vector<std::string> simgrid_cfg;
+  app.add_option("--simgrid-cfg", simgrid_cfg, "a SimGrid setting KEY:VALUE for the replay, as simrun's (e.g. "
+                                               "network/optim:Full, which runs contended chip-granularity replays "
+                                               "faster; repeatable)");
   std::string lone;
   app.add_option("--lone-transfers", lone, "the replay's lone transfers: timed (default) or simgrid (simrun "
                                            "--lone-transfers)")->check(CLI::IsMember({"timed", "simgrid"}));
@@ -158,6 +166,15 @@ int body(int argc, char** argv) {
   app.add_flag("--no-replay", no_replay, "stop after the flow evaluator (plans whose SimGrid replay takes hours)");
   bool bound_only = false;
   app.add_flag("--bound-only", bound_only, "stop after the replay lower bound (no flow evaluator, no replay)");
+  std::vector<double> replay_until;
+  app.add_option("--replay-until", replay_until, "replay only up to the last of these simulated times S (s; no flow "
+                                                 "evaluator), printing the replay lower bound after the replay's "
+                                                 "first S at each")
+      ->check(CLI::PositiveNumber);
+  std::vector<double> flow_prefix;
+  app.add_option("--flow-prefix", flow_prefix, "after the flow evaluator, print the replay lower bound after its "
+                                               "first S simulated seconds, for each S given")
+      ->check(CLI::PositiveNumber);
   std::string tasks_csv;
   app.add_option("--tasks-csv", tasks_csv, "write every task's start and finish under both evaluators to this CSV "
                                            "(task,kind,label,bytes,links,after,flow_start,flow_finish,replay_start,replay_finish; "
@@ -197,6 +214,38 @@ int body(int argc, char** argv) {
               link_name(bound.link).c_str(), bound.busiest_link_s, link_name(bound.busiest_link).c_str(), bound.flows);
   std::fflush(stdout);
   if (bound_only) return 0;
+  const auto print_prefix_bound = [&](const char* evaluator, const program::Evaluation& seen, double clock) {
+    t0 = std::chrono::steady_clock::now();
+    const program::ReplayPrefix prefix{clock, &seen};
+    const program::ReplayLowerBound after = program::replay_lower_bound(program, routes, graph, &prefix);
+    std::size_t started = 0, finished = 0;
+    for (const auto& t : seen.tasks) {
+      started += t.start <= clock ? 1 : 0;
+      finished += t.finish <= clock ? 1 : 0;
+    }
+    std::printf("replay lower bound after the %s's first %.9e s (%zu tasks started, %zu finished): %.9e s in %.3f s "
+                "wall (critical path %.9e s; with gathers and scatters %.9e s; best link window %.9e s on %s)\n",
+                evaluator, clock, started, finished, after.bound_s(), since(t0), after.closed_form_s, after.path_s,
+                after.link_window_s, link_name(after.link).c_str());
+    std::fflush(stdout);
+  };
+  if (!replay_until.empty()) {
+    std::sort(replay_until.begin(), replay_until.end());
+    replay::SimGridEvaluator simgrid(graph, simgrid_cfg, replay::choose_lone_transfers(lone, simgrid_cfg));
+    const auto replay_t0 = std::chrono::steady_clock::now();
+    simgrid.set_prefixes({replay_until, [&](double clock, const program::Evaluation& seen) {
+                            std::printf("replay prefix: %.9e s simulated in %.1f s wall\n", clock, since(replay_t0));
+                            print_prefix_bound("replay", seen, clock);
+                          }});
+    simgrid.set_progress([last = std::chrono::steady_clock::now()](double simulated_s, std::size_t done,
+                                                                   std::size_t total) mutable {
+      if (since(last) < 60) return;  // a line a minute: these prefixes take an hour or more
+      last = std::chrono::steady_clock::now();
+      std::fprintf(stderr, "replay: %.6e s simulated, %zu of %zu tasks finished\n", simulated_s, done, total);
+    });
+    simgrid.evaluate(program, routes);
+    return 0;
+  }
   t0 = std::chrono::steady_clock::now();
   const program::Evaluation closed = program::ClosedFormEvaluator(routes).evaluate(program);
   const double closed_wall = since(t0);
@@ -206,11 +255,12 @@ int body(int argc, char** argv) {
   std::printf("flow evaluator: %.9e s in %.3f s wall (%zu tasks, closed form %.9e s)\n", flow.makespan_s, flow_wall,
               program.size(), closed.makespan_s);
   std::fflush(stdout);
+  for (const double clock : flow_prefix) print_prefix_bound("flow evaluator", flow, clock);
   if (no_replay) {
     if (!tasks_csv.empty()) write_tasks_csv(tasks_csv, program, routes, flow, nullptr);
     return 0;
   }
-  replay::SimGridEvaluator simgrid(graph, {}, replay::choose_lone_transfers(lone, {}));
+  replay::SimGridEvaluator simgrid(graph, simgrid_cfg, replay::choose_lone_transfers(lone, simgrid_cfg));
   t0 = std::chrono::steady_clock::now();
   const program::Evaluation replayed = simgrid.evaluate(program, routes);
   const double simgrid_wall = since(t0);

@@ -79,9 +79,13 @@ class LinkGroups {
 }  // namespace
 
 ReplayLowerBound replay_lower_bound(const Program& program, const TransferRoutes& routes,
-                                    const topology::TopologyGraph& graph) {
+                                    const topology::TopologyGraph& graph, const ReplayPrefix* prefix) {
   if (routes.task_count() != program.size())
     throw Error("replay lower bound: the routes were resolved for " + std::to_string(routes.task_count()) +
+                " tasks, not this Program's " + std::to_string(program.size()));
+  if (prefix != nullptr && (prefix->observed == nullptr || prefix->observed->tasks.size() != program.size()))
+    throw Error("replay lower bound: the replayed prefix times " +
+                std::to_string(prefix->observed == nullptr ? 0 : prefix->observed->tasks.size()) +
                 " tasks, not this Program's " + std::to_string(program.size()));
   const auto& tasks = program.tasks();
   const std::size_t n = program.size();
@@ -103,6 +107,21 @@ ReplayLowerBound replay_lower_bound(const Program& program, const TransferRoutes
     duration[i] = routes.uncontended_time(i, bytes[i]);
     latency[i] = routes.uncontended_time(i, 0.0);  // the flow starts once it has passed
   }
+  // A replayed prefix: a task seen to start did so then, one not seen starts no earlier than the
+  // prefix's end; a finished task took what it was seen to take, a running one at least until then.
+  std::vector<double> release(n, 0.0);
+  if (prefix != nullptr) {
+    const double clock = prefix->clock_s;
+    for (std::size_t i = 0; i < n; ++i) {
+      const TaskTiming& seen = prefix->observed->tasks[i];
+      if (!(seen.start <= clock)) {
+        release[i] = clock;
+      } else {
+        release[i] = seen.start;
+        duration[i] = seen.finish <= clock ? seen.finish - seen.start : std::max(duration[i], clock - seen.start);
+      }
+    }
+  }
   const auto is_flow = [&](std::size_t i) {
     return tasks[i].kind == TaskKind::transfer && bytes[i] > 0 && !routes.route(i).empty();
   };
@@ -111,7 +130,7 @@ ReplayLowerBound replay_lower_bound(const Program& program, const TransferRoutes
   // 1. The closed form: tasks are in topological order (Program::add), so one forward pass. Not
   // ClosedFormEvaluator's: that one sends a transfer's bytes unrounded, and a bound must not be
   // above the replay by half a byte's time (ReplayLowerBound.LocalAndEmptyTransfersCrossNoLink).
-  std::vector<double> earliest(n, 0.0);
+  std::vector<double> earliest = release;
   for (std::size_t i = 0; i < n; ++i) {
     for (const int dep : tasks[i].after)
       earliest[i] = std::max(earliest[i], earliest[static_cast<std::size_t>(dep)] + duration[static_cast<std::size_t>(dep)]);
@@ -121,7 +140,7 @@ ReplayLowerBound replay_lower_bound(const Program& program, const TransferRoutes
   // 2. Earliest starts with gathers (forward: a task's predecessors are final before it).
   LinkGroups groups(links);
   for (std::size_t i = 0; i < n; ++i) {
-    double e = 0;
+    double e = release[i];
     for (const int dep : tasks[i].after) {
       const auto p = static_cast<std::size_t>(dep);
       e = std::max(e, earliest[p] + duration[p]);

@@ -36,6 +36,15 @@
 // below the replay where the sharing spreads over many links (it sees one link at a time, and
 // max-min sharing does not keep the busiest link busy): owt vgg16 on the board-bandwidth pod,
 // bound 225.7 ms, flow evaluator 340 ms.
+// After a replayed prefix (ReplayPrefix): the same argument about one replay whose first part, up
+// to a simulated time, has been watched: a task that had started by then started when it was seen
+// to; a task that had not starts no earlier; a finished task took the time it was seen to take, one
+// still running takes at least until then (and its lone time). These are facts of that replay, so
+// every step above still holds, with them as more lower bounds on starts and durations; bytes sent
+// before the prefix's end are still counted from their flow's head, which the windows allow. Where
+// the replay falls behind the windows (max-min sharing spread over many links), the bound then
+// starts from where the replay actually is: owt vgg16 on the board-bandwidth pod, watched to
+// <see docs/model.md "The replay lower bound">, is bounded above the search's replay.
 // SimGrid meets the constraints to its solver's precision (maxmin/precision, 1e-5 relative), so a
 // replay may come in under the bound by that much.
 //
@@ -46,6 +55,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "sim/program/evaluation.hpp"
 #include "sim/program/platform_binding.hpp"
 #include "sim/program/program.hpp"
 #include "topology/topology_graph.hpp"
@@ -65,6 +75,15 @@ struct LinkCrossing {
 /// sequencing problem"), computed in O(n log n). 0 for no crossings.
 double preemptive_window(std::vector<LinkCrossing> crossings);
 
+/// What a replay showed up to a simulated time: `observed` holds, for every task, its start if it had
+/// started by `clock_s` (start <= clock_s) and its finish if it had finished by then (finish <=
+/// clock_s); anything later (a partial replay leaves +infinity there, a full evaluation its later
+/// times) is not read.
+struct ReplayPrefix {
+  double clock_s = 0;
+  const Evaluation* observed = nullptr;
+};
+
 struct ReplayLowerBound {
   double closed_form_s = 0;   // 1: the critical path at lone durations
   double path_s = 0;          // 2: the critical path with gathers and scatters (>= closed_form_s)
@@ -77,8 +96,9 @@ struct ReplayLowerBound {
 };
 
 /// The bound for `program` on the routes resolved for it (`routes` bound to `program` on `graph`;
-/// Error for another Program).
+/// Error for another Program); with `prefix`, for the one replay that showed it (Error when it
+/// times another Program).
 ReplayLowerBound replay_lower_bound(const Program& program, const TransferRoutes& routes,
-                                    const topology::TopologyGraph& graph);
+                                    const topology::TopologyGraph& graph, const ReplayPrefix* prefix = nullptr);
 
 }  // namespace partsim::program

@@ -62,7 +62,7 @@ program::Evaluation SimGridEvaluator::run(Simulation& simulation, const program:
                                           std::chrono::steady_clock::time_point t0) {
   stats_ = {};
   stats_.setup_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  program::Evaluation result = simulation.run(program, lone_, &stats_, progress_);
+  program::Evaluation result = simulation.run(program, lone_, &stats_, progress_, prefixes_.at_s.empty() ? nullptr : &prefixes_);
   stats_.simulated_s = result.makespan_s;
   stats_.activities = static_cast<std::size_t>(result.activities);
   stats_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - stats_.setup_wall_s;
@@ -84,7 +84,8 @@ class ReplayEngine {
   ReplayEngine(sg4::Engine& engine, const topology::TopologyGraph& graph, const std::vector<sg4::Host*>& hosts,
                const std::vector<std::pair<int, int>>& pairs, const std::vector<double>& pair_latency,
                const program::Program& program, LoneTransfers lone_mode, const ReplayProgress& progress);
-  program::Evaluation run(ReplayStats* counts);
+  // To completion, or stopping at each of `prefixes`' times (Simulation::run).
+  program::Evaluation run(ReplayStats* counts, const ReplayPrefixes* prefixes);
 
  private:
   // Per node pair routed (the Simulation's pairs, which hold every pair the Program's transfers
@@ -180,7 +181,9 @@ ReplayEngine::ReplayEngine(sg4::Engine& engine, const topology::TopologyGraph& g
       progress_(progress),
       ready_(program.tasks()) {
   bind_routes(hosts, pairs, pair_latency);
-  result_.tasks.resize(tasks_.size());
+  // +infinity until seen: a prefix leaves the tasks it did not reach so.
+  constexpr double kNotYet = std::numeric_limits<double>::infinity();
+  result_.tasks.assign(tasks_.size(), program::TaskTiming{kNotYet, kNotYet});
 }
 
 void ReplayEngine::bind_routes(const std::vector<sg4::Host*>& hosts, const std::vector<std::pair<int, int>>& pairs,
@@ -206,7 +209,7 @@ void ReplayEngine::bind_routes(const std::vector<sg4::Host*>& hosts, const std::
   links_ = LinkUse(link_index_.size());
 }
 
-program::Evaluation ReplayEngine::run(ReplayStats* counts) {
+program::Evaluation ReplayEngine::run(ReplayStats* counts, const ReplayPrefixes* prefixes) {
   // SimGrid keeps callbacks for the life of the process: route them through a handler emptied on return.
   auto handler = std::make_shared<std::function<void(sg4::Activity const&)>>();
   sg4::Activity::on_completion_cb([handler](sg4::Activity const& activity) {
@@ -214,6 +217,17 @@ program::Evaluation ReplayEngine::run(ReplayStats* counts) {
   });
   *handler = [this](sg4::Activity const& activity) { on_comm_completed(activity); };
   start_ready();
+  if (prefixes != nullptr) {
+    for (const double at : prefixes->at_s) {
+      engine_.run_until(at);
+      result_.makespan_s = 0;
+      for (const auto& t : result_.tasks)
+        if (t.finish <= at) result_.makespan_s = std::max(result_.makespan_s, t.finish);
+      if (prefixes->seen) prefixes->seen(at, result_);
+    }
+    *handler = nullptr;
+    return std::move(result_);
+  }
   engine_.run();
   *handler = nullptr;
   const std::size_t n = tasks_.size();
@@ -359,12 +373,12 @@ void ReplayEngine::report_progress(double simulated_s) {
 }  // namespace
 
 program::Evaluation Simulation::run(const program::Program& program, LoneTransfers lone_mode, ReplayStats* counts,
-                                    const ReplayProgress& progress) {
+                                    const ReplayProgress& progress, const ReplayPrefixes* prefixes) {
   if (impl_->ran) throw Error("replay: a Simulation runs once");
   impl_->ran = true;
   return ReplayEngine(*impl_->engine, impl_->graph, impl_->hosts, impl_->pairs, impl_->pair_latency, program,
                       lone_mode, progress)
-      .run(counts);
+      .run(counts, prefixes);
 }
 
 }  // namespace partsim::replay

@@ -52,6 +52,9 @@ class SimGridEvaluator final : public program::Evaluator {
   const ReplayStats& stats() const noexcept { return stats_; }
   /// Called during evaluate() about once a second of wall clock (replay.hpp ReplayProgress).
   void set_progress(ReplayProgress progress) { progress_ = std::move(progress); }
+  /// Stop the next evaluate() at these simulated times, to look at the replay so far (replay.hpp
+  /// ReplayPrefixes; for the replay lower bound after it, program/replay_lower_bound.hpp).
+  void set_prefixes(ReplayPrefixes prefixes) { prefixes_ = std::move(prefixes); }
 
  private:
   // Runs `program` on the built `simulation`, filling stats_ (set-up timed from t0).
@@ -63,6 +66,7 @@ class SimGridEvaluator final : public program::Evaluator {
   LoneTransfers lone_;
   ReplayStats stats_;
   ReplayProgress progress_;
+  ReplayPrefixes prefixes_;
 };
 
 }  // namespace partsim::replay

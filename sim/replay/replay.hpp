@@ -15,8 +15,8 @@
 // Execution: program_replay.hpp (a collective on its own is the Program of its steps,
 // lowering::add_collective, as simrun --collective runs it).
 
-#include <functional>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -35,6 +35,15 @@ namespace partsim::replay {
 /// time reached (s), the tasks finished and the tasks in all (simrun's progress line).
 using ReplayProgress = std::function<void(double simulated_s, std::size_t done, std::size_t total)>;
 inline constexpr double kReplayProgressEvery = 1.0;  // s of wall clock
+
+/// Where a replay stops to be looked at (program/replay_lower_bound.hpp ReplayPrefix: the bound
+/// after a replayed prefix): at each simulated time of `at_s` (s, increasing) `seen` gets the replay
+/// so far, whose tasks not started by then have start +infinity and those not finished finish
+/// +infinity (makespan_s: the last finish seen). The replay ends at the last of them.
+struct ReplayPrefixes {
+  std::vector<double> at_s;
+  std::function<void(double clock_s, const program::Evaluation& seen)> seen;
+};
 
 struct ReplayStats {
   double simulated_s = 0;      // simulated makespan, s
@@ -101,9 +110,11 @@ class Simulation {
 
   /// Runs a Program to completion (program_replay.hpp describes how); once per Simulation. The
   /// routes for its transfers must be among `pairs`. `counts`, when given, receives simgrid_comms
-  /// and lone_transfers.
+  /// and lone_transfers. With `prefixes` it stops at each of their times instead and returns what
+  /// the last one saw (ReplayPrefixes).
   program::Evaluation run(const program::Program& program, LoneTransfers lone = LoneTransfers::timed,
-                          ReplayStats* counts = nullptr, const ReplayProgress& progress = {});
+                          ReplayStats* counts = nullptr, const ReplayProgress& progress = {},
+                          const ReplayPrefixes* prefixes = nullptr);
 
   int host_count() const;
 

@@ -1,6 +1,7 @@
 // The replay lower bound (program/replay_lower_bound.hpp): worked out by hand on the test ring
-// (10 GB/s, 1 us per link), where it is exact; its link window against every subset of random flows;
-// never above the flow evaluator's makespan on random contended programs (tests/replay/test_flow_replay.cpp checks it
+// (10 GB/s, 1 us per link), where it is exact, also after a watched prefix; its link window against
+// every subset of random flows; never above the flow evaluator's makespan on random contended
+// programs, with or without a prefix (tests/replay/test_flow_replay.cpp checks it
 // against SimGrid on lowered zoo plans).
 #include <gtest/gtest.h>
 
@@ -202,6 +203,77 @@ TEST(ReplayLowerBound, NeverAboveTheFlowEvaluatorOnRandomContendedPrograms) {
   }
   // The link windows matter: on some of these programs they are above the critical path.
   EXPECT_GT(above_closed_form, 0);
+}
+
+TEST(ReplayLowerBound, AfterAPrefixItStartsFromWhereTheReplayIs) {
+  // On the ring: a and x (1 MB each, d0 -> d1) share the first link, so a ends at 1 + 200 = 201 us;
+  // b (1 MB, d1 -> d2, after a) then runs alone: 302 us. The bound alone sees a at its lone time:
+  // the first link's window for a is head 1 + 100 us + b's tail 101 us = 202 us, the most any part
+  // of it gives (a and x together: 1 + 200 + 0).
+  const topology::TopologyGraph g(test::unidirectional_ring(4));
+  Program p;
+  const int l = p.add_layer("l");
+  const int a = p.add_transfer(l, Pass::fwd, "a", dev(0), dev(1), 1e6, {});
+  p.add_transfer(l, Pass::fwd, "x", dev(0), dev(1), 1e6, {});
+  p.add_transfer(l, Pass::fwd, "b", dev(1), dev(2), 1e6, {a});
+  const TransferRoutes routes(p, g);
+  const Evaluation flow = FlowEvaluator(routes, g).evaluate(p);
+  ASSERT_NEAR(flow.makespan_s, 302e-6, 1e-15);
+  EXPECT_NEAR(replay_lower_bound(p, routes, g).bound_s(), 202e-6, 1e-15);
+  // Watched to 150 us: a and x still running (each at least 150 us), b not started (no earlier
+  // than 150 us): a's path is 0 + 150 + b's 101 us = 251 us, and so is b's.
+  const ReplayPrefix at150{150e-6, &flow};
+  const ReplayLowerBound b150 = replay_lower_bound(p, routes, g, &at150);
+  EXPECT_NEAR(b150.closed_form_s, 251e-6, 1e-15);
+  EXPECT_NEAR(b150.path_s, 251e-6, 1e-15);
+  EXPECT_NEAR(b150.link_window_s, 251e-6, 1e-15);  // b on the second link: head 151 us + 100 us
+  EXPECT_NEAR(b150.bound_s(), 251e-6, 1e-15);
+  // Watched past a's end (201 us): b started then, and the bound is the makespan.
+  const ReplayPrefix at250{250e-6, &flow};
+  EXPECT_NEAR(replay_lower_bound(p, routes, g, &at250).bound_s(), 302e-6, 1e-15);
+  // Watched before anything moved: the bound alone.
+  const ReplayPrefix at0{0, &flow};
+  EXPECT_NEAR(replay_lower_bound(p, routes, g, &at0).bound_s(), 202e-6, 1e-15);
+  // A prefix of another Program's replay is refused.
+  const Evaluation other;
+  const ReplayPrefix wrong{150e-6, &other};
+  EXPECT_THROW(replay_lower_bound(p, routes, g, &wrong), Error);
+}
+
+TEST(ReplayLowerBound, AfterAPrefixBetweenTheBoundAloneAndTheMakespan) {
+  // The random contended programs of the test above (5 of them), watched to a quarter, half, three
+  // quarters and all of the flow evaluator's makespan: never below the bound alone (what is seen
+  // only adds lower bounds), never above the makespan, and the makespan itself once all is seen.
+  const topology::TopologyGraph g(test::torus_spec({4, 4}, {10e9, 5e9}, {1e-6, 2e-6}, true));
+  int rose = 0;
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    std::mt19937 rng(seed);
+    Program p;
+    const int l = p.add_layer("l");
+    std::vector<int> transfers;
+    for (int k = 0; k < 300; ++k) {
+      std::vector<int> after;
+      if (!transfers.empty() && rng() % 2 == 0) after.push_back(transfers[rng() % transfers.size()]);
+      const int wait = p.add_delay(l, Pass::fwd, "wait", static_cast<double>(rng() % 1000) * 1e-6, after);
+      const int src = static_cast<int>(rng() % 16);
+      const int dst = (src + 1 + static_cast<int>(rng() % 15)) % 16;
+      const int t = p.add_transfer(l, Pass::fwd, "t", dev(src), dev(dst), 1e6 + static_cast<double>(rng() % 10000) * 1e3,
+                                   {wait});
+      transfers.push_back(p.add_compute(l, Pass::fwd, "c", dev(dst), static_cast<double>(rng() % 100) * 1e-6, {t}));
+    }
+    const TransferRoutes routes(p, g);
+    const Evaluation flow = FlowEvaluator(routes, g).evaluate(p);
+    const double alone = replay_lower_bound(p, routes, g).bound_s();
+    for (const double fraction : {0.25, 0.5, 0.75, 1.0}) {
+      const ReplayPrefix prefix{fraction * flow.makespan_s, &flow};
+      const double after = replay_lower_bound(p, routes, g, &prefix).bound_s();
+      EXPECT_GE(after, alone * (1 - 1e-12)) << "seed " << seed << " fraction " << fraction;
+      EXPECT_LE(after, flow.makespan_s * (1 + 1e-12)) << "seed " << seed << " fraction " << fraction;
+      if (fraction == 1.0) EXPECT_NEAR(after, flow.makespan_s, 1e-12) << "seed " << seed;
+      if (fraction == 0.5 && after > alone * (1 + 1e-3)) ++rose;
+    }
+  }
+  EXPECT_GT(rose, 0);  // halfway, what was seen already lifts the bound on some of them
 }
 
 TEST(ReplayLowerBound, RefusesAnotherProgram) {

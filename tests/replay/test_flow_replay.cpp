@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <string>
 
@@ -77,4 +78,47 @@ TEST(FlowReplay, P100FourNodesVgg16Dp) { expect_agreement({"p100_4node.yaml", "v
 
 TEST(FlowReplay, P100FourNodesVgg16OwtInOrder) {
   expect_agreement({"p100_4node.yaml", "vgg16", 128, "owt", plan::GradientSyncOrder::in_order});
+}
+
+TEST(FlowReplay, P100FourNodesVgg16OwtBoundAfterAReplayedPrefix) {
+  // The replay stopped at a quarter, then halfway (by the flow evaluator's makespan, which the
+  // replay's is within 0.5 % of, above): what it has not reached is +infinity, and the bound from there is above the
+  // bound alone and below the whole replay's makespan (by the flow evaluator's, to its 0.5 %).
+  const topology::SystemSpec spec = topology::load_system(std::string(PARTSIM_SOURCE_DIR) + "/configs/p100_4node.yaml");
+  const workloads::Graph workload = workloads::load_workload("vgg16", 128);
+  plan::Plan plan = planner::builtin_strategies().make_plan(
+      "owt", planner::PlanInputs{spec, workload, "vgg16", plan::Mode::training, {}});
+  plan.schedule.gradient_sync_order = plan::GradientSyncOrder::in_order;
+  const topology::TopologyGraph graph(spec);
+  const program::Program program = planner::lower_plan({plan, spec, workload, graph});
+  const program::TransferRoutes routes(program, graph);
+  const program::Evaluation flow = program::FlowEvaluator(routes, graph).evaluate(program);
+  const double until = 0.5 * flow.makespan_s;
+  replay::SimGridEvaluator simgrid(graph);
+  int stops = 0;
+  simgrid.set_prefixes({{0.25 * flow.makespan_s, until}, [&](double clock, const program::Evaluation& seen) {
+                          ++stops;
+                          EXPECT_EQ(clock, stops == 1 ? 0.25 * flow.makespan_s : until);
+                          EXPECT_LE(seen.makespan_s, clock);
+                        }});
+  const program::Evaluation seen = simgrid.evaluate(program, routes);
+  EXPECT_EQ(stops, 2);
+  std::size_t started = 0, finished = 0;
+  for (const auto& t : seen.tasks) {
+    EXPECT_TRUE(t.start <= until || std::isinf(t.start));
+    EXPECT_TRUE(t.finish <= until || std::isinf(t.finish));
+    started += t.start <= until ? 1 : 0;
+    finished += t.finish <= until ? 1 : 0;
+  }
+  EXPECT_GT(finished, 0u);
+  EXPECT_LT(started, program.size());
+  EXPECT_LE(seen.makespan_s, until);
+  const double alone = program::replay_lower_bound(program, routes, graph).bound_s();
+  const program::ReplayPrefix prefix{until, &seen};
+  const double after = program::replay_lower_bound(program, routes, graph, &prefix).bound_s();
+  std::printf("  bound alone %.9e s, after the replay's first %.9e s %.9e s, flow %.9e s\n", alone, until, after,
+              flow.makespan_s);
+  EXPECT_GE(after, alone);
+  EXPECT_GE(after, until);
+  EXPECT_LE(after, flow.makespan_s * (1 + 5e-3));
 }
