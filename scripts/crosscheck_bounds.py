@@ -47,10 +47,14 @@ def bound_check(checks):
 def bounded_pairs(search, bounds):
     """Where a paper strategy's replay was not made: whether its lower bound is above the search's
     simulated time (then the search is at most the best strategy there whatever that replay gives)."""
-    above, not_above = [], []
+    above, not_above, prefixed = [], [], False
     for r in sorted(search, key=lambda r: (r["config"], r["model"])):
         for b in sorted(bounds.get((r["config"], r["model"]), []), key=lambda b: b["strategy"]):
-            text = (f"{b['config']} {b['model']}: {b['strategy']} at least {1e3 * b['bound_s']:.1f} ms, search "
+            # A bound after a replayed prefix (replay_bounds.sh CONFIG:STRATEGY:WORKLOAD:S) says so.
+            prefixed = prefixed or "replayed_prefix_s" in b
+            prefix = (f" (after replaying its first {1e3 * b['replayed_prefix_s']:g} ms; the bound alone "
+                      f"{1e3 * b['bound_alone_s']:.1f} ms)" if "replayed_prefix_s" in b else "")
+            text = (f"{b['config']} {b['model']}: {b['strategy']} at least {1e3 * b['bound_s']:.1f} ms{prefix}, search "
                     f"{1e3 * r['simulated']:.1f} ms")
             (above if b["bound_s"] > r["simulated"] else not_above).append(text)
     if not above and not not_above:
@@ -59,7 +63,8 @@ def bounded_pairs(search, bounds):
     print(f"{count} paper strategy run{'s' if count > 1 else ''} on these pairs {'were' if count > 1 else 'was'} not "
           "replayed (more time or memory than this machine has); `scripts/replay_bounds.sh` bounds each replay from "
           "below without simulating (`docs/data/replay_bounds.jsonl`; docs/model.md \"The replay lower bound\": no replay of "
-          "the plan can be faster).", end="")
+          "the plan can be faster)" + (", or after replaying a first part of it, from where that replay is "
+                                       "(\"After a replayed prefix\")" if prefixed else "") + ".", end="")
     if above:
         print(f" The bound is above the search's simulated time on {len(above)}, so the search is at most the "
               f"best strategy there whatever that replay would give: {'; '.join(above)}.", end="")

@@ -269,7 +269,9 @@ TEST(ReplayLowerBound, AfterAPrefixBetweenTheBoundAloneAndTheMakespan) {
       const double after = replay_lower_bound(p, routes, g, &prefix).bound_s();
       EXPECT_GE(after, alone * (1 - 1e-12)) << "seed " << seed << " fraction " << fraction;
       EXPECT_LE(after, flow.makespan_s * (1 + 1e-12)) << "seed " << seed << " fraction " << fraction;
-      if (fraction == 1.0) EXPECT_NEAR(after, flow.makespan_s, 1e-12) << "seed " << seed;
+      if (fraction == 1.0) {
+        EXPECT_NEAR(after, flow.makespan_s, 1e-12) << "seed " << seed;
+      }
       if (fraction == 0.5 && after > alone * (1 + 1e-3)) ++rose;
     }
   }

@@ -147,6 +147,15 @@ class CrosscheckReport(unittest.TestCase):
         out = self.report([{"name": "torus__b__vgg16__planned", "config": "torus", "strategy": "b", "model": "vgg16",
                             "bound_s": 1.36}])
         self.assertIn("the bound is **above the replay** on 1: torus__b__vgg16__planned (1.36 s against 1.35 s)", out)
+        self.assertNotIn("After a replayed prefix", out)
+        # A bound after a replayed prefix (replay_bounds.sh CONFIG:STRATEGY:WORKLOAD:S) names it and the
+        # bound alone: w's first 30 ms replayed lift its bound from 0.9 s to 1.05 s, above the search.
+        out = self.report([{"config": "torus", "strategy": "w", "model": "resnet50", "bound_s": 1.05,
+                            "bound_alone_s": 0.9, "replayed_prefix_s": 0.03}])
+        self.assertIn("or after replaying a first part of it, from where that replay is (\"After a replayed prefix\").",
+                      out)
+        self.assertIn("whatever that replay would give: torus resnet50: w at least 1050.0 ms (after replaying its first "
+                      "30 ms; the bound alone 900.0 ms), search 960.0 ms.", out)
         # Without bounds, no such paragraph.
         self.assertNotIn("not replayed (more time", self.report())
 
