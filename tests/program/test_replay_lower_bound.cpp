@@ -36,6 +36,29 @@ double flow_makespan(const Program& p, const topology::TopologyGraph& g) {
   return FlowEvaluator(routes, g).evaluate(p).makespan_s;
 }
 
+// A bidirectional 4 x 4 torus: 10 GB/s and 1 us along X, 5 GB/s and 2 us along Y.
+topology::SystemSpec contended_torus() { return test::torus_spec({4, 4}, {10e9, 5e9}, {1e-6, 2e-6}, true); }
+
+// 300 transfers of 1-11 MB between random devices of the torus, each after a delay of 0-1 ms that
+// follows a random earlier transfer half of the time, and followed by 0-100 us of compute.
+Program random_contended_program(unsigned seed) {
+  std::mt19937 rng(seed);
+  Program p;
+  const int l = p.add_layer("l");
+  std::vector<int> transfers;
+  for (int k = 0; k < 300; ++k) {
+    std::vector<int> after;
+    if (!transfers.empty() && rng() % 2 == 0) after.push_back(transfers[rng() % transfers.size()]);
+    const int wait = p.add_delay(l, Pass::fwd, "wait", static_cast<double>(rng() % 1000) * 1e-6, after);
+    const int src = static_cast<int>(rng() % 16);
+    const int dst = (src + 1 + static_cast<int>(rng() % 15)) % 16;
+    const int t = p.add_transfer(l, Pass::fwd, "t", dev(src), dev(dst), 1e6 + static_cast<double>(rng() % 10000) * 1e3,
+                                 {wait});
+    transfers.push_back(p.add_compute(l, Pass::fwd, "c", dev(dst), static_cast<double>(rng() % 100) * 1e-6, {t}));
+  }
+  return p;
+}
+
 }  // namespace
 
 TEST(ReplayLowerBound, LoneTransferIsItsClosedForm) {
@@ -172,26 +195,11 @@ TEST(ReplayLowerBound, LocalAndEmptyTransfersCrossNoLink) {
 }
 
 TEST(ReplayLowerBound, NeverAboveTheFlowEvaluatorOnRandomContendedPrograms) {
-  // A bidirectional 4 x 4 torus (10 GB/s and 1 us along X, 5 GB/s and 2 us along Y); 300 transfers
-  // of 1-11 MB between random devices, each after a delay of 0-1 ms that follows a random earlier
-  // transfer half of the time, and followed by 0-100 us of compute.
-  const topology::TopologyGraph g(test::torus_spec({4, 4}, {10e9, 5e9}, {1e-6, 2e-6}, true));
+  // random_contended_program on contended_torus, 20 seeds.
+  const topology::TopologyGraph g(contended_torus());
   int above_closed_form = 0;
   for (unsigned seed = 1; seed <= 20; ++seed) {
-    std::mt19937 rng(seed);
-    Program p;
-    const int l = p.add_layer("l");
-    std::vector<int> transfers;
-    for (int k = 0; k < 300; ++k) {
-      std::vector<int> after;
-      if (!transfers.empty() && rng() % 2 == 0) after.push_back(transfers[rng() % transfers.size()]);
-      const int wait = p.add_delay(l, Pass::fwd, "wait", static_cast<double>(rng() % 1000) * 1e-6, after);
-      const int src = static_cast<int>(rng() % 16);
-      const int dst = (src + 1 + static_cast<int>(rng() % 15)) % 16;
-      const int t = p.add_transfer(l, Pass::fwd, "t", dev(src), dev(dst), 1e6 + static_cast<double>(rng() % 10000) * 1e3,
-                                   {wait});
-      transfers.push_back(p.add_compute(l, Pass::fwd, "c", dev(dst), static_cast<double>(rng() % 100) * 1e-6, {t}));
-    }
+    const Program p = random_contended_program(seed);
     const TransferRoutes routes(p, g);
     const ReplayLowerBound b = replay_lower_bound(p, routes, g);
     const double flow = FlowEvaluator(routes, g).evaluate(p).makespan_s;
@@ -244,23 +252,10 @@ TEST(ReplayLowerBound, AfterAPrefixBetweenTheBoundAloneAndTheMakespan) {
   // The random contended programs of the test above (5 of them), watched to a quarter, half, three
   // quarters and all of the flow evaluator's makespan: never below the bound alone (what is seen
   // only adds lower bounds), never above the makespan, and the makespan itself once all is seen.
-  const topology::TopologyGraph g(test::torus_spec({4, 4}, {10e9, 5e9}, {1e-6, 2e-6}, true));
+  const topology::TopologyGraph g(contended_torus());
   int rose = 0;
   for (unsigned seed = 1; seed <= 5; ++seed) {
-    std::mt19937 rng(seed);
-    Program p;
-    const int l = p.add_layer("l");
-    std::vector<int> transfers;
-    for (int k = 0; k < 300; ++k) {
-      std::vector<int> after;
-      if (!transfers.empty() && rng() % 2 == 0) after.push_back(transfers[rng() % transfers.size()]);
-      const int wait = p.add_delay(l, Pass::fwd, "wait", static_cast<double>(rng() % 1000) * 1e-6, after);
-      const int src = static_cast<int>(rng() % 16);
-      const int dst = (src + 1 + static_cast<int>(rng() % 15)) % 16;
-      const int t = p.add_transfer(l, Pass::fwd, "t", dev(src), dev(dst), 1e6 + static_cast<double>(rng() % 10000) * 1e3,
-                                   {wait});
-      transfers.push_back(p.add_compute(l, Pass::fwd, "c", dev(dst), static_cast<double>(rng() % 100) * 1e-6, {t}));
-    }
+    const Program p = random_contended_program(seed);
     const TransferRoutes routes(p, g);
     const Evaluation flow = FlowEvaluator(routes, g).evaluate(p);
     const double alone = replay_lower_bound(p, routes, g).bound_s();
