@@ -12,8 +12,8 @@
 # where the bound alone falls short, at the cost of that much replay. The record's bound is the
 # last S's; each S's is in its `prefixes`.
 # Usage: scripts/replay_bounds.sh [BUILD_DIR] [CONFIG:STRATEGY:WORKLOAD[:S1,S2,...] ...]
-#   default runs (about 9 min on one core, and PREFIX_MIN more for owt vgg16's prefix): owt's alexnet,
-#   vgg16 (after its replay's first PREFIX_S), gnmt and bert_large on tpu_v3_1024_torus_boardbw, the
+#   default runs (about 9 min on one core, and about 65 min more for owt vgg16's prefix): owt's alexnet,
+#   vgg16 (after its replay's first 30 ms), gnmt and bert_large on tpu_v3_1024_torus_boardbw, the
 #   cross-check's runs whose replays take more than this machine has (docs/crosscheck.md), and, as a
 #   check of the bound, every replayed planned run of accpar, hypar,
 #   owt and dp on torus_8pf, p100_4node, dgx_a100, tpu_v3_128_torus_ici, tpu_v3_128_torus_boardbw
@@ -30,7 +30,7 @@ if [ $# -gt 0 ] && [[ "$1" != *:* ]]; then
 fi
 runs=("$@")
 if [ ${#runs[@]} = 0 ]; then
-  runs=(tpu_v3_1024_torus_boardbw:owt:alexnet tpu_v3_1024_torus_boardbw:owt:vgg16:PREFIX_S
+  runs=(tpu_v3_1024_torus_boardbw:owt:alexnet tpu_v3_1024_torus_boardbw:owt:vgg16:0.025,0.03
     tpu_v3_1024_torus_boardbw:owt:gnmt tpu_v3_1024_torus_boardbw:owt:bert_large)
   mapfile -t -O ${#runs[@]} runs < <(python3 - <<'EOF'
 import json
@@ -98,7 +98,8 @@ if prefix:
     if len(stops) != len(prefix.split(",")):
         sys.exit(f"replay_bounds.sh: not every bound after a replayed prefix in flow_evaluator_bench's output:\n{text}")
     p = stops[-1]
-    record.update({"prefixes": [[float(q[1]), float(q[6]), round(float(q[2]), 1)] for q in stops],"bound_alone_s": record["bound_s"], "replayed_prefix_s": float(p[1]),
+    record.update({"prefixes": [[float(q[1]), float(q[6]), round(float(q[2]), 1)] for q in stops],
+                   "bound_alone_s": record["bound_s"], "replayed_prefix_s": float(p[1]),
                    "prefix_replay_wall_s": round(float(p[2]), 1), "prefix_tasks_started": int(p[4]),
                    "prefix_tasks_finished": int(p[5]), "bound_s": float(p[6]), "prefix_critical_path_s": float(p[8]),
                    "prefix_path_s": float(p[9]), "prefix_link_window_s": float(p[10]), "prefix_link": p[11],

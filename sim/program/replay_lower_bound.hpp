@@ -44,7 +44,8 @@
 // before the prefix's end are still counted from their flow's head, which the windows allow. Where
 // the replay falls behind the windows (max-min sharing spread over many links), the bound then
 // starts from where the replay actually is: owt vgg16 on the board-bandwidth pod, watched to
-// <see docs/model.md "The replay lower bound">, is bounded above the search's replay.
+// its first 30 ms, is bounded at 228.42 ms, above the search's 226.886 ms replay (docs/model.md
+// "After a replayed prefix").
 // SimGrid meets the constraints to its solver's precision (maxmin/precision, 1e-5 relative), so a
 // replay may come in under the bound by that much.
 //
